@@ -1,0 +1,1 @@
+"""scalelabs grading engine: declarations, sandboxed grading, CLI, nbgrader and otter doors."""
