@@ -19,11 +19,13 @@ __all__ = [
 ]
 
 
-def _check_link(message_bytes, n, alpha_s, bandwidth) -> None:
+def _check_link(message_bytes, n, alpha_s, bandwidth) -> int:
+    """Validate the alpha-beta inputs; return n as an int (128.0 is accepted as 128)."""
     check_nonneg("message_bytes", message_bytes)
-    check_count("n", n)
+    n = check_count("n", n)
     check_nonneg("alpha_s", alpha_s)
     check_positive("bandwidth", bandwidth)
+    return n
 
 
 def p2p_time(message_bytes: float, alpha_s: float, bandwidth: float) -> float:
@@ -43,7 +45,8 @@ def naive_allreduce_time(message_bytes: float, n: int, alpha_s: float, bandwidth
     """Seconds for a master-based AllReduce: every rank sends to one master, which reduces and
     sends the result back; the 2(n-1) messages serialise on the master's link.
 
-    T = 2(n-1) * (alpha_s + M / B). Zero for n = 1.
+    T = 2(n-1) * (alpha_s + M / B). Zero for n = 1. The master sends nothing to itself, so it moves
+    2(n-1)M, not the lab's (2n-1)M, and the naive/ring traffic ratio is exactly n.
     """
     _check_link(message_bytes, n, alpha_s, bandwidth)
     ### BEGIN SOLUTION
@@ -67,9 +70,10 @@ def tree_allreduce_time(message_bytes: float, n: int, alpha_s: float, bandwidth:
     """Seconds for a binary-tree AllReduce: reduce up the tree, broadcast down, the whole message
     per hop and no pipelining.
 
-    T = 2 * ceil(log2 n) * (alpha_s + M / B). Zero for n = 1.
+    T = 2 * ceil(log2 n) * (alpha_s + M / B). Zero for n = 1. For n not a power of two the tree
+    still needs ceil(log2 n) levels (the lab's fractional log2 n undercounts them).
     """
-    _check_link(message_bytes, n, alpha_s, bandwidth)
+    n = _check_link(message_bytes, n, alpha_s, bandwidth)
     ### BEGIN SOLUTION
     depth = (n - 1).bit_length()  # ceil(log2 n), exact for ints (float log2 can round up)
     return 2 * depth * (alpha_s + message_bytes / bandwidth)
@@ -81,9 +85,10 @@ def rabenseifner_allreduce_time(message_bytes: float, n: int, alpha_s: float, ba
     recursive-doubling all-gather; n must be a power of two.
 
     T = 2 * log2(n) * alpha_s + 2(n-1)/n * M / B  (Thakur et al. 2005, sec. 4.4). It moves the
-    same bytes as the ring (the lower bound) with log2(n) instead of n-1 latency steps.
+    same bytes as the ring (the lower bound) with log2(n) instead of n-1 latency steps; the lab's
+    log2(n)*alpha + (1-1/n)*M/B is a reduce-scatter alone, half the AllReduce lower bound.
     """
-    _check_link(message_bytes, n, alpha_s, bandwidth)
+    n = _check_link(message_bytes, n, alpha_s, bandwidth)
     if n & (n - 1):
         raise ValueError(f"n must be a power of two for recursive halving, got {n!r}")
     ### BEGIN SOLUTION
@@ -141,7 +146,7 @@ def ring_tree_crossover_bytes(n: int, alpha_s: float, bandwidth: float) -> float
     Setting 2(n-1)a + 2(n-1)/n * M/B equal to 2L(a + M/B), L = ceil(log2 n):
     M = a * B * (n - 1 - L) / (L - (n-1)/n). Larger messages favour the ring, smaller the tree.
     """
-    check_count("n", n, minimum=2)
+    n = check_count("n", n, minimum=2)
     check_nonneg("alpha_s", alpha_s)
     check_positive("bandwidth", bandwidth)
     ### BEGIN SOLUTION
