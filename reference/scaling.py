@@ -1,0 +1,195 @@
+"""Lab 01 — the scale illusion and fleet TCO: strong scaling of data-parallel training, and the
+3-year cost of on-demand, reserved and on-prem GPU fleets.
+
+Conventions (all functions): SI units — bytes, seconds, bytes/s (per direction), FLOP, FLOP/s,
+watts, USD (not $M). Fractions (utilization, MFU, discount) are in [0, 1], never percent. Counts are
+positive ints. Functions are pure: no printing, no globals.
+Scaling model: one training step costs compute_s_1gpu / n of compute on n GPUs plus a ring AllReduce
+of the gradients, which does not shrink with n (Thakur et al., IJHPCA 2005), so efficiency falls as n
+grows. Cost model: first-principles TCO (Barroso, Hölzle & Ranganathan, The Datacenter as a Computer,
+3rd ed., ch. 6): on-prem = capex + staff + energy, energy = watts x hours x PUE x $/kWh.
+"""
+from __future__ import annotations
+
+import math
+
+from ._domain import check_count, check_fraction, check_nonneg, check_positive
+from .constants import HOURS_PER_YEAR
+
+### BEGIN SOLUTION
+from .collectives import compute_time, ring_allreduce_time
+### END SOLUTION
+
+__all__ = [
+    "training_time_s", "data_parallel_speedup", "scaling_efficiency", "on_demand_cost",
+    "reserved_cost", "on_prem_cost", "breakeven_utilization", "cheapest_option",
+]
+
+OPTIONS = ("on_demand", "reserved", "on_prem")  # cheapest_option's answers, in tie-break order
+
+
+def _check_pue(pue) -> float:
+    # PUE = facility power / IT power, so it is at least 1 (The Green Grid, WP#49).
+    pue = check_positive("pue", pue)
+    if pue < 1:
+        raise ValueError(f"pue must be >= 1 (facility power / IT power), got {pue!r}")
+    return pue
+
+
+def _check_on_prem(capex_per_gpu, watts_per_gpu, pue, usd_per_kwh, staff_usd_per_gpu_year,
+                   idle_power_fraction) -> None:
+    check_nonneg("capex_per_gpu", capex_per_gpu)
+    check_nonneg("watts_per_gpu", watts_per_gpu)
+    _check_pue(pue)
+    check_nonneg("usd_per_kwh", usd_per_kwh)
+    check_nonneg("staff_usd_per_gpu_year", staff_usd_per_gpu_year)
+    check_fraction("idle_power_fraction", idle_power_fraction)
+
+
+# --- Act I: the scale illusion -------------------------------------------------------------------
+
+def training_time_s(total_flops: float, n_gpus: int, peak_flops: float, mfu: float) -> float:
+    """Seconds to train on n_gpus GPUs with perfect scaling: total_flops / (n_gpus * peak_flops * mfu).
+
+    total_flops in FLOP (6 * params * tokens, Kaplan et al. 2020), peak_flops in FLOP/s per GPU,
+    mfu the model-FLOP utilisation in (0, 1] (Chowdhery et al. 2022).
+    """
+    check_nonneg("total_flops", total_flops)
+    check_count("n_gpus", n_gpus)
+    check_positive("peak_flops", peak_flops)
+    check_fraction("mfu", mfu, open_low=True)
+    ### BEGIN SOLUTION
+    return compute_time(total_flops, n_gpus, peak_flops, mfu)
+    ### END SOLUTION
+
+
+def data_parallel_speedup(compute_s_1gpu: float, n: int, grad_bytes: float, alpha_s: float,
+                          bandwidth: float) -> float:
+    """Strong-scaling speedup of one data-parallel training step on n GPUs over one GPU.
+
+    S(n) = T1 / (T1 / n + T_ring), T_ring = 2(n-1) alpha_s + 2(n-1)/n * grad_bytes / bandwidth:
+    the compute (T1 seconds on one GPU) splits n ways, the ring AllReduce of the gradients
+    (Thakur et al. 2005) does not. grad_bytes in bytes, alpha_s in s, bandwidth in bytes/s per
+    direction. S(1) = 1; S(n) <= n, with equality only when communication is free.
+    """
+    check_positive("compute_s_1gpu", compute_s_1gpu)
+    check_count("n", n)
+    check_nonneg("grad_bytes", grad_bytes)
+    check_nonneg("alpha_s", alpha_s)
+    check_positive("bandwidth", bandwidth)
+    ### BEGIN SOLUTION
+    step_s = compute_s_1gpu / n + ring_allreduce_time(grad_bytes, n, alpha_s, bandwidth)
+    return compute_s_1gpu / step_s
+    ### END SOLUTION
+
+
+def scaling_efficiency(speedup: float, n: int) -> float:
+    """Parallel (scaling) efficiency: speedup / n, a fraction (1 = perfect linear scaling).
+
+    speedup is dimensionless (T1 / Tn), n the number of GPUs.
+    """
+    check_positive("speedup", speedup)
+    check_count("n", n)
+    ### BEGIN SOLUTION
+    return speedup / n
+    ### END SOLUTION
+
+
+# --- Act II: fleet TCO ---------------------------------------------------------------------------
+
+def on_demand_cost(n_gpus: int, years: float, usd_per_gpu_hour: float, utilization: float) -> float:
+    """USD for on-demand cloud GPUs, paying only for the hours used:
+    n_gpus * years * 8760 h * utilization * usd_per_gpu_hour.
+    """
+    check_count("n_gpus", n_gpus)
+    check_nonneg("years", years)
+    check_nonneg("usd_per_gpu_hour", usd_per_gpu_hour)
+    check_fraction("utilization", utilization)
+    ### BEGIN SOLUTION
+    return n_gpus * years * HOURS_PER_YEAR * utilization * usd_per_gpu_hour
+    ### END SOLUTION
+
+
+def reserved_cost(n_gpus: int, years: float, usd_per_gpu_hour: float, discount: float) -> float:
+    """USD for reserved cloud GPUs: every committed hour is paid, busy or idle, at the discounted
+    price: n_gpus * years * 8760 h * usd_per_gpu_hour * (1 - discount). Independent of utilization.
+    """
+    check_count("n_gpus", n_gpus)
+    check_nonneg("years", years)
+    check_nonneg("usd_per_gpu_hour", usd_per_gpu_hour)
+    check_fraction("discount", discount)
+    ### BEGIN SOLUTION
+    return n_gpus * years * HOURS_PER_YEAR * usd_per_gpu_hour * (1 - discount)
+    ### END SOLUTION
+
+
+def on_prem_cost(n_gpus: int, years: float, capex_per_gpu: float, watts_per_gpu: float, pue: float,
+                 usd_per_kwh: float, utilization: float, staff_usd_per_gpu_year: float,
+                 idle_power_fraction: float = 0.0) -> float:
+    """USD to buy and run an on-prem fleet: capex + staff + energy.
+
+    n*capex_per_gpu + n*years*staff_usd_per_gpu_year
+      + n*years*8760 h * (watts_per_gpu/1000 kW) * pue * usd_per_kwh * (U + (1-U)*idle_power_fraction).
+    A busy GPU draws watts_per_gpu, an idle one idle_power_fraction of it; PUE >= 1 scales IT power
+    to facility power, cooling included (Barroso et al., The Datacenter as a Computer, ch. 5-6).
+    """
+    check_count("n_gpus", n_gpus)
+    check_nonneg("years", years)
+    check_fraction("utilization", utilization)
+    _check_on_prem(capex_per_gpu, watts_per_gpu, pue, usd_per_kwh, staff_usd_per_gpu_year,
+                   idle_power_fraction)
+    ### BEGIN SOLUTION
+    power_share = utilization + (1 - utilization) * idle_power_fraction  # mean draw / TDP
+    energy_usd = years * HOURS_PER_YEAR * watts_per_gpu / 1000 * pue * usd_per_kwh * power_share
+    return n_gpus * (capex_per_gpu + years * staff_usd_per_gpu_year + energy_usd)
+    ### END SOLUTION
+
+
+def breakeven_utilization(years: float, usd_per_gpu_hour: float, capex_per_gpu: float,
+                          watts_per_gpu: float, pue: float, usd_per_kwh: float,
+                          staff_usd_per_gpu_year: float, idle_power_fraction: float = 0.0) -> float:
+    """Utilization U at which on-demand and on-prem cost the same (per GPU, so n cancels).
+
+    With e = watts/1000 * pue * usd_per_kwh (USD per GPU-hour at full power), H = years * 8760 h:
+    U = (capex + years*staff + H*e*idle) / (H * (price - e*(1 - idle))).
+    Above U on-prem is cheaper. U > 1 means on-prem never pays off in `years`; math.inf when the
+    hourly price does not cover the marginal energy of a busy GPU (the denominator is <= 0).
+    """
+    check_positive("years", years)
+    check_nonneg("usd_per_gpu_hour", usd_per_gpu_hour)
+    _check_on_prem(capex_per_gpu, watts_per_gpu, pue, usd_per_kwh, staff_usd_per_gpu_year,
+                   idle_power_fraction)
+    ### BEGIN SOLUTION
+    hours = years * HOURS_PER_YEAR
+    energy_usd_per_hour = watts_per_gpu / 1000 * pue * usd_per_kwh
+    margin_usd_per_hour = usd_per_gpu_hour - energy_usd_per_hour * (1 - idle_power_fraction)
+    if margin_usd_per_hour <= 0:
+        return math.inf
+    fixed_usd = capex_per_gpu + years * staff_usd_per_gpu_year + hours * energy_usd_per_hour * idle_power_fraction
+    return fixed_usd / (hours * margin_usd_per_hour)
+    ### END SOLUTION
+
+
+def cheapest_option(n_gpus: int, years: float, utilization: float, usd_per_gpu_hour: float,
+                    reserved_discount: float, capex_per_gpu: float, watts_per_gpu: float, pue: float,
+                    usd_per_kwh: float, staff_usd_per_gpu_year: float,
+                    idle_power_fraction: float = 0.0) -> str:
+    """"on_demand", "reserved" or "on_prem": the path with the lowest TCO for the scenario, from
+    on_demand_cost, reserved_cost and on_prem_cost. A tie goes to the earlier of that order.
+    """
+    check_count("n_gpus", n_gpus)
+    check_nonneg("years", years)
+    check_fraction("utilization", utilization)
+    check_nonneg("usd_per_gpu_hour", usd_per_gpu_hour)
+    check_fraction("reserved_discount", reserved_discount)
+    _check_on_prem(capex_per_gpu, watts_per_gpu, pue, usd_per_kwh, staff_usd_per_gpu_year,
+                   idle_power_fraction)
+    ### BEGIN SOLUTION
+    costs = {
+        "on_demand": on_demand_cost(n_gpus, years, usd_per_gpu_hour, utilization),
+        "reserved": reserved_cost(n_gpus, years, usd_per_gpu_hour, reserved_discount),
+        "on_prem": on_prem_cost(n_gpus, years, capex_per_gpu, watts_per_gpu, pue, usd_per_kwh,
+                                utilization, staff_usd_per_gpu_year, idle_power_fraction),
+    }
+    return min(costs, key=costs.get)  # min keeps the first of equal values: the tie-break order
+    ### END SOLUTION
