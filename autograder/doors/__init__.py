@@ -1,0 +1,1 @@
+"""The nbgrader and otter front doors onto the scalelabs engine (same per-item scores)."""

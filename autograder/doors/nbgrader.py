@@ -1,0 +1,58 @@
+"""nbgrader door: the engine scores a submission outside the student's kernel.
+
+`EngineScores` is an nbgrader preprocessor placed right after `Execute` in
+`Autograde.autograde_preprocessors` (see nbgrader_config.py). It grades the submission folder
+(the autograded copy, which holds the student's module thanks to `exclude_overwriting`) with
+`autograder.grade.grade_submission` in the nbgrader process, then replaces every grade cell's
+outputs with the item's feedback (stdout) and its score as a float `execute_result`, which
+nbgrader's `determine_grade` reads as partial credit. Nothing the notebook's code does in the
+kernel can change a score: the kernel never sees the grader.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from nbformat.v4 import new_output
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+
+def item_feedback(result, item: str) -> str:
+    lines = []
+    for test in result.tests:
+        if test.item != item:
+            continue
+        lines.append(f"{test.name}  [{test.score:g}/{test.max_score:g}]")
+        if test.output:
+            lines.append("    " + str(test.output).rstrip().replace("\n", "\n    "))
+    return "\n".join(lines) + "\n"
+
+
+def score_outputs(feedback: str, score: float, max_score: float, points: float) -> list:
+    """The outputs of a grade cell: feedback on stdout, then the score scaled to the cell's points."""
+    scaled = 0.0 if max_score == 0 else min(points, max(0.0, score * points / max_score))
+    return [new_output("stream", name="stdout", text=feedback),
+            new_output("execute_result", data={"text/plain": repr(float(scaled))}, execution_count=None)]
+
+
+class EngineScores(NbGraderPreprocessor):
+    """Write the engine's per-item scores into the grade cells (runs outside the kernel)."""
+
+    def preprocess(self, nb, resources):
+        from ..grade import grade_submission
+        from ..labs import load
+
+        info = resources["nbgrader"]
+        folder = Path(resources["metadata"]["path"]).resolve()
+        result = grade_submission(load(info["assignment"]), folder, info["student"])
+        scores = result.item_scores()
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type != "code" or not meta.get("grade"):
+                continue
+            item = meta.get("grade_id")
+            if item not in scores:
+                self.log.warning("grade cell %s is not a graded item of %s", item, info["assignment"])
+                continue
+            score, max_score = scores[item]
+            cell.outputs = score_outputs(item_feedback(result, item), score, max_score, float(meta["points"]))
+        return nb, resources
