@@ -1,0 +1,77 @@
+"""The demo class: materialise a sample student's submission over the released assignment.
+
+`samples/<id>/<student>/` holds an optional `<module>.py` (absent = the untouched stub) and an
+`answers.json`: `{"act1_prediction": "B" | "@key" | "@wrong" | {"source": "raw cell source"}}`.
+"@key" is the declaration's computed key and "@wrong" a deterministic wrong letter, so no key
+letter is typed anywhere.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+
+from .spec import Assignment
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def wrong_letter(options, key: str) -> str:
+    """The option after the key (cyclically): wrong, and the same every time."""
+    letters = list(options)
+    return letters[(letters.index(key) + 1) % len(letters)]
+
+
+def answer_source(assignment: Assignment, qid: str, value) -> str:
+    if isinstance(value, dict):
+        return value["source"]
+    q = assignment.question(qid)
+    letter = {"@key": q.key, "@wrong": wrong_letter(q.options, q.key)}.get(value, value)
+    return f'{qid} = "{letter}"'
+
+
+def answer_cell(nb, qid: str):
+    """The notebook's answer cell for `qid` (by grade id, else by its assignment)."""
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == f"{qid}-answer":
+            return cell
+    for cell in nb.cells:
+        if cell.cell_type == "code" and re.match(rf"\s*{re.escape(qid)}\s*=", cell.source):
+            return cell
+    raise KeyError(f"no answer cell for {qid!r}")
+
+
+def write_answers(assignment: Assignment, notebook_path: Path, answers: dict) -> None:
+    nb = nbformat.read(str(notebook_path), as_version=4)
+    for qid, value in answers.items():
+        answer_cell(nb, qid).source = answer_source(assignment, qid, value)
+    nbformat.write(nb, str(notebook_path))
+
+
+def materialise(assignment_id: str, student: str, dest: Path, *, assignment: Assignment | None = None,
+                release_dir: Path | None = None, samples_dir: Path | None = None) -> Path:
+    """dest/ = release/<id>/ + the student's module + the student's answers; returns dest."""
+    if assignment is None:
+        from .labs import load
+        assignment = load(assignment_id)
+    release_dir = Path(release_dir or REPO_ROOT / "release" / assignment_id)
+    sample = Path(samples_dir or REPO_ROOT / "samples" / assignment_id) / student
+    if not sample.is_dir():
+        raise FileNotFoundError(f"no sample student {student!r} in {sample.parent}")
+    dest = Path(dest)
+    shutil.copytree(release_dir, dest, dirs_exist_ok=True)
+    module = sample / f"{assignment.module}.py"
+    if module.exists():
+        shutil.copyfile(module, dest / module.name)
+    answers_file = sample / "answers.json"
+    if answers_file.exists():
+        write_answers(assignment, dest / f"{assignment_id}.ipynb", json.loads(answers_file.read_text()))
+    return dest
+
+
+def students(assignment_id: str, samples_dir: Path | None = None) -> list[str]:
+    root = Path(samples_dir or REPO_ROOT / "samples" / assignment_id)
+    return sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
