@@ -1,0 +1,90 @@
+"""Leak scan: the committed release/ is clean, and each kind of leak planted in a copy is caught."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import leakscan
+from autograder.labs import all_assignments
+
+from conftest import REPO
+import toy
+
+
+@pytest.fixture(scope="module")
+def toy_secrets(toy_assignment):
+    return leakscan.secrets_for([toy_assignment], {toy_assignment.id: Path(toy.__file__)})
+
+
+def test_committed_release_is_clean():
+    assert leakscan.scan([REPO / "release"]) == []
+
+
+def test_committed_source_is_clean():
+    assert leakscan.scan([REPO / "source"]) == []
+
+
+def test_toy_release_is_clean(toy_root, toy_secrets):
+    assert leakscan.scan([toy_root / "release", toy_root / "source"], secrets=toy_secrets) == []
+
+
+def test_every_declared_lab_has_solution_lines_and_keys():
+    for assignment in all_assignments().values():
+        secrets = leakscan.secrets_for([assignment])
+        assert secrets.solution_lines and len(secrets.keys) == len(assignment.questions)
+        assert secrets.declaration_lines, f"{assignment.id}: declaration not found"
+
+
+def _set_answer(folder: Path, assignment, source: str):
+    path = folder / f"{assignment.id}.ipynb"
+    nb = nbformat.read(str(path), as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.nbgrader.grade_id.endswith("-answer"):
+            cell.source = source
+    nbformat.write(nb, str(path))
+
+
+def _append(path: Path, text: str):
+    path.write_text(path.read_text() + text)
+
+
+def _plant(kind, folder, assignment):
+    stub = folder / "collectives.py"
+    q = assignment.questions[0]
+    if kind == "marker":
+        _append(stub, "### BEGIN HIDDEN TESTS\n")
+    elif kind == "solution":
+        _append(stub, "def x(alpha_s, message_bytes, bandwidth):\n    return alpha_s + message_bytes / bandwidth\n")
+    elif kind == "key":
+        _set_answer(folder, assignment, f'{q.id} = "{q.key}"')
+    elif kind == "declaration":
+        line = next(l for l in Path(toy.__file__).read_text().splitlines() if l.startswith("ALPHA, BW"))
+        _append(folder / "test_collectives.py", line + "\n")
+    elif kind == "import":
+        _append(folder / "test_collectives.py", "from reference.collectives import p2p_time\n")
+    elif kind == "feedback-html":
+        (folder / "feedback.html").write_text(
+            '<pre><span class="k">return</span> <span class="n">alpha_s</span> <span class="o">+</span> '
+            '<span class="n">message_bytes</span> / <span class="n">bandwidth</span></pre>')
+
+
+@pytest.mark.parametrize("kind", ["marker", "solution", "key", "declaration", "import", "feedback-html"])
+def test_planted_leak_is_caught(kind, toy_root, toy_assignment, toy_secrets, tmp_path):
+    folder = tmp_path / toy_assignment.id
+    shutil.copytree(toy_root / "release" / toy_assignment.id, folder)
+    _plant(kind, folder, toy_assignment)
+    problems = leakscan.scan([folder], secrets=toy_secrets)
+    expected = {"feedback-html": "solution"}.get(kind, kind)
+    assert problems and all(f": {expected}: " in p for p in problems), problems
+
+
+def test_a_students_own_correct_answer_is_not_a_leak_in_feedback(toy_root, toy_assignment, toy_secrets, tmp_path):
+    folder = tmp_path / "fb"
+    shutil.copytree(toy_root / "release" / toy_assignment.id, folder)
+    q = toy_assignment.questions[0]
+    _set_answer(folder, toy_assignment, f'{q.id} = "{q.key}"')
+    assert leakscan.scan([folder], secrets=toy_secrets, keys=False) == []
+    assert leakscan.scan([folder], secrets=toy_secrets)  # but it is one in a release

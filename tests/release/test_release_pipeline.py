@@ -1,0 +1,153 @@
+"""Release pipeline: notebook cells, public checks (pass on reference, fail on stub), determinism,
+staleness of the committed source/ and release/, sample materialisation."""
+from __future__ import annotations
+
+import contextlib
+import filecmp
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import notebook, release, samples
+from autograder.labs import all_assignments
+
+from conftest import REPO, flat_reference
+
+PYTEST = str(Path(sys.executable).parent / "pytest")
+
+
+def _cells(root, assignment):
+    nb = nbformat.read(str(root / "release" / assignment.id / f"{assignment.id}.ipynb"), as_version=4)
+    return {c.metadata.nbgrader.grade_id: c for c in nb.cells}, nb
+
+
+def test_release_folder_holds_stub_provided_public_checks_and_notebook(toy_root, toy_assignment):
+    names = sorted(p.name for p in (toy_root / "release" / toy_assignment.id).iterdir())
+    assert names == sorted(["collectives.py", "_domain.py", "constants.py", "_properties.py",
+                            "test_collectives.py", "pytest.ini", f"{toy_assignment.id}.ipynb"])
+
+
+def test_notebook_has_one_grade_cell_per_item_with_its_points(toy_root, toy_assignment):
+    cells, nb = _cells(toy_root, toy_assignment)
+    graded = {gid: c.metadata.nbgrader.points for gid, c in cells.items() if c.metadata.nbgrader.grade}
+    expected = {f.name: f.points for f in toy_assignment.functions}
+    expected.update({q.id: q.points for q in toy_assignment.questions})
+    assert graded == expected
+    assert all(c.metadata.nbgrader.schema_version == 3 for c in nb.cells)
+    assert all(c.metadata.nbgrader.locked for gid, c in cells.items() if not gid.endswith("-answer"))
+
+
+def test_answer_cell_is_editable_none_and_no_key_anywhere(toy_root, toy_assignment):
+    cells, nb = _cells(toy_root, toy_assignment)
+    q = toy_assignment.questions[0]
+    answer = cells[f"{q.id}-answer"]
+    assert answer.metadata.nbgrader.solution and not answer.metadata.nbgrader.locked
+    assert answer.source == f'{q.id} = None  # your answer: "A", "B", "C" or "D"'
+    text = (toy_root / "release" / toy_assignment.id / f"{toy_assignment.id}.ipynb").read_text()
+    assert f'{q.id} = \\"{q.key}\\"' not in text and f'"key"' not in text
+
+
+def test_setup_cell_imports_module_constants_numpy_matplotlib(toy_root, toy_assignment):
+    cells, _ = _cells(toy_root, toy_assignment)
+    assert cells["setup"].source.splitlines()[1:] == [
+        "import collectives", "import constants", "import numpy as np", "import matplotlib.pyplot as plt"]
+
+
+@pytest.mark.parametrize("answer, shown", [(None, "answer act1_prediction above first\n"), ("B", "ran\n")])
+def test_prediction_lock(answer, shown):
+    source = notebook.locked_source('print("ran")', ("act1_prediction",))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(source, {"act1_prediction": answer})
+    assert out.getvalue() == shown
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(source, {})  # the answer cell was deleted: still only the reminder
+    assert out.getvalue() == "answer act1_prediction above first\n"
+
+
+def _pytest(folder: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([PYTEST, "-q", "-p", "no:randomly"], cwd=folder, capture_output=True, text=True,
+                          env={"PATH": str(Path(sys.executable).parent), "PYTHONNOUSERSITE": "1"})
+
+
+def test_public_checks_pass_on_reference_and_fail_on_stub(toy_root, toy_assignment, tmp_path):
+    released = toy_root / "release" / toy_assignment.id
+    stub_copy = tmp_path / "stub"
+    shutil.copytree(released, stub_copy)
+    done = _pytest(stub_copy)
+    assert done.returncode == 1, done.stdout
+    assert "0 passed" in done.stdout or " passed" not in done.stdout, done.stdout
+
+    solved = tmp_path / "solved"
+    shutil.copytree(released, solved)
+    flat_reference(solved)  # the reference, flattened like the released folder
+    done = _pytest(solved)
+    assert done.returncode == 0, done.stdout + done.stderr
+    n = len(list(release.publictests.example_rows(toy_assignment)))
+    assert f"{n + 2} passed" in done.stdout  # examples + the two toy properties
+
+
+def test_public_checks_do_not_need_reference_or_autograder(toy_root, toy_assignment):
+    text = (toy_root / "release" / toy_assignment.id / "test_collectives.py").read_text()
+    assert "reference" not in text and "autograder" not in text
+
+
+def test_release_is_deterministic(toy_root, toy_assignment, tmp_path):
+    again = tmp_path / "again"
+    release.release_one(toy_assignment, again, __import__("toy").PROPERTIES_PATH)
+    for step in ("source", "release"):
+        _assert_same_tree(toy_root / step / toy_assignment.id, again / step / toy_assignment.id)
+
+
+def _assert_same_tree(a: Path, b: Path):
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    assert files_a == files_b, f"{a} and {b} hold different files"
+    for rel in files_a:
+        assert filecmp.cmp(a / rel, b / rel, shallow=False), f"{rel} differs: rerun `scalelabs release`"
+
+
+@pytest.mark.parametrize("assignment_id", sorted(all_assignments()) or ["(none declared)"])
+def test_committed_source_and_release_are_not_stale(assignment_id, tmp_path):
+    if assignment_id not in all_assignments():
+        pytest.skip("no assignment declared yet")
+    release.release([assignment_id], root=tmp_path)
+    for step in ("source", "release"):
+        _assert_same_tree(tmp_path / step / assignment_id, REPO / step / assignment_id)
+
+
+def test_materialise_overlays_module_and_answers(toy_root, toy_assignment, tmp_path):
+    sample = tmp_path / "samples" / "ada"
+    sample.mkdir(parents=True)
+    (sample / "collectives.py").write_text("# ada's module\n")
+    (sample / "answers.json").write_text(json.dumps({"act1_prediction": "@wrong"}))
+    other = tmp_path / "samples" / "bob"
+    other.mkdir()
+    (other / "answers.json").write_text(json.dumps({"act1_prediction": {"source": "act1_prediction = pick()"}}))
+    kw = dict(assignment=toy_assignment, release_dir=toy_root / "release" / toy_assignment.id,
+              samples_dir=tmp_path / "samples")
+    q = toy_assignment.questions[0]
+
+    ada = samples.materialise(toy_assignment.id, "ada", tmp_path / "out" / "ada", **kw)
+    assert (ada / "collectives.py").read_text() == "# ada's module\n"
+    cells, _ = _cells_of(ada / f"{toy_assignment.id}.ipynb")
+    wrong = cells[f"{q.id}-answer"].source
+    assert wrong.startswith(f'{q.id} = "') and wrong != f'{q.id} = "{q.key}"'
+
+    bob = samples.materialise(toy_assignment.id, "bob", tmp_path / "out" / "bob", **kw)
+    assert "NotImplementedError" in (bob / "collectives.py").read_text()  # absent module = stub
+    cells, _ = _cells_of(bob / f"{toy_assignment.id}.ipynb")
+    assert cells[f"{q.id}-answer"].source == "act1_prediction = pick()"
+    assert samples.answer_source(toy_assignment, q.id, "@key") == f'{q.id} = "{q.key}"'
+
+
+def _cells_of(path: Path):
+    nb = nbformat.read(str(path), as_version=4)
+    return {c.metadata.nbgrader.grade_id: c for c in nb.cells}, nb
