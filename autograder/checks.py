@@ -1,0 +1,302 @@
+"""The checks of one function item: worked examples, the hidden differential check, properties.
+
+Every student call goes through `StudentFunction`, which calls the sandbox. Hypothesis drives the
+hidden check and the properties with a seed derived from (assignment, student, item, check), so a
+regrade is identical and two students see different hidden inputs. Hypothesis replays the shrunk
+failing example last, so the last failing call recorded in a test body is the counterexample.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis.errors import HypothesisException
+
+from .config import GradingConfig
+from .sandbox import Sandbox, StudentError
+from .spec import Assignment, FunctionItem, Property
+
+REFERENCE_REJECTS = (ValueError, ArithmeticError)  # the reference says: not a valid input
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    kind: str        # "example" | "hidden" | "property" | "item" (the whole item, one failure)
+    name: str        # shown after "<item>: "
+    passed: bool
+    output: str
+
+
+class Abort(BaseException):
+    """Stops a check at once (hypothesis does not catch BaseException): the worker is gone, the
+    budget ran out, or the function is not implemented -- nothing more to learn from this item."""
+
+    def __init__(self, error: StudentError, kwargs: dict):
+        super().__init__(error.message)
+        self.error, self.kwargs = error, kwargs
+
+
+def seed_for(assignment_id: str, student_id: str, item: str, check: str) -> int:
+    """The hypothesis seed of one check: sha256 of (assignment, student, item, check), 64 bits."""
+    digest = hashlib.sha256("\0".join((assignment_id, student_id, item, check)).encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def format_call(name: str, kwargs: Any) -> str:
+    """`name(a=1.0, n=2)`: the call a student can paste into their notebook."""
+    if isinstance(kwargs, dict):
+        return f"{name}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})"
+    return f"{name} with drawn value {kwargs!r}"
+
+
+def normalise(value: Any) -> Any:
+    """A reference return value in the worker's JSON vocabulary (numpy scalars via .item())."""
+    if hasattr(value, "item") and not isinstance(value, (bool, int, float, str)):
+        return value.item()
+    if isinstance(value, tuple):
+        return [normalise(v) for v in value]
+    return value
+
+
+def values_match(expected: Any, got: Any, rel_tol: float, abs_tol: float) -> bool:
+    """Equal under the tolerance policy: numbers by math.isclose (inf equals inf of the same sign,
+    an int is fine where a float is expected), bool/str/None exactly and by type, lists elementwise."""
+    if isinstance(expected, bool) or isinstance(got, bool) or isinstance(expected, str) or expected is None:
+        return type(got) is type(expected) and got == expected
+    if isinstance(expected, (int, float)):
+        if type(got) not in (int, float):
+            return False
+        try:
+            e, g = float(expected), float(got)
+        except OverflowError:
+            return expected == got
+        if math.isnan(e) or math.isnan(g):
+            return math.isnan(e) and math.isnan(g)
+        return math.isclose(e, g, rel_tol=rel_tol, abs_tol=abs_tol)
+    if isinstance(expected, list):
+        return (isinstance(got, list) and len(got) == len(expected)
+                and all(values_match(e, g, rel_tol, abs_tol) for e, g in zip(expected, got)))
+    return False
+
+
+def expected_kind(reference_fn: Callable) -> str:
+    """What the reference returns, in words, from its return annotation."""
+    annotation = str(inspect.signature(reference_fn).return_annotation)
+    return {"float": "a number", "int": "a whole number", "str": "a string", "bool": "True or False"}.get(
+        annotation.replace("<class '", "").replace("'>", ""), "a number")
+
+
+class StudentFunction:
+    """Stands for the student's function: f(**kwargs) -> JSON value, or StudentError.
+
+    It records the calls of the current example (for the counterexample), turns a fatal error
+    or "not implemented" into Abort so hypothesis does not shrink against a dead worker, and
+    keeps failing fast after that.
+    """
+
+    def __init__(self, sandbox: Sandbox, name: str, reference_fn: Callable):
+        self.sandbox, self.name, self.reference_fn = sandbox, name, reference_fn
+        self.expected = expected_kind(reference_fn)
+        self.calls: list[tuple[dict, Any, StudentError | None]] = []
+        self.abort: Abort | None = None
+        self.reject_reference_errors = False
+
+    def __call__(self, **kwargs: Any) -> Any:
+        if self.abort is not None:
+            raise self.abort
+        try:
+            value = self.sandbox.call(self.name, kwargs)
+        except StudentError as exc:
+            if exc.kind == "wrong_type":
+                exc = StudentError(f"{exc.message}, expected {self.expected}", "wrong_type", output=exc.output)
+            self.calls.append((kwargs, None, exc))
+            if exc.fatal or exc.kind == "not_implemented":
+                self.abort = Abort(exc, kwargs)
+                raise self.abort
+            if self.reject_reference_errors and exc.message.startswith("raised ValueError"):
+                self._reject_if_reference_rejects(kwargs)
+            raise exc
+        self.calls.append((kwargs, value, None))
+        return value
+
+    def _reject_if_reference_rejects(self, kwargs: dict) -> None:
+        """A property drew an input outside the valid domain: not the student's fault."""
+        try:
+            self.reference_fn(**kwargs)
+        except REFERENCE_REJECTS:
+            reject()
+        except Exception:
+            pass
+
+    def describe_calls(self, limit: int = 3) -> list[str]:
+        lines = []
+        for kwargs, value, error in self.calls[:limit]:
+            result = error.message if error else f"returned {value!r}"
+            lines.append(f"{format_call(self.name, kwargs)} {result}")
+            if error and error.output:
+                lines.append(f"  it printed: {error.output[:300]}")
+        if len(self.calls) > limit:
+            lines.append(f"(and {len(self.calls) - limit} more calls)")
+        return lines
+
+
+def run_hypothesis(body: Callable[[Any], None], strategy, seed: int, max_examples: int) -> None:
+    """Run body(drawn) over the strategy like a @given test; raises the (shrunk) failure."""
+    test = given(strategy)(body)
+    test = settings(database=None, deadline=None, derandomize=False, max_examples=max_examples,
+                    suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False,
+                    verbosity=Verbosity.quiet, phases=(Phase.explicit, Phase.generate, Phase.shrink))(test)
+    hypothesis_seed(seed)(test)()
+
+
+def aborted_outcome(kind: str, name: str, abort: Abort, student_fn: StudentFunction) -> CheckOutcome:
+    where = f" on {format_call(student_fn.name, abort.kwargs)}" if abort.kwargs else ""
+    return CheckOutcome(kind, name, False, f"{abort.error.message}{where}")
+
+
+def run_example(student_fn: StudentFunction, label: str, kwargs: dict, item: FunctionItem) -> CheckOutcome:
+    name = f"worked example ({label})"
+    expected = normalise(student_fn.reference_fn(**kwargs))
+    student_fn.calls = []
+    try:
+        got = student_fn(**kwargs)
+    except StudentError as exc:
+        return CheckOutcome("example", name, False, f"{format_call(item.name, kwargs)} {exc.message}")
+    if values_match(expected, got, item.rel_tol, item.abs_tol):
+        return CheckOutcome("example", name, True, f"{format_call(item.name, kwargs)} = {got!r}")
+    return CheckOutcome("example", name, False,
+                        f"{format_call(item.name, kwargs)} returned {got!r}, expected {expected!r}")
+
+
+def run_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, max_examples: int,
+               show_expected: bool) -> CheckOutcome:
+    """The differential check: student vs reference on drawn inputs, under the item's tolerance."""
+    name = "hidden checks"
+    last: dict[str, Any] = {}
+
+    def body(kwargs: dict) -> None:
+        try:
+            expected = normalise(student_fn.reference_fn(**kwargs))
+        except REFERENCE_REJECTS:
+            reject()
+        student_fn.calls = []
+        try:
+            got = student_fn(**kwargs)
+        except StudentError as exc:
+            last.update(kwargs=kwargs, expected=expected, error=exc)
+            raise
+        if not values_match(expected, got, item.rel_tol, item.abs_tol):
+            last.update(kwargs=kwargs, expected=expected, got=got, error=None)
+            raise AssertionError("mismatch")
+
+    try:
+        run_hypothesis(body, item.domain, seed, max_examples)
+    except (StudentError, AssertionError):
+        pass
+    except HypothesisException as exc:  # Unsatisfiable etc.: no valid input, not the student's fault
+        if not last:
+            return CheckOutcome("hidden", name, True, f"no valid hidden inputs were drawn ({type(exc).__name__})")
+    else:
+        return CheckOutcome("hidden", name, True, f"{max_examples} hidden inputs match the reference")
+    call = format_call(item.name, last["kwargs"])
+    if last["error"] is not None:
+        return CheckOutcome("hidden", name, False, f"{call} {last['error'].message}")
+    lines = [f"{call} returned {last['got']!r}"]
+    if show_expected:
+        numeric = isinstance(last["expected"], (int, float)) and not isinstance(last["expected"], bool)
+        tolerance = f" (tolerance: relative {item.rel_tol:g}, absolute {item.abs_tol:g})" if numeric else ""
+        lines.append(f"expected {last['expected']!r}{tolerance}")
+    else:
+        lines.append("which does not match the reference value")
+    return CheckOutcome("hidden", name, False, "\n".join(lines))
+
+
+def run_property(student_fn: StudentFunction, prop: Property, seed: int, max_examples: int) -> CheckOutcome:
+    """A named property over its own strategy; on failure: its meaning and the shrunk counterexample."""
+    last: dict[str, Any] = {}
+
+    def body(drawn: Any) -> None:
+        student_fn.calls = []
+        try:
+            prop.check(student_fn, drawn)
+        except Exception as exc:
+            last.update(drawn=drawn, error=exc, calls=student_fn.describe_calls())
+            raise
+
+    student_fn.reject_reference_errors = True
+    try:
+        run_hypothesis(body, prop.strategy, seed, max_examples)
+    except HypothesisException as exc:
+        if not last:
+            return CheckOutcome("property", prop.name, True, f"no valid inputs were drawn ({type(exc).__name__})")
+    except Exception:
+        pass
+    else:
+        return CheckOutcome("property", prop.name, True, "holds")
+    finally:
+        student_fn.reject_reference_errors = False
+    if not last:
+        return CheckOutcome("property", prop.name, False, f"Property failed: {prop.meaning}")
+    error = last["error"]
+    lines = [f"Property failed: {prop.meaning}", "Counterexample:"]
+    lines += [f"  {c}" for c in last["calls"]] or [f"  {format_call(student_fn.name, last['drawn'])}"]
+    if isinstance(error, AssertionError) and str(error):
+        lines.append(f"Check: {str(error)[:300]}")
+    elif not isinstance(error, (AssertionError, StudentError)):
+        lines.append(f"(the check stopped with {type(error).__name__}: {str(error)[:200]})")
+    return CheckOutcome("property", prop.name, False, "\n".join(lines))
+
+
+def planned_checks(item: FunctionItem) -> list[tuple[str, str]]:
+    """(kind, name) of every check of the item, in the order they run."""
+    return ([("example", f"worked example ({ex.label})") for ex in item.examples] + [("hidden", "hidden checks")]
+            + [("property", p.name) for p in item.properties])
+
+
+def grade_function(assignment: Assignment, item: FunctionItem, sandbox: Sandbox, student_id: str,
+                   config: GradingConfig, show_expected: bool) -> list[CheckOutcome]:
+    """Run all checks of one item. Item-level failures (import, missing function, signature)
+    give one outcome of kind "item"; an abort mid-item fails the remaining checks with its reason."""
+    reference_fn = getattr(assignment.reference, item.name)
+    try:
+        if not sandbox.alive or not sandbox.imported:
+            sandbox.restart() if sandbox.imported else sandbox.load()
+        params = sandbox.signature(item.name)
+    except StudentError as exc:
+        return [CheckOutcome("item", "not graded", False, exc.message)]
+    expected_params = list(inspect.signature(reference_fn).parameters)
+    if params != expected_params:
+        return [CheckOutcome("item", "wrong signature", False,
+                             f"{item.name} has parameters ({', '.join(params)}); "
+                             f"expected ({', '.join(expected_params)}) in this order")]
+
+    student_fn = StudentFunction(sandbox, item.name, reference_fn)
+    outcomes: list[CheckOutcome] = []
+    runs: list[tuple[str, str, Callable[[], CheckOutcome]]] = []
+    for ex in item.examples:
+        runs.append(("example", f"worked example ({ex.label})",
+                     lambda ex=ex: run_example(student_fn, ex.label, dict(ex.kwargs), item)))
+    hidden_n = item.hidden_examples or config.hidden_examples
+    runs.append(("hidden", "hidden checks", lambda: run_hidden(
+        student_fn, item, seed_for(assignment.id, student_id, item.name, "hidden"), hidden_n, show_expected)))
+    for prop in item.properties:
+        runs.append(("property", prop.name, lambda prop=prop: run_property(
+            student_fn, prop, seed_for(assignment.id, student_id, item.name, prop.name),
+            prop.max_examples or config.property_examples)))
+    for kind, name, run in runs:
+        if student_fn.abort is not None:
+            outcomes.append(CheckOutcome(kind, name, False, f"not run: {student_fn.abort.error.message}"))
+            continue
+        try:
+            outcomes.append(run())
+        except Abort as abort:
+            outcomes.append(aborted_outcome(kind, name, abort, student_fn))
+        except Exception as exc:  # a fault of the declaration or the grader, never the student's
+            outcomes.append(CheckOutcome(kind, name, False,
+                                         f"the grader could not run this check ({type(exc).__name__}); tell the course staff"))
+    return outcomes
