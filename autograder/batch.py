@@ -1,0 +1,156 @@
+"""Grade a class: one subfolder per student, a process pool, resumable after kill -9.
+
+Each finished student is one file, results/<student>.json, written atomically (tmp + os.replace)
+after their feedback page; it records a fingerprint of the submission. A rerun skips every student
+whose file exists with the same fingerprint, then rebuilds the class CSV and the gradebook from all
+result files, keyed by student: nothing is lost, nothing counted twice.
+
+    out/results/<student>.json   Gradescope results.json + "scalelabs" metadata
+    out/feedback/<student>.html  the feedback page
+    out/grades.csv               student, total, max, one column per item
+    out/gradebook.db             the nbgrader gradebook (or --db URL)
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import importlib
+import io
+import json
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .feedback import write_atomic, write_feedback
+from .gradebook import item_scores, sqlite_url, write_gradebook
+from .spec import Assignment
+
+
+def resolve_assignment(name: str) -> Assignment:
+    """A declared lab id (autograder.labs), or `package.module:ATTRIBUTE` naming an Assignment."""
+    if ":" in name:
+        module_name, attr = name.split(":", 1)
+        try:
+            found = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError) as exc:
+            raise ValueError(f"cannot load assignment {name!r}: {exc}") from None
+        if not isinstance(found, Assignment):
+            raise ValueError(f"{name!r} is not an Assignment")
+        return found
+    from .labs import load
+    return load(name)
+
+
+def fingerprint(folder: Path) -> str:
+    """sha256 over the relative paths and bytes of the submission's regular files."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file() and not p.is_symlink()):
+        rel = path.relative_to(folder).as_posix()
+        if any(part.startswith(".") or part == "__pycache__" for part in rel.split("/")):
+            continue
+        digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def students(root: Path) -> list[str]:
+    return sorted(p.name for p in Path(root).iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+
+
+def load_result(path: Path) -> dict | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) and "tests" in data and "scalelabs" in data else None
+    except (OSError, ValueError):
+        return None
+
+
+# --- the pool worker: one assignment per process, loaded once ---
+
+_assignment: Assignment | None = None
+
+
+def _init_worker(assignment_name: str) -> None:
+    global _assignment
+    _assignment = resolve_assignment(assignment_name)
+
+
+def grade_student(student: str, folder: str, out_dir: str, sha: str) -> str:
+    """Grade one student and write feedback then results (the results file marks it finished)."""
+    from .grade import grade_submission
+
+    result = grade_submission(_assignment, Path(folder), student)
+    data = result.to_gradescope()
+    write_feedback(Path(out_dir) / "feedback" / f"{student}.html", _assignment.title, student, data)
+    data["scalelabs"] = {"assignment": _assignment.id, "student": student, "fingerprint": sha,
+                         "max_score": result.max_score, "sandbox": result.sandbox_mode}
+    write_atomic(Path(out_dir) / "results" / f"{student}.json", json.dumps(data, indent=1, sort_keys=True))
+    return student
+
+
+@dataclass
+class BatchSummary:
+    out_dir: Path
+    graded: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    csv_path: Path | None = None
+    db_url: str = ""
+
+
+def class_csv(assignment: Assignment, results: dict[str, dict]) -> str:
+    items = assignment.item_ids
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["student", "score", "max_score", *items])
+    for student in sorted(results):
+        data = results[student]
+        scores = item_scores(data)
+        writer.writerow([student, data["score"], data["scalelabs"]["max_score"], *(scores.get(i, 0.0) for i in items)])
+    return buffer.getvalue()
+
+
+def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, *, db_url: str | None = None,
+                on_start: Callable[[int, int], None] | None = None,
+                on_done: Callable[[str], None] | None = None) -> BatchSummary:
+    """Grade every student folder under root with `jobs` processes; skip finished, unchanged students.
+
+    on_start(total, to_grade) is called once, on_done(student) after each graded student.
+    """
+    assignment = resolve_assignment(assignment_name)
+    root, out_dir = Path(root), Path(out_dir)
+    (out_dir / "results").mkdir(parents=True, exist_ok=True)
+    summary = BatchSummary(out_dir)
+    todo: list[tuple[str, str]] = []
+    for student in students(root):
+        sha = fingerprint(root / student)
+        done = load_result(out_dir / "results" / f"{student}.json")
+        if done and done["scalelabs"].get("fingerprint") == sha and done["scalelabs"].get("assignment") == assignment.id:
+            summary.skipped.append(student)
+        else:
+            todo.append((student, sha))
+    if on_start:
+        on_start(len(todo) + len(summary.skipped), len(todo))
+    if todo:
+        context = multiprocessing.get_context("spawn")  # no fork of a parent with threads (progress bar)
+        with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context,
+                                 initializer=_init_worker, initargs=(assignment_name,)) as pool:
+            futures = {pool.submit(grade_student, s, str(root / s), str(out_dir), sha): s for s, sha in todo}
+            for future in as_completed(futures):
+                student = futures[future]
+                try:
+                    future.result()
+                    summary.graded.append(student)
+                except Exception as exc:  # a grader fault for one student must not stop the class
+                    summary.failed[student] = f"{type(exc).__name__}: {exc}"
+                if on_done:
+                    on_done(student)
+    results = {s: r for s in students(root) if (r := load_result(out_dir / "results" / f"{s}.json"))}
+    summary.csv_path = out_dir / "grades.csv"
+    write_atomic(summary.csv_path, class_csv(assignment, results))
+    summary.db_url = db_url or sqlite_url(out_dir / "gradebook.db")
+    write_gradebook(summary.db_url, assignment, results)
+    summary.graded.sort()
+    return summary

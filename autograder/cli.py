@@ -1,0 +1,151 @@
+"""`scalelabs`: the command line (typer + rich). See ../shared/spec/DESIGN.md, "command-line contract".
+
+    scalelabs grade ASSIGNMENT SUBMISSION_DIR [--student ID] [--json]
+    scalelabs grade-batch ASSIGNMENT SUBMISSIONS_ROOT --jobs N [--out DIR] [--db URL]
+    scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT | demo | check
+
+ASSIGNMENT is a lab id (autograder/labs/) or `package.module:NAME` of an Assignment. Bad arguments
+print one line naming what is wrong and exit 2, without a traceback.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Autograded ML-systems-at-scale labs: release, grade, grade a class.")
+err = Console(stderr=True)
+out = Console()
+
+
+def fail(message: str, code: int = 2) -> None:
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def _assignment(name: str):
+    from .batch import resolve_assignment
+
+    if ":" in name and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return resolve_assignment(name)
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def _folder(path: Path, what: str) -> Path:
+    if not path.exists():
+        fail(f"{what} {path} does not exist")
+    if not path.is_dir():
+        fail(f"{what} {path} is not a folder")
+    return path
+
+
+@app.command()
+def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
+          submission_dir: Path = typer.Argument(..., help="a folder shaped like release/ASSIGNMENT/"),
+          student: str = typer.Option("anonymous", "--student", help="student id (seeds the hidden inputs)"),
+          as_json: bool = typer.Option(False, "--json", help="print Gradescope results.json")) -> None:
+    """Grade one submission."""
+    from .grade import grade_submission
+
+    spec = _assignment(assignment)
+    _folder(submission_dir, "submission folder")
+    result = grade_submission(spec, submission_dir, student)
+    if as_json:
+        print(json.dumps(result.to_gradescope(), indent=1))
+        return
+    table = Table(title=f"{spec.title} — {student}")
+    for col, justify in (("check", "left"), ("score", "right"), ("feedback", "left")):
+        table.add_column(col, justify=justify, overflow="fold")
+    for t in result.tests:
+        style = "green" if t.score >= t.max_score - 1e-9 else ("yellow" if t.score > 0 else "red")
+        table.add_row(t.name, f"[{style}]{t.score:.2f}/{t.max_score:.2f}[/]", t.output)
+    out.print(table)
+    out.print(f"[bold]total {result.score:.2f} / {result.max_score:.2f}[/]  ({result.output})", highlight=False)
+
+
+@app.command("grade-batch")
+def grade_batch(assignment: str = typer.Argument(...),
+                submissions_root: Path = typer.Argument(..., help="one subfolder per student"),
+                jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="grading processes"),
+                out_dir: Optional[Path] = typer.Option(None, "--out", help="default: grades/ASSIGNMENT"),
+                db: Optional[str] = typer.Option(None, "--db", help="gradebook URL (default: OUT/gradebook.db)")) -> None:
+    """Grade a class in parallel; resumable; writes results, feedback pages, a CSV and the gradebook."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .batch import grade_batch as run_batch
+    from .batch import students
+
+    spec = _assignment(assignment)
+    _folder(submissions_root, "submissions root")
+    if not students(submissions_root):
+        fail(f"submissions root {submissions_root} has no student subfolders")
+    target = out_dir or Path("grades") / spec.id
+    with Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.description}"), console=err) as progress:
+        task = progress.add_task("", total=None)
+
+        def on_start(total: int, todo: int) -> None:
+            progress.update(task, total=total, completed=total - todo,
+                            description=f"({total - todo} already graded)" if todo < total else "")
+
+        summary = run_batch(assignment, submissions_root, target, jobs, db_url=db,
+                            on_start=on_start, on_done=lambda s: progress.advance(task))
+    out.print(f"graded {len(summary.graded)}, skipped {len(summary.skipped)} already graded, "
+              f"failed {len(summary.failed)}", highlight=False)
+    for student, why in summary.failed.items():
+        err.print(f"[red]{student}[/]: grader error {why}", highlight=False)
+    out.print(f"results and feedback: {summary.out_dir}\nclass CSV: {summary.csv_path}\ngradebook: {summary.db_url}",
+              highlight=False)
+    if summary.failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def release(assignments: Optional[List[str]] = typer.Argument(None, help="default: every lab")) -> None:
+    """Regenerate stubs, source/ and release/."""
+    from .release import release as run_release
+
+    run_release(assignments or None)
+
+
+@app.command()
+def otter(assignment: str) -> None:
+    """Build the Gradescope autograder zip with otter-grader."""
+    from .doors.otter import build_zip
+
+    print(build_zip(assignment))
+
+
+@app.command()
+def demo() -> None:
+    """Build everything, grade the sample class into a SQLite gradebook, print the grade table."""
+    from .demo import run
+
+    run()
+
+
+@app.command()
+def check(folder: Path = typer.Argument(Path("."), help="a released assignment folder")) -> None:
+    """Run the public tests of a released assignment folder (offline, no reference needed)."""
+    import pytest
+
+    _folder(folder, "assignment folder")
+    raise typer.Exit(pytest.main(["-q", "-p", "no:cacheprovider", str(folder)]))
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

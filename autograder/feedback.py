@@ -1,0 +1,51 @@
+"""Per-student HTML feedback pages (jinja2, autoescaped), rendered from the results.json dict.
+
+Only what results.json already shows a student goes in: item scores and each check's output.
+Nothing from reference/ or the declaration's keys or hidden domains is passed to the template.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+TEMPLATES = Path(__file__).with_name("templates")
+_env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]),
+                   keep_trailing_newline=True)
+
+
+def _status(score: float, max_score: float) -> str:
+    if max_score and score >= max_score - 1e-9:
+        return "full"
+    return "partial" if score > 0 else "zero"
+
+
+def render_feedback(title: str, student_id: str, results: dict) -> str:
+    """The HTML page for one student's Gradescope-shaped results dict."""
+    items: dict[str, dict] = {}
+    tests = []
+    for t in results.get("tests", []):
+        item = t["name"].split(":", 1)[0]
+        entry = items.setdefault(item, {"name": item, "score": 0.0, "max_score": 0.0})
+        entry["score"] += t["score"]
+        entry["max_score"] += t["max_score"]
+        tests.append(dict(t, status=_status(t["score"], t["max_score"])))
+    for entry in items.values():
+        entry["status"] = _status(entry["score"], entry["max_score"])
+    max_score = sum(e["max_score"] for e in items.values())
+    return _env.get_template("feedback.html.j2").render(
+        title=title, student=student_id, score=results.get("score", 0.0), max_score=max_score,
+        note=results.get("output", ""), items=list(items.values()), tests=tests)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file and os.replace, so a kill never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_feedback(path: Path, title: str, student_id: str, results: dict) -> None:
+    write_atomic(Path(path), render_feedback(title, student_id, results))

@@ -1,0 +1,81 @@
+"""Write per-item scores into the nbgrader gradebook (nbgrader.api.Gradebook).
+
+nbgrader conventions (docs/ARCHITECTURE.md): notebook name = assignment id; every graded item has
+one grade cell whose grade_id is the item id and whose points are the item's points. Missing
+assignment / notebook / grade cells are created from the declaration; each grade's auto_score is
+set. Writes are idempotent (update or create), so re-running after a resumed batch counts nothing twice.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping
+
+from .spec import Assignment
+
+
+def item_scores(results: dict) -> dict[str, float]:
+    """item id -> score, summed over the results.json tests named '<item>: ...'."""
+    scores: dict[str, float] = {}
+    for t in results.get("tests", []):
+        item = t["name"].split(":", 1)[0]
+        scores[item] = round(scores.get(item, 0.0) + float(t["score"]), 6)
+    return scores
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite:///{Path(path).resolve()}"
+
+
+def write_gradebook(db_url: str, assignment: Assignment, results_by_student: Mapping[str, dict],
+                    course_id: str = "default_course") -> None:
+    """Set auto_score of every (student, item) grade cell from the students' results dicts."""
+    from nbgrader.api import Grade, Gradebook, MissingEntry
+
+    aid = assignment.id
+    points = {f.name: float(f.points) for f in assignment.functions}
+    points.update({q.id: float(q.points) for q in assignment.questions})
+    with Gradebook(db_url, course_id=course_id) as gb:
+        gb.update_or_create_assignment(aid)
+        try:
+            gb.find_notebook(aid, aid)
+        except MissingEntry:
+            gb.add_notebook(aid, aid)
+        cells = {}
+        for item, max_score in points.items():
+            try:
+                cells[item] = gb.find_grade_cell(item, aid, aid)
+            except MissingEntry:
+                cells[item] = gb.add_grade_cell(item, aid, aid, max_score=max_score, cell_type="code")
+        for student, results in sorted(results_by_student.items()):
+            gb.update_or_create_student(student)
+            gb.update_or_create_submission(aid, student)
+            submitted_nb = gb.find_submission_notebook(aid, aid, student)
+            scores = item_scores(results)
+            for item in points:
+                try:
+                    grade = gb.find_grade(item, aid, aid, student)
+                except MissingEntry:  # a grade cell added after this submission was created
+                    grade = Grade(cell_id=cells[item].id, notebook=submitted_nb)
+                    gb.db.add(grade)
+                grade.auto_score = scores.get(item, 0.0)
+        gb.db.commit()
+
+
+def read_gradebook(db_url: str, assignment_id: str, course_id: str = "default_course") -> dict[str, dict[str, float]]:
+    """student -> item -> auto_score, as stored (for checks and the demo)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    out: dict[str, dict[str, float]] = {}
+    with Gradebook(db_url, course_id=course_id) as gb:
+        try:
+            notebook = gb.find_notebook(assignment_id, assignment_id)
+        except MissingEntry:
+            return out
+        for student in gb.students:
+            try:
+                gb.find_submission(assignment_id, student.id)
+            except MissingEntry:
+                continue
+            out[student.id] = {cell.name: gb.find_grade(cell.name, assignment_id, assignment_id, student.id).auto_score
+                               for cell in notebook.grade_cells}
+    return out
