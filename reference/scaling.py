@@ -55,7 +55,7 @@ def training_time_s(total_flops: float, n_gpus: int, peak_flops: float, mfu: flo
     mfu the model-FLOP utilisation in (0, 1] (Chowdhery et al. 2022).
     """
     check_nonneg("total_flops", total_flops)
-    check_count("n_gpus", n_gpus)
+    n_gpus = check_count("n_gpus", n_gpus)
     check_positive("peak_flops", peak_flops)
     check_fraction("mfu", mfu, open_low=True)
     ### BEGIN SOLUTION
@@ -73,7 +73,7 @@ def data_parallel_speedup(compute_s_1gpu: float, n: int, grad_bytes: float, alph
     direction. S(1) = 1; S(n) <= n, with equality only when communication is free.
     """
     check_positive("compute_s_1gpu", compute_s_1gpu)
-    check_count("n", n)
+    n = check_count("n", n)
     check_nonneg("grad_bytes", grad_bytes)
     check_nonneg("alpha_s", alpha_s)
     check_positive("bandwidth", bandwidth)
@@ -89,7 +89,7 @@ def scaling_efficiency(speedup: float, n: int) -> float:
     speedup is dimensionless (T1 / Tn), n the number of GPUs.
     """
     check_positive("speedup", speedup)
-    check_count("n", n)
+    n = check_count("n", n)
     ### BEGIN SOLUTION
     return speedup / n
     ### END SOLUTION
@@ -101,7 +101,7 @@ def on_demand_cost(n_gpus: int, years: float, usd_per_gpu_hour: float, utilizati
     """USD for on-demand cloud GPUs, paying only for the hours used:
     n_gpus * years * 8760 h * utilization * usd_per_gpu_hour.
     """
-    check_count("n_gpus", n_gpus)
+    n_gpus = check_count("n_gpus", n_gpus)
     check_nonneg("years", years)
     check_nonneg("usd_per_gpu_hour", usd_per_gpu_hour)
     check_fraction("utilization", utilization)
@@ -114,7 +114,7 @@ def reserved_cost(n_gpus: int, years: float, usd_per_gpu_hour: float, discount: 
     """USD for reserved cloud GPUs: every committed hour is paid, busy or idle, at the discounted
     price: n_gpus * years * 8760 h * usd_per_gpu_hour * (1 - discount). Independent of utilization.
     """
-    check_count("n_gpus", n_gpus)
+    n_gpus = check_count("n_gpus", n_gpus)
     check_nonneg("years", years)
     check_nonneg("usd_per_gpu_hour", usd_per_gpu_hour)
     check_fraction("discount", discount)
@@ -133,7 +133,7 @@ def on_prem_cost(n_gpus: int, years: float, capex_per_gpu: float, watts_per_gpu:
     A busy GPU draws watts_per_gpu, an idle one idle_power_fraction of it; PUE >= 1 scales IT power
     to facility power, cooling included (Barroso et al., The Datacenter as a Computer, ch. 5-6).
     """
-    check_count("n_gpus", n_gpus)
+    n_gpus = check_count("n_gpus", n_gpus)
     check_nonneg("years", years)
     check_fraction("utilization", utilization)
     _check_on_prem(capex_per_gpu, watts_per_gpu, pue, usd_per_kwh, staff_usd_per_gpu_year,
@@ -177,7 +177,7 @@ def cheapest_option(n_gpus: int, years: float, utilization: float, usd_per_gpu_h
     """"on_demand", "reserved" or "on_prem": the path with the lowest TCO for the scenario, from
     on_demand_cost, reserved_cost and on_prem_cost. A tie goes to the earlier of that order.
     """
-    check_count("n_gpus", n_gpus)
+    n_gpus = check_count("n_gpus", n_gpus)
     check_nonneg("years", years)
     check_fraction("utilization", utilization)
     check_nonneg("usd_per_gpu_hour", usd_per_gpu_hour)
