@@ -75,3 +75,20 @@ def materialise(assignment_id: str, student: str, dest: Path, *, assignment: Ass
 def students(assignment_id: str, samples_dir: Path | None = None) -> list[str]:
     root = Path(samples_dir or REPO_ROOT / "samples" / assignment_id)
     return sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+
+
+def flat_reference_modules(dest: Path) -> None:
+    """Every reference module into `dest`, relative imports made flat (staff-only solution build)."""
+    for path in (REPO_ROOT / "reference").glob("*.py"):
+        if path.name != "__init__.py":
+            text = re.sub(r"^(\s*)from \.(\w+) import", r"\1from \2 import", path.read_text(), flags=re.M)
+            (Path(dest) / path.name).write_text(text)
+
+
+def reference_submission(assignment: Assignment, dest: Path, release_dir: Path | None = None) -> Path:
+    """A staff-only submission that should earn full marks: the reference and the computed keys."""
+    dest = Path(dest)
+    shutil.copytree(Path(release_dir or REPO_ROOT / "release" / assignment.id), dest, dirs_exist_ok=True)
+    flat_reference_modules(dest)
+    write_answers(assignment, dest / f"{assignment.id}.ipynb", {q.id: "@key" for q in assignment.questions})
+    return dest
