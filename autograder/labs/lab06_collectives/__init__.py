@@ -45,6 +45,8 @@ PEAK_FLOPS = C.H100_PEAK_FLOPS_BF16             # dense; the lab's 1979 TFLOPS i
 FAILURE_FRACTION = 0.5                          # the lab's failure state: comm above half the step
 
 # Act I prediction: ranges of the naive/ring traffic ratio (option design, not physics).
+# Offsets of the four questions are chosen so the keys differ and none is "A": the notebook's answer
+# prompt shows `<qid> = "A"` as its format example, which must not read as the key.
 ACT1_RANGES = ((1, 4), (4, 40), (40, 100), (100, 400))
 
 
@@ -115,11 +117,10 @@ ACT1_PREDICTION = Question(
 
 _act1_refl_options, _act1_refl_key = letters([
     "Ring uses a faster network protocol than naive AllReduce",
-    "Every rank sends and receives at the same time, so the traffic is spread evenly over all n links "
-    "and no link carries more than 2(n-1)/n · M",
+    "Every rank sends and receives at the same time, so the traffic is spread evenly over all n links",
     "Ring compresses gradients during communication to reduce the data volume",
     "Ring uses asynchronous updates, so ranks don't need to synchronise",
-], 1, offset=0)
+], 1, offset=3)
 
 ACT1_REFLECTION = Question(
     id="act1_reflection", kind="reflection", points=1,
@@ -141,7 +142,7 @@ _act2_options, _act2_key = letters([
     "Tree for all three — fewer latency steps always matter",
     f"Ring for the {_bytes(WORKLOADS[0][2])} gradient, tree for the {_bytes(WORKLOADS[1][2])} gradient "
     f"and the {_bytes(WORKLOADS[2][2])} update",
-], _act2_choices.index(_act2_picks), offset=3)
+], _act2_choices.index(_act2_picks), offset=0)
 
 ACT2_PREDICTION = Question(
     id="act2_prediction", kind="prediction", points=2,
@@ -155,11 +156,10 @@ ACT2_PREDICTION = Question(
 
 _act2_refl_options, _act2_refl_key = letters([
     "The number of GPUs alone — ring above 64 GPUs, tree below",
-    "The message size relative to the ring–tree crossover α·β·(n−1−L)/(L−(n−1)/n), L = ⌈log2 n⌉, "
-    "which depends on α, β and n",
-    "The message size relative to the critical message size α·β, whatever the number of GPUs",
+    "The message size relative to the ring–tree crossover, which depends on α, β and n",
+    "The message size relative to the critical size α·β alone, whatever the number of GPUs",
     "Whether gradients are FP16 or FP32 — ring only works with FP32",
-], 1, offset=1)
+], 1, offset=2)
 
 ACT2_REFLECTION = Question(
     id="act2_reflection", kind="reflection", points=1,
