@@ -100,12 +100,14 @@ def pts(x: float) -> str:
 # Act I prediction: which range holds the step-time cut of a 3x kernel on the attention share.
 A1_RANGES = [(0.0, 0.05), (0.05, 0.10), (0.10, 0.20), (0.20, 1.0)]
 _a1_key = next(i for i, (lo, hi) in enumerate(A1_RANGES) if lo <= A1_TIME_CUT < hi)
+_r = [f"{100 * b:g} %" for b in (A1_RANGES[0][1], A1_RANGES[1][1], A1_RANGES[2][1])]
+_seen = f"{100 * A1_TIME_CUT:.0f} %"
 _a1_opts, _a1_letter = letters([
-    "Less than 5 %: the measured 8 % means something else got faster as well.",
-    "Between 5 % and 10 %: the measured 8 % is what Amdahl's law predicts; the kernel is fine, "
+    f"Less than {_r[0]}: the measured {_seen} means something else got faster as well.",
+    f"Between {_r[0]} and {_r[1]}: the measured {_seen} is what Amdahl's law predicts; the kernel is fine, "
     "it sped up a small part of the step.",
-    "Between 10 % and 20 %: the kernel under-delivers; look for a correctness or tuning bug.",
-    f"20 % or more: a {ACT1_KERNEL_FACTOR:g}x faster kernel should make the step nearly "
+    f"Between {_r[1]} and {_r[2]}: the kernel under-delivers; look for a correctness or tuning bug.",
+    f"{_r[2]} or more: a {ACT1_KERNEL_FACTOR:g}x faster kernel should make the step nearly "
     f"{ACT1_KERNEL_FACTOR:g}x faster (time {-A1_NAIVE_CUT:.0%}); something else is broken.",
 ], _a1_key, offset=0)
 
