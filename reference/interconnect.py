@@ -16,7 +16,7 @@ from ._domain import check_count, check_nonneg, check_positive
 ### BEGIN SOLUTION
 # One formula, one place: the alpha-beta terms live in Lab 06's module, efficiency in Lab 01's.
 from .collectives import p2p_time, ring_allreduce_time
-from . import scaling as _scaling
+from .scaling import scaling_efficiency as _lab01_scaling_efficiency
 ### END SOLUTION
 
 __all__ = [
@@ -139,7 +139,7 @@ def scaling_efficiency(speedup: float, n: int) -> float:
     check_positive("speedup", speedup)
     n = check_count("n", n)
     ### BEGIN SOLUTION
-    return _scaling.scaling_efficiency(speedup, n)
+    return _lab01_scaling_efficiency(speedup, n)
     ### END SOLUTION
 
 
