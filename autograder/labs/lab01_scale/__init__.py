@@ -103,6 +103,7 @@ def _range_index(speedup: float) -> int:
     return 0 if speedup >= hi else 1 if speedup >= mid else 2 if speedup >= lo else 3
 
 
+# offsets spread the keys over B-D: the notebook prompt shows `qid = "A"` as its format example
 _act1_options, _act1_key = spec.letters(_range_texts(), _range_index(SPEEDUP), offset=0)
 
 _reflect1_texts = [
@@ -114,7 +115,7 @@ _reflect1_texts = [
 ]
 # the premise of the key: the AllReduce hardly changes from one node to the fleet, compute shrinks 1/N
 assert RING_S_FLEET < 1.2 * RING_S_8 and STEP_S_1GPU / N_FLEET < RING_S_FLEET
-_reflect1_options, _reflect1_key = spec.letters(_reflect1_texts, 1, offset=1)
+_reflect1_options, _reflect1_key = spec.letters(_reflect1_texts, 1, offset=2)
 
 _act2_texts = [
     "On-demand is cheapest: you pay only for the hours the fleet is busy",
@@ -123,7 +124,7 @@ _act2_texts = [
     "All three paths are within 20% of each other over 3 years",
 ]
 _act2_index = 3 if SPREAD < 0.20 else {"on_demand": 0, "on_prem": 1, "reserved": 2}[CHEAPEST]
-_act2_options, _act2_key = spec.letters(_act2_texts, _act2_index, offset=1)
+_act2_options, _act2_key = spec.letters(_act2_texts, _act2_index, offset=3)
 
 _reflect2_texts = [
     "On-prem hardware degrades faster at low utilization, increasing maintenance costs",
@@ -132,7 +133,7 @@ _reflect2_texts = [
     "On-demand pricing scales with utilization, so both have proportional costs",
     "Idle GPUs keep drawing full power, so the on-prem energy bill does not fall with utilization",
 ]
-_reflect2_options, _reflect2_key = spec.letters(_reflect2_texts, 1, offset=0)
+_reflect2_options, _reflect2_key = spec.letters(_reflect2_texts, 1, offset=3)
 
 _OP_LOW = usd_per_productive_gpu_hour(on_prem_usd(LOW_UTILIZATION), LOW_UTILIZATION)
 _OP_FULL = usd_per_productive_gpu_hour(on_prem_usd(1.0), 1.0)
@@ -285,9 +286,9 @@ FUNCTIONS = [
         "breakeven_utilization", 3.0,
         [spec.Example(f"Act II: {YEARS} years at ${USD_PER_GPU_HOUR:.2f}/GPU-hour", dict(years=YEARS, **_BREAKEVEN_KW)),
          spec.Example("a 1-year horizon: on-prem never pays off", dict(years=1, **_BREAKEVEN_KW)),
-         spec.Example("a 5-year horizon", dict(years=5, **_BREAKEVEN_KW)),
-         spec.Example("a cloud hour cheaper than a busy GPU's energy",
-                      dict(years=YEARS, **{**_BREAKEVEN_KW, "usd_per_gpu_hour": 0.05}))],
+         spec.Example("a 5-year horizon", dict(years=5, **_BREAKEVEN_KW))],
+        # math.inf (a cloud hour cheaper than a busy GPU's energy) is checked by a property and the
+        # hidden domain, not by a worked example: the released public tests write values with repr()
         domain=st.fixed_dictionaries(dict(years=_f(0.5, 8), usd_per_gpu_hour=_f(0.05, 10), **_PLANT_DOMAIN))
                  .filter(_not_near_no_breakeven),
         properties=_props("breakeven_utilization") + [spec.Property(

@@ -1,0 +1,60 @@
+"""Lab 01 demo class (samples/lab01_scale/): each sample student scores as its name says.
+
+The samples are materialised over a freshly built source/ folder (stub, provided modules, public
+tests, notebook; no nbgrader run needed) so the test does not depend on the committed release/.
+"""
+import json
+from pathlib import Path
+
+import pytest
+
+from autograder import release, samples
+from autograder.grade import grade_submission
+from autograder.labs.lab01_scale import ASSIGNMENT
+
+FUNCTIONS = [f.name for f in ASSIGNMENT.functions]
+QUESTIONS = [q.id for q in ASSIGNMENT.questions]
+SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "lab01_scale"
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("lab01_class")
+    source = release.build_source(ASSIGNMENT, root)
+    out = {}
+    for student in samples.students(ASSIGNMENT.id, SAMPLES):
+        folder = samples.materialise(ASSIGNMENT.id, student, root / "subs" / student, assignment=ASSIGNMENT,
+                                     release_dir=source, samples_dir=SAMPLES)
+        out[student] = grade_submission(ASSIGNMENT, folder, student).item_scores()
+    return out
+
+
+def test_the_class(graded):
+    assert sorted(graded) == ["broken", "correct", "partly_wrong", "untouched", "wrong_predictions"]
+
+
+def test_correct_gets_full_marks(graded):
+    assert all(s == m for s, m in graded["correct"].values()), graded["correct"]
+
+
+def test_untouched_stub_gets_zero(graded):
+    assert all(s == 0 for s, _ in graded["untouched"].values())
+
+
+def test_broken_module_scores_zero_on_every_function(graded):
+    assert all(graded["broken"][f][0] == 0 for f in FUNCTIONS)
+
+
+def test_partly_wrong_loses_exactly_on_its_wrong_functions(graded):
+    wrong = {"data_parallel_speedup", "on_prem_cost", "breakeven_utilization"}
+    for f in FUNCTIONS:
+        score, max_score = graded["partly_wrong"][f]
+        assert (score < max_score) == (f in wrong), f
+    answers = json.loads((SAMPLES / "partly_wrong" / "answers.json").read_text())
+    for q in QUESTIONS:
+        assert (graded["partly_wrong"][q][0] > 0) == (answers[q] == "@key"), q
+
+
+def test_wrong_predictions_full_code_marks_and_zero_answers(graded):
+    assert all(graded["wrong_predictions"][f][0] == graded["wrong_predictions"][f][1] for f in FUNCTIONS)
+    assert all(graded["wrong_predictions"][q][0] == 0 for q in QUESTIONS)
