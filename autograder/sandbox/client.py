@@ -311,3 +311,11 @@ class Sandbox:
         """The student's name(**kwargs) as a JSON value, or StudentError."""
         reply = self._request({"op": "call", "name": name, "kwargs": kwargs}, self.config.call_timeout_s, name)
         return reply["value"]
+
+    def call_many(self, name: str, kwargs_list: list[dict]) -> list[tuple[bool, Any]]:
+        """Many calls in one round trip: [(True, value) | (False, error message)], or a fatal
+        StudentError for the whole batch (which then has no culprit; callers retry one by one)."""
+        reply = self._request({"op": "call_many", "name": name, "kwargs_list": kwargs_list},
+                              self.config.call_timeout_s, name)
+        return [(True, r["value"]) if r.get("ok") else (False, r.get("error", {}).get("message", ""))
+                for r in reply["replies"]]

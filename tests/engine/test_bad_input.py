@@ -1,0 +1,143 @@
+"""Each kind of bad submission gives the affected item(s) 0 with one line a student understands,
+grades every other item normally, and never crashes the grader."""
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import toy
+from autograder.grade import grade_submission
+from conftest import FAST
+
+A = toy.ASSIGNMENT
+REF = toy.reference_source()
+REPO = Path(toy.REFERENCE_DIR).parent
+SIG = "def ring_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
+
+
+def grade(folder):
+    return grade_submission(A, folder, "mallory", config=FAST)
+
+
+def item_lines(result, item):
+    return [t for t in result.tests if t.item == item]
+
+
+def assert_zero_with(result, item, fragment):
+    tests = item_lines(result, item)
+    assert sum(t.score for t in tests) == 0, [t.output for t in tests]
+    assert any(fragment in t.output and "\n" not in t.output for t in tests), [t.output for t in tests]
+
+
+def assert_others_full(result, *bad):
+    for item, (score, top) in result.item_scores().items():
+        if item not in bad and item != "act1_prediction":
+            assert score == top, (item, [t.output for t in item_lines(result, item) if t.score < t.max_score])
+
+
+# --- the whole module is unusable: every function item 0, the question still graded ---
+
+@pytest.mark.parametrize("source, fragment", [
+    (None, "collectives.py is not in the submission"),
+    (REF + "\ndef broken(:\n    pass\n", "syntax error on line"),
+    (REF + "\nraise RuntimeError('boom at import')\n", "importing collectives.py raised RuntimeError: boom at import"),
+    (REF + "\nimport sys\nsys.exit(2)\n", "called sys.exit(2) while being imported"),
+    (REF + "\nimport os\nos._exit(3)\n", "stopped the worker process (exit code 3"),
+    (REF + "\nwhile True:\n    pass\n", "did not finish within"),
+    (REF + "\nprint('x' * 10**7)\nimport os\nos.write(1, b'y' * 10**6)\nraise ValueError('late')\n", "raised ValueError: late"),
+], ids=["missing-module", "syntax-error", "import-exception", "sys-exit-at-import", "os-exit-at-import",
+        "loop-at-import", "flood-then-raise-at-import"])
+def test_module_level_failures(submit, source, fragment):
+    result = grade(submit(source, toy.key))
+    for item in A.functions:
+        assert_zero_with(result, item.name, fragment)
+    assert result.item_scores()["act1_prediction"] == (1.0, 1.0)
+
+
+# --- one function is bad: that item 0, the others full marks ---
+
+CASES = {
+    "missing-function": ("", "has no function ring_allreduce_time"),
+    "wrong-signature": ("def ring_allreduce_time(n, message_bytes, alpha_s, bandwidth):\n    return 0.0\n",
+                        "has parameters (n, message_bytes, alpha_s, bandwidth); expected (message_bytes, n, alpha_s, bandwidth)"),
+    "exception-in-call": (SIG + "    return 1 / 0\n", "raised ZeroDivisionError"),
+    "not-implemented": (SIG + "    raise NotImplementedError()\n", "not implemented yet"),
+    "returns-none": (SIG + "    return None\n", "returned None"),
+    "returns-dict": (SIG + "    return {'t': 1.0}\n", "returned a dict, expected a number"),
+    "returns-nan": (SIG + "    return float('nan')\n", "returned nan"),
+    "returns-inf": (SIG + "    return float('inf')\n", "returned inf"),
+    "rigged-eq": ("class Anything:\n    def __eq__(self, other):\n        return True\n"
+                  "    __hash__ = object.__hash__\n" + SIG + "    return Anything()\n",
+                  "returned a Anything, expected a number"),
+    "float-subclass": ("class Sly(float):\n    def __eq__(self, other):\n        return True\n" + SIG
+                       + "    return Sly(1.0)\n", "returned a Sly, expected a number"),
+    "infinite-loop": (SIG + "    while True:\n        pass\n", "did not finish within 1 s"),
+    "memory-bomb": (SIG + "    return float(len(bytearray(2**40)))\n", "ran out of memory"),
+    "sys-exit-at-call": (SIG + "    import sys\n    sys.exit(0)\n", "called sys.exit(0)"),
+    "os-exit-at-call": (SIG + "    import os\n    os._exit(0)\n", "stopped the worker process"),
+    "open-reference": (SIG + f"    return float(len(open({str(REPO / 'reference' / 'collectives.py')!r}).read()))\n",
+                       "does not allow reading"),
+    "network": (SIG + "    import socket\n    socket.create_connection(('127.0.0.1', 80))\n    return 0.0\n",
+                "does not allow importing socket"),
+    "write-outside-tmp": (SIG + f"    open({str(REPO / 'pwned.txt')!r}, 'w').write('x')\n    return 0.0\n",
+                          "does not allow writing"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_one_bad_function(submit, case):
+    body, fragment = CASES[case]
+    source = toy.with_function(REF, "ring_allreduce_time", body) if body else \
+        toy.with_function(REF, "ring_allreduce_time", "")
+    result = grade(submit(source, toy.key))
+    assert_zero_with(result, "ring_allreduce_time", fragment)
+    assert_others_full(result, "ring_allreduce_time", "best_allreduce_algorithm")
+    assert result.item_scores()["act1_prediction"] == (1.0, 1.0)
+    assert not (REPO / "pwned.txt").exists()
+
+
+def test_gradual_memory_bomb_hits_the_memory_limit(submit):
+    bomb = SIG + "    blocks = []\n    while True:\n        blocks.append(bytearray(16 * 2**20))\n"
+    config = replace(FAST, memory_mb=256, call_timeout_s=10.0)
+    result = grade_submission(A, submit(toy.with_function(REF, "ring_allreduce_time", bomb)), "m", config=config)
+    assert_zero_with(result, "ring_allreduce_time", "ran out of memory")
+    assert result.item_scores()["comm_fraction"] == (2.0, 2.0)
+
+
+def test_output_flood_in_a_correct_function_is_harmless(submit):
+    flood = ("import os, sys\n" + SIG + "    print('x' * 10**6)\n    sys.stderr.write('y' * 10**6)\n"
+             "    os.write(1, b'z' * 10**5)\n    os.write(2, b'w' * 10**5)\n"
+             "    return 2 * (n - 1) * alpha_s + 2 * (n - 1) / n * message_bytes / bandwidth\n")
+    result = grade(submit(toy.with_function(REF, "ring_allreduce_time", flood), toy.key))
+    assert result.score == result.max_score
+
+
+def test_failure_after_flood_shows_capped_output(submit):
+    noisy = SIG + "    print('debug ' * 10**5)\n    raise RuntimeError('oops')\n"
+    result = grade(submit(toy.with_function(REF, "ring_allreduce_time", noisy), toy.key))
+    text = " ".join(t.output for t in item_lines(result, "ring_allreduce_time"))
+    assert "raised RuntimeError: oops" in text and len(text) < 5000
+
+
+def test_timeout_inside_hidden_check_fails_fast_and_later_items_are_graded(submit):
+    """Only big n loops: examples pass, the hidden check times out once, no shrinking on a dead worker."""
+    slow = SIG + ("    if n > 2000:\n        while True:\n            pass\n"
+                  "    return 2 * (n - 1) * alpha_s + 2 * (n - 1) / n * message_bytes / bandwidth\n")
+    source = toy.with_function(REF, "ring_allreduce_time", slow)
+    import time
+    start = time.monotonic()
+    result = grade(submit(source, toy.key))
+    assert time.monotonic() - start < 10 * FAST.call_timeout_s
+    hidden = next(t for t in result.tests if t.name == "ring_allreduce_time: hidden checks")
+    assert hidden.score == 0 and "did not finish within" in hidden.output and "n=" in hidden.output
+    later = [t for t in item_lines(result, "ring_allreduce_time") if t.name.endswith(("single rank", "message size"))]
+    assert all(t.output.startswith("not run: ") for t in later)
+    assert result.item_scores()["tree_allreduce_time"] == (3.0, 3.0)
+
+
+def test_budget_exhaustion_zeroes_the_rest_without_crashing(submit):
+    loop = SIG + "    while True:\n        pass\n"
+    result = grade_submission(A, submit(toy.with_function(REF, "ring_allreduce_time", loop)), "m",
+                              config=FAST, budget_s=0.5)
+    assert result.score <= result.max_score
+    assert any("time budget" in t.output for t in result.tests)

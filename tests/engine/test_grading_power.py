@@ -1,0 +1,128 @@
+"""The engine discriminates: reference full marks, untouched stub 0, plausible wrong formulas lose
+points, correct implementations written differently keep full marks; grading is reproducible."""
+import json
+
+import pytest
+
+import toy
+from autograder.checks import draw_inputs, seed_for
+from autograder.grade import grade_submission
+from conftest import FAST
+
+A = toy.ASSIGNMENT
+REF = toy.reference_source()
+
+
+def grade(folder, student="alice", **kw):
+    return grade_submission(A, folder, student, config=FAST, **kw)
+
+
+def test_reference_gets_full_marks(submit):
+    result = grade(submit(REF, toy.key))
+    assert result.score == result.max_score == A.total_points
+    assert result.to_gradescope()["score"] == sum(t["score"] for t in result.to_gradescope()["tests"])
+    assert all(t.name.startswith(f"{t.item}: ") for t in result.tests)
+
+
+def test_untouched_stub_gets_zero_with_not_implemented(submit):
+    result = grade(submit(toy.stub_source()))
+    assert result.score == 0
+    for item in A.functions:
+        assert any("not implemented" in t.output for t in result.tests if t.item == item.name)
+
+
+WRONG = {
+    "ring_allreduce_time": [  # the whole message per step; latency counted once
+        "def ring_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
+        "    return 2 * (n - 1) * (alpha_s + message_bytes / bandwidth)\n",
+        "def ring_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
+        "    return alpha_s + 2 * (n - 1) / n * message_bytes / bandwidth\n",
+    ],
+    "tree_allreduce_time": [  # floor instead of ceil of log2 n; one direction only
+        "import math\ndef tree_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
+        "    return 2 * int(math.log2(n)) * (alpha_s + message_bytes / bandwidth)\n",
+        "def tree_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
+        "    return (n - 1).bit_length() * (alpha_s + message_bytes / bandwidth)\n",
+    ],
+    "best_allreduce_algorithm": [  # a size threshold instead of comparing the two times
+        "def best_allreduce_algorithm(message_bytes, n, alpha_s, bandwidth):\n"
+        "    return 'ring' if message_bytes > 1e6 else 'tree'\n",
+        "def best_allreduce_algorithm(message_bytes, n, alpha_s, bandwidth):\n"
+        "    return 'tree' if ring_allreduce_time(message_bytes, n, alpha_s, bandwidth) <= "
+        "tree_allreduce_time(message_bytes, n, alpha_s, bandwidth) else 'ring'\n",
+    ],
+    "comm_fraction": [  # communication over compute, a ratio not a share
+        "def comm_fraction(comm_s, compute_s):\n    return comm_s / compute_s if compute_s else 1.0\n",
+        "def comm_fraction(comm_s, compute_s):\n    return compute_s / (comm_s + compute_s)\n",
+    ],
+}
+
+
+@pytest.mark.parametrize("name, body", [(n, b) for n, bodies in WRONG.items() for b in bodies])
+def test_plausible_wrong_formula_loses_points_on_that_item_only(submit, name, body):
+    result = grade(submit(toy.with_function(REF, name, body)))
+    scores = result.item_scores()
+    assert scores[name][0] < scores[name][1]
+    # best_allreduce_algorithm calls the student's own ring and tree functions
+    dependents = {name, "act1_prediction"} | ({"best_allreduce_algorithm"} if "tree" in name or "ring" in name else set())
+    assert all(s == m for item, (s, m) in scores.items() if item not in dependents)
+
+
+CORRECT = {
+    "ring_allreduce_time": [
+        "import numpy as np\ndef ring_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
+        "    steps = np.int64(n) - 1\n    return np.float64(alpha_s) * 2 * steps + (2 * steps * message_bytes) / (n * bandwidth)\n",
+        "def ring_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
+        "    if n == 1:\n        return 0\n    return 2 * (n - 1) * (alpha_s + message_bytes / (n * bandwidth))\n",
+    ],
+    "tree_allreduce_time": [
+        "import math\ndef tree_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
+        "    return 2 * math.ceil(math.log2(n)) * (alpha_s + message_bytes / bandwidth)\n",
+        "def tree_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
+        "    depth, reach = 0, 1\n    while reach < n:\n        depth, reach = depth + 1, 2 * reach\n"
+        "    return 2 * depth * alpha_s + 2 * depth * message_bytes / bandwidth\n",
+    ],
+    "comm_fraction": [
+        "import numpy as np\ndef comm_fraction(comm_s, compute_s):\n    return np.array(comm_s) / np.add(comm_s, compute_s)\n",
+        "def comm_fraction(comm_s, compute_s):\n    return 1 if compute_s == 0 else 1 - compute_s / (comm_s + compute_s)\n",
+    ],
+}
+
+
+@pytest.mark.parametrize("name, body", [(n, b) for n, bodies in CORRECT.items() for b in bodies])
+def test_correct_but_differently_written_gets_full_marks(submit, name, body):
+    result = grade(submit(toy.with_function(REF, name, body)))
+    score, top = result.item_scores()[name]
+    assert score == top, [t.output for t in result.tests if t.item == name and t.score < t.max_score]
+
+
+def test_same_student_twice_gives_identical_json(submit):
+    folder = submit(toy.with_function(REF, *list(WRONG.items())[0][0:1], WRONG["ring_allreduce_time"][0]))
+    first, second = (json.dumps(grade(folder, "carol").to_gradescope()) for _ in range(2))
+    assert first == second
+
+
+def test_two_students_get_different_hidden_inputs():
+    item = A.function("ring_allreduce_time")
+    ref = getattr(A.reference, item.name)
+    inputs = {s: draw_inputs(item.domain, ref, seed_for(A.id, s, item.name, "hidden"), 30) for s in ("alice", "bob")}
+    assert inputs["alice"] != inputs["bob"]
+    assert inputs["alice"] == draw_inputs(item.domain, ref, seed_for(A.id, "alice", item.name, "hidden"), 30)
+
+
+def test_failed_property_reports_meaning_and_shrunk_call(submit):
+    result = grade(submit(toy.with_function(REF, "ring_allreduce_time", WRONG["ring_allreduce_time"][1])))
+    prop = next(t for t in result.tests if t.name == "ring_allreduce_time: zero for a single rank")
+    assert prop.score == 0
+    assert "With one rank there is nothing to reduce" in prop.output
+    assert "ring_allreduce_time(message_bytes=" in prop.output and ", n=1, alpha_s=" in prop.output
+    assert "returned" in prop.output
+
+
+def test_failed_hidden_check_shows_inputs_expected_returned_unless_switched_off(submit):
+    folder = submit(toy.with_function(REF, "comm_fraction", WRONG["comm_fraction"][1]))
+    hidden = lambda r: next(t for t in r.tests if t.name == "comm_fraction: hidden checks")  # noqa: E731
+    shown = hidden(grade(folder))
+    assert "comm_fraction(comm_s=" in shown.output and "returned" in shown.output and "expected" in shown.output
+    hidden_off = hidden(grade(folder, show_expected=False))
+    assert "returned" in hidden_off.output and "expected" not in hidden_off.output
