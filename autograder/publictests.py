@@ -2,8 +2,8 @@
 
 They run offline with plain `pytest` in the released folder, without reference/ or autograder/:
 the worked examples carry expected values computed from the reference at release time (numbers
-only, compared with math.isclose at the item's tolerances), and the public properties are the
-lab's standalone `properties.py`, copied verbatim as `_properties.py`.
+compared with math.isclose at the item's tolerances, strings and bools exactly), and the public
+properties are the lab's standalone `properties.py`, copied verbatim as `_properties.py`.
 """
 from __future__ import annotations
 
@@ -35,7 +35,9 @@ EXAMPLES = [
                          ids=[f"{{e[0]}}: {{e[1]}}" for e in EXAMPLES])
 def test_worked_example(function, label, kwargs, expected, rel_tol, abs_tol):
     got = getattr({module}, function)(**kwargs)
-    if isinstance(expected, str):
+    if isinstance(expected, bool):
+        assert got is expected, f"{{label}}: expected {{expected!r}}, got {{got!r}}"
+    elif isinstance(expected, str):
         assert got == expected, f"{{label}}: expected {{expected!r}}, got {{got!r}}"
     else:
         assert isinstance(got, (int, float)) and not isinstance(got, bool), \\
@@ -68,9 +70,9 @@ def example_rows(assignment: Assignment) -> list[tuple]:
         reference = getattr(assignment.reference, item.name)
         for example in item.examples:
             expected = reference(**dict(example.kwargs))
-            if isinstance(expected, bool) or not isinstance(expected, (int, float, str)):
+            if not isinstance(expected, (int, float, str)):   # bool is an int: compared exactly
                 raise TypeError(f"{item.name}: example {example.label!r} gives {expected!r}; "
-                                "public examples must give a number or a string")
+                                "public examples must give a number, a string or a bool")
             rows.append((item.name, example.label, dict(example.kwargs), expected, item.rel_tol, item.abs_tol))
     return rows
 
