@@ -176,8 +176,7 @@ def _props(item: str) -> list[spec.Property]:
             for d in public.PROPERTIES if d["item"] == item]
 
 
-def _f(lo, hi):
-    return st.floats(lo, hi, allow_subnormal=False)
+_f = public._f  # floats without subnormals
 
 
 def _equal_cost_at_breakeven(f, d):
