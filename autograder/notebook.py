@@ -76,7 +76,9 @@ def answer_line(question) -> str:
 
 def prompt_markdown(question) -> str:
     options = "\n".join(f"- **{letter}.** {text}" for letter, text in question.options.items())
-    return f"{question.prompt}\n\n{options}\n\nWrite your letter in the cell below, e.g. `{question.id} = \"A\"`."
+    # "X", never a real letter: an example `<qid> = "A"` would read as the key when the key is A.
+    return (f"{question.prompt}\n\n{options}\n\nWrite your letter in the cell below in quotes, "
+            f"e.g. `{question.id} = \"X\"` with X your letter.")
 
 
 def grade_source(item: str, points: float) -> str:
