@@ -471,7 +471,7 @@ global_batch, micro_batch, zero_stage = {ACT2['global_batch']!r}, {ACT2['micro_b
 capacity, ceiling = constants.H100_HBM_CAPACITY_BYTES, {ACT2['bubble_ceiling']!r}
 
 def measure(tp, pp, dp):
-    m = global_batch // (dp * micro_batch)
+    m = global_batch // micro_batch // dp   # microbatches per DP replica
     total = parallelism.peak_memory_bytes_per_gpu({_MODEL_SHAPE}, tp=tp, pp=pp, dp=dp,
                                                   microbatches=m, zero_stage=zero_stage)
     states = parallelism.model_state_bytes_per_gpu({ACT2['params']!r}, dp, zero_stage, tp, pp)
