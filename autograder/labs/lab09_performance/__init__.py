@@ -400,7 +400,7 @@ Nsight trace of one step and the candidate fixes (each speeds up one part):
 """ + "\n".join(f"| {n} | {ACT2_PROFILE[n]:.0%} | {FIXES[n][0]} | {FACTORS[n]:.2g}x | {COSTS[n]:g} |"
                 for n in A2_ORDER) + f"""
 
-The lead's plan costs {sum(PLAN_COSTS.values()):g} engineer-weeks against a budget of {BUDGET_WEEKS:g}:
+The lead's plan costs {BUDGET_WEEKS - PLAN_LEFT:g} engineer-weeks against a budget of {BUDGET_WEEKS:g}:
 **{-PLAN_LEFT:.1f} weeks over budget** — the plan cannot be delivered this quarter. One fix has to be
 chosen first.
 
@@ -448,8 +448,11 @@ MATH_PEEK = f"""## Math peek
 * **Roofline** (Williams et al. 2009): attainable FLOP/s = min(peak, intensity x bandwidth). The H100's
   ridge point is {C.H100_PEAK_FLOPS_BF16 / 1e12:.0f} TFLOP/s / {C.H100_HBM_BANDWIDTH / 1e12:.2f} TB/s =
   {RIDGE:.0f} FLOP/byte: a kernel below it is memory-bound, and a faster compute kernel does not help it.
-* Doing every fix in the table at once would give MFU {pct(ALL_MFU)}
-  ({sum(COSTS.values()):g} engineer-weeks)."""
+* **Plans.** The lead's plan would reach MFU {pct(PLAN_MFU)} (target {MFU_TARGET:.0%}) and does not fit
+  the budget; every fix in the table at once would reach {pct(ALL_MFU)} for
+  {BUDGET_WEEKS - ref.budget_left_weeks(COSTS, BUDGET_WEEKS):g} engineer-weeks.
+
+Implement `gustafson_speedup`, `roofline_flops` and `ridge_point` too: they are graded like the others."""
 
 NOTEBOOK = [
     Markdown(STORY_ACT1),
