@@ -426,7 +426,7 @@ for n in gpus:
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
 ax1.plot(gpus, [100 * x for x in mfus], "o-", label="effective MFU")
-ax1.axhline(100 * {MFU_FLOOR!r}, ls="--", c="gray", label="40% practical floor")
+ax1.axhline(100 * {MFU_FLOOR!r}, ls="--", c="gray", label="{MFU_FLOOR:.0%} practical floor")
 ax1.axvline(gpus_per_node + 0.5, ls=":", c="red", label="node boundary: NVLink -> InfiniBand")
 ax1.set_xscale("log", base=2); ax1.set_xlabel("GPUs (fixed global batch)"); ax1.set_ylabel("MFU (%)")
 ax1.legend(); ax1.set_title("The data-parallel wall")
@@ -484,7 +484,7 @@ fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
 ax1.bar(letters, [rows[k]["states"] / 1e9 for k in letters], label="model states")
 ax1.bar(letters, [rows[k]["activations"] / 1e9 for k in letters],
         bottom=[rows[k]["states"] / 1e9 for k in letters], label="activations (1F1B, first stage)")
-ax1.axhline(capacity / 1e9, c="red", ls="--", label="80 GB HBM")
+ax1.axhline(capacity / 1e9, c="red", ls="--", label=f"{{capacity / 1e9:.0f}} GB HBM")
 ax1.set_ylabel("GB per GPU"); ax1.set_title("Memory on the busiest GPU"); ax1.legend()
 ax2.bar(letters, [100 * rows[k]["bubble"] for k in letters], color="tab:orange")
 ax2.axhline(100 * ceiling, c="red", ls="--", label="bubble ceiling")
@@ -503,7 +503,7 @@ tp, pp, dp = options[act2_prediction]
 r = rows[act2_prediction]
 print(f"Your layout: TP={{tp}} PP={{pp}} DP={{dp}}, m={{r['m']}} microbatches")
 print(f"  memory {{r['total'] / 1e9:.1f}} GB (states {{r['states'] / 1e9:.1f}} + activations {{r['activations'] / 1e9:.1f}})")
-print("  fits in 80 GB:", parallelism.fits_in_memory(r["total"], capacity))
+print(f"  fits in {{capacity / 1e9:.0f}} GB:", parallelism.fits_in_memory(r["total"], capacity))
 print("  TP crosses a node:", parallelism.tp_crosses_node(tp, constants.GPUS_PER_DGX_H100))
 print(f"  bubble {{100 * r['bubble']:.2f}}% (ceiling {{100 * ceiling:.0f}}%)")
 if not parallelism.fits_in_memory(r["total"], capacity):
