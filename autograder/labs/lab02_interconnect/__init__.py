@@ -119,7 +119,7 @@ _q2_options, _q2_key = letters([
     f"{RING_FACTOR:g}× at n = {GPUS}, approaching 2× as the ring grows",
     "FP16 precision requires 2× more data than FP32 for the same gradient accuracy",
     "Gradient accumulation over multiple micro-batches doubles the sync volume",
-], 1, offset=1)
+], 1, offset=2)
 
 _q3_options, _q3_key = letters([
     "Software bugs — distributed PyTorch has framework overhead that scales badly with node count",
@@ -127,7 +127,7 @@ _q3_options, _q3_key = letters([
     f"{STORY_NODES * GPUS} GPUs",
     "The node boundary creates a bandwidth cliff — inter-node AllReduce is bottlenecked by InfiniBand",
     f"{STORY_NODES * GPUS} GPUs exceed the fat-tree topology's bisection bandwidth capacity",
-], 2, offset=3)
+], 2, offset=1)
 
 _Q4_COUNTS = [2, 4, 8, 0]
 _q4_options, _q4_key = letters([
@@ -135,7 +135,7 @@ _q4_options, _q4_key = letters([
     f"4 links per node ({_gbs(4 * LINK_BW)})",
     f"8 links per node ({_gbs(8 * LINK_BW)}): every GPU needs its own port",
     f"No count up to {MAX_LINKS}: the inter-node traffic grows with the number of nodes, so links never catch up",
-], _Q4_COUNTS.index(LINKS_AT_MAX), offset=0)
+], _Q4_COUNTS.index(LINKS_AT_MAX), offset=3)  # reads "none", 2, 4, 8
 
 QUESTIONS = [
     Question(
@@ -182,6 +182,9 @@ QUESTIONS = [
               "counts for you.")),
 ]
 assert len({q.key for q in QUESTIONS}) > 1, "the keys must not all be one letter"
+# The notebook builder shows `e.g. <qid> = "A"` under every prompt; the leak scan counts that as a key
+# when a key is A, so the offsets keep A free of keys.
+assert "A" not in {q.key for q in QUESTIONS}
 
 
 # --- Function items -----------------------------------------------------------------------------
@@ -270,7 +273,7 @@ FUNCTIONS = [
                     Property(name="inter-node term inverse in bandwidth",
                              meaning="Doubling a node's InfiniBand bandwidth halves the time spent crossing nodes.",
                              strategy=_HIER_DOMAIN.filter(lambda d: d["nodes"] >= 2), check=_inter_inverse_in_bandwidth,
-                             public=False, max_examples=50)]),
+                             public=False)]),
     FunctionItem(
         name="comm_overhead_ratio", points=1,
         examples=[Example(f"Act I: {name}", {"comm_s": ACT1_COMM_S[name], "compute_s": COMPUTE_S})
@@ -306,8 +309,7 @@ FUNCTIONS = [
         properties=[*_PUBLIC["min_ib_links"],
                     Property(name="the fewest links that meet the target",
                              meaning="The returned count keeps the overhead ratio at or under the target and one link fewer does not (0: not even max_links does).",
-                             strategy=_LINK_DOMAIN, check=_links_meet_target, public=False, max_examples=50)],
-        hidden_examples=50),
+                             strategy=_LINK_DOMAIN, check=_links_meet_target, public=False)]),
 ]
 assert ref.min_ib_links(**_design(STORY_NODES, 0.25)) == 0
 

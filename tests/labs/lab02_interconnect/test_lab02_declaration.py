@@ -124,3 +124,10 @@ def test_no_key_anywhere_in_the_notebook():
         for cell in (c for c in nb.cells if c.cell_type == "code"):
             assert f'{q.id} = "{q.key}"' not in cell.source
             assert f"{q.id} = '{q.key}'" not in cell.source
+
+
+def test_generated_source_folder_does_not_leak(tmp_path):
+    from autograder.leakscan import scan
+    from autograder.release import build_source
+    source = build_source(A, tmp_path)
+    assert scan([source], [A]) == []
