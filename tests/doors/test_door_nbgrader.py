@@ -1,0 +1,64 @@
+"""nbgrader door: autograde + generate_feedback on the sample class; the gradebook's per-cell
+scores equal the engine's per-item scores, and the feedback leaks nothing."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder import leakscan
+
+from conftest import BIN, run
+import toy
+
+
+@pytest.fixture(scope="module")
+def autograded(course, submissions, assignment):
+    run([str(BIN / "nbgrader"), "autograde", assignment.id, "--force"], course)
+    run([str(BIN / "nbgrader"), "generate_feedback", assignment.id, "--force"], course)
+    return course
+
+
+def _gradebook_scores(course, assignment, student):
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="scalelabs") as gb:
+        submission = gb.find_submission_notebook(assignment.id, assignment.id, student)
+        return {g.name: (g.auto_score, g.max_score) for g in submission.grades}
+
+
+@pytest.mark.parametrize("student", ["ada", "bob", "cy", "dee"])
+def test_gradebook_scores_equal_engine_item_scores(autograded, assignment, engine_scores, student):
+    book = _gradebook_scores(autograded, assignment, student)
+    engine = engine_scores[student]
+    assert set(book) == set(engine) == set(assignment.item_ids)
+    for item, (score, max_score) in engine.items():
+        assert math.isclose(book[item][0], score, abs_tol=1e-6), (item, book[item], score)
+        assert math.isclose(book[item][1], max_score, abs_tol=1e-9)
+
+
+def test_sample_class_discriminates(engine_scores, assignment):
+    total = {s: sum(v[0] for v in scores.values()) for s, scores in engine_scores.items()}
+    assert total["ada"] == pytest.approx(assignment.total_points)
+    assert total["dee"] == 0 and total["bob"] < total["ada"]
+    assert engine_scores["cy"]["act1_prediction"][0] == 0  # non-literal answer
+
+
+def test_stderr_never_zeroes_a_cell(autograded, assignment, engine_scores):
+    book = _gradebook_scores(autograded, assignment, "cy")  # module writes to stderr and warns
+    assert engine_scores["cy"]["ring_allreduce_time"][0] > 0
+    assert book["ring_allreduce_time"][0] == pytest.approx(engine_scores["cy"]["ring_allreduce_time"][0])
+
+
+def test_student_module_is_graded_not_overwritten(autograded, assignment, submissions):
+    graded = autograded / "autograded" / "ada" / assignment.id / "collectives.py"
+    assert graded.read_text() == (submissions["ada"] / "collectives.py").read_text()
+
+
+def test_feedback_shows_item_feedback_and_leaks_nothing(autograded, assignment):
+    pages = sorted((autograded / "feedback").rglob("*.html"))
+    assert len(pages) == 4
+    bob = (autograded / "feedback" / "bob" / assignment.id / f"{assignment.id}.html").read_text()
+    assert "ring_allreduce_time: hidden checks" in bob
+    secrets = leakscan.secrets_for([assignment], {assignment.id: Path(toy.__file__)})
+    assert leakscan.scan(pages, secrets=secrets, keys=False) == []

@@ -1,0 +1,89 @@
+"""otter door: `otter run` (no Docker) of the built zip on the sample class gives the engine's
+per-item scores; a wrong multiple-choice answer scores 0; a failed property shows its counterexample."""
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+import zipfile
+
+import pytest
+
+from autograder.doors import otter as otter_door
+from autograder.grade import grade_submission
+
+from conftest import BIN, env, sample_class
+
+
+@pytest.fixture(scope="module")
+def autograder_zip(course, assignment, tmp_path_factory):
+    dest = tmp_path_factory.mktemp("otter") / "autograder.zip"
+    return otter_door.build_zip(assignment.id, dest, assignment=assignment,
+                                release_dir=course / "release" / assignment.id, declaration="toy:make")
+
+
+@pytest.fixture(scope="module")
+def otter_results(autograder_zip, submissions, tmp_path_factory):
+    """student -> results.json of `otter run`, the four runs in parallel."""
+    work = tmp_path_factory.mktemp("otter-runs")
+    running = {}
+    for student, folder in submissions.items():
+        archive = shutil.make_archive(str(work / student), "zip", folder)
+        out = work / f"{student}-out"
+        out.mkdir()
+        running[student] = (out, subprocess.Popen(
+            [str(BIN / "otter"), "run", "-a", str(autograder_zip), "-o", str(out), "--no-logo", archive],
+            cwd=work, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+    results = {}
+    for student, (out, process) in running.items():
+        log, _ = process.communicate(timeout=600)
+        assert process.returncode == 0, log
+        results[student] = json.loads((out / "results.json").read_text())
+    return results
+
+
+@pytest.fixture(scope="module")
+def anonymous_engine_scores(submissions, assignment):
+    """`otter run` has no submission metadata, so the plugin grades as student "anonymous"."""
+    return {s: grade_submission(assignment, folder, "anonymous") for s, folder in submissions.items()}
+
+
+def test_zip_layout(autograder_zip, assignment):
+    names = zipfile.ZipFile(autograder_zip).namelist()
+    assert {f"tests/{item}.py" for item in assignment.item_ids} <= set(names)
+    assert "files/_domain.py" in names and "files/constants.py" in names
+    assert "files/collectives.py" not in names  # a student file: the student's version is graded
+    assert "scalelabs/autograder/grade.py" in names and "scalelabs/pyproject.toml" in names
+    config = json.loads(zipfile.ZipFile(autograder_zip).read("otter_config.json"))
+    assert config["plugins"][0][otter_door.PLUGIN]["assignment"] == assignment.id
+
+
+@pytest.mark.parametrize("student", sorted(sample_class()))
+def test_otter_run_item_scores_equal_engine(otter_results, anonymous_engine_scores, assignment, student):
+    tests = {t["name"]: t for t in otter_results[student]["tests"] if "score" in t}
+    engine = anonymous_engine_scores[student].item_scores()
+    assert set(tests) == set(assignment.item_ids)
+    for item, (score, max_score) in engine.items():
+        assert math.isclose(tests[item]["score"], score, abs_tol=1e-4), (item, tests[item], score)
+        assert math.isclose(tests[item]["max_score"], max_score, abs_tol=1e-4)
+
+
+def test_wrong_multiple_choice_answer_scores_zero(otter_results):
+    bob = {t["name"]: t for t in otter_results["bob"]["tests"] if "score" in t}
+    assert bob["act1_prediction"]["score"] == 0
+
+
+def test_failed_property_shows_counterexample(otter_results):
+    bob = {t["name"]: t for t in otter_results["bob"]["tests"]}
+    output = bob["ring_allreduce_time"]["output"]
+    assert "zero for a single rank" in output and "Counterexample" in output and "n=1" in output
+
+
+def test_otter_output_leaks_nothing(otter_results, assignment):
+    import toy
+    from pathlib import Path
+    from autograder import leakscan
+    secrets = leakscan.secrets_for([assignment], {assignment.id: Path(toy.__file__)})
+    for student, results in otter_results.items():
+        assert leakscan.scan_text(student, json.dumps(results, indent=1), secrets, keys=False) == []
