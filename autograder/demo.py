@@ -105,6 +105,6 @@ def grade_table(demo: DemoRun) -> Table:
                 continue
             score, top = per_lab[student]
             style = "green" if score >= top - 1e-9 else ("yellow" if score > 0 else "red")
-            cells.append(f"[{style}]{score:.1f} / {top:.0f}[/]")
+            cells.append(f"[{style}]{score:.4g} / {top:g}[/]")
         table.add_row(student, *cells)
     return table
