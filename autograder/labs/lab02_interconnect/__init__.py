@@ -351,6 +351,7 @@ comm_s = [interconnect.intra_node_allreduce_time(message_bytes, {GPUS}, bw) for 
 fig, ax = plt.subplots(figsize=(8, 3.8))
 ax.bar(names, [compute_s] * len(names), label="compute")
 ax.bar(names, comm_s, bottom=[compute_s] * len(names), label="AllReduce (communication)")
+ax.set_xticks(range(len(names)), [n.replace(" (", "\\n(") for n in names])
 ax.set_ylabel("seconds per training step")
 ax.set_title("Act I: the same {GPUS} GPUs, three interconnects")
 ax.legend()
@@ -397,6 +398,7 @@ compute_s = {COMPUTE_S!r}
 nvlink, link = {C.NVLINK4_BANDWIDTH!r}, {LINK_BW!r}  # bytes/s per direction: per GPU / per NDR link
 nodes = np.arange(1, {MAX_NODES + 1})
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+top = 0.0
 ax1.plot(nodes, nodes, "k--", label="ideal")
 for links in {LINK_CHOICES!r}:
     def step(k):
@@ -405,9 +407,11 @@ for links in {LINK_CHOICES!r}:
     ratios = [interconnect.comm_overhead_ratio(step(k) - compute_s, compute_s) for k in nodes]
     ax1.plot(nodes, speedups, label=f"{{links}} NDR link(s) per node")
     ax2.plot(nodes, ratios, label=f"{{links}} link(s)")
+    top = max(top, max(ratios))
 ax2.axhline({DANGER_RATIO!r}, color="red", linestyle=":", label="danger: comm > compute")
 ax1.set_xlabel("nodes ({GPUS} GPUs each)"); ax1.set_ylabel("throughput speedup over 1 node"); ax1.legend()
-ax2.set_xlabel("nodes"); ax2.set_ylabel("comm / compute"); ax2.legend()
+ax2.set_ylim(0, 1.6 * top)  # room for the legend above the curves
+ax2.set_xlabel("nodes"); ax2.set_ylabel("comm / compute"); ax2.legend(loc="upper right", ncol=2)
 plt.show()
 """
 
