@@ -7,6 +7,10 @@ set. Writes are idempotent (update or create), so re-running after a resumed bat
 """
 from __future__ import annotations
 
+import os
+import shutil
+import sys
+import warnings
 from pathlib import Path
 from typing import Mapping
 
@@ -22,6 +26,13 @@ def item_scores(results: dict) -> dict[str, float]:
     return scores
 
 
+def _alembic_on_path() -> None:
+    """nbgrader runs the `alembic` executable to stamp/upgrade an existing database; it sits next
+    to this Python (the venv's bin/), which need not be on PATH when called as `python -m`."""
+    if shutil.which("alembic") is None:
+        os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+
+
 def sqlite_url(path: Path) -> str:
     return f"sqlite:///{Path(path).resolve()}"
 
@@ -31,6 +42,9 @@ def write_gradebook(db_url: str, assignment: Assignment, results_by_student: Map
     """Set auto_score of every (student, item) grade cell from the students' results dicts."""
     from nbgrader.api import Grade, Gradebook, MissingEntry
 
+    _alembic_on_path()
+    warnings.filterwarnings("ignore", module="nbgrader")  # nbgrader's own SQLAlchemy autoflush warnings
+    warnings.filterwarnings("ignore", message=".*not in session.*")
     aid = assignment.id
     points = {f.name: float(f.points) for f in assignment.functions}
     points.update({q.id: float(q.points) for q in assignment.questions})
@@ -65,6 +79,7 @@ def read_gradebook(db_url: str, assignment_id: str, course_id: str = "default_co
     """student -> item -> auto_score, as stored (for checks and the demo)."""
     from nbgrader.api import Gradebook, MissingEntry
 
+    _alembic_on_path()
     out: dict[str, dict[str, float]] = {}
     with Gradebook(db_url, course_id=course_id) as gb:
         try:

@@ -1,0 +1,144 @@
+"""The scalelabs CLI: grade --json (the Gradescope contract), clear errors, and a class batch that
+survives kill -9 without losing or double-counting a grade."""
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import toy
+from autograder.grade import grade_submission
+
+HERE = Path(__file__).parent
+REPO = HERE.parent.parent
+SCALELABS = [sys.executable, "-c", "from autograder.cli import main; main()"]
+CHECK_RESULTS = REPO.parent / "shared" / "tools" / "check_results.py"
+TOY = "toy:ASSIGNMENT"
+
+
+def run(*args, cwd=HERE, **kw):
+    return subprocess.run([*SCALELABS, *map(str, args)], cwd=cwd, capture_output=True, text=True, **kw)
+
+
+def test_grade_json_is_gradescope_shaped(tmp_path):
+    folder = toy.make_submission(tmp_path / "s", toy.reference_source(), toy.key)
+    proc = run("grade", TOY, folder, "--student", "alice", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["score"] == toy.ASSIGNMENT.total_points
+    assert all(set(t) >= {"name", "score", "max_score", "output"} for t in data["tests"])
+    assert {t["name"].split(":")[0] for t in data["tests"]} == set(toy.ASSIGNMENT.item_ids)
+    table = run("grade", TOY, folder)
+    assert table.returncode == 0 and "total 12.00 / 12.00" in table.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["grade", "no_such_lab", "."], "unknown assignment 'no_such_lab'"),
+    (["grade", TOY, "/no/such/folder"], "submission folder /no/such/folder does not exist"),
+    (["grade-batch", TOY, "/no/such/root"], "submissions root /no/such/root does not exist"),
+    (["grade", "nomodule:X", "."], "cannot load assignment 'nomodule:X'"),
+])
+def test_bad_arguments_are_one_clear_line(args, message):
+    proc = run(*args)
+    assert proc.returncode == 2
+    assert message in " ".join(proc.stderr.split()) and "Traceback" not in proc.stderr
+
+
+def reference_submission(dest: Path, module: str) -> Path:
+    """Every reference module, flattened like release/: the lab's module imports its siblings."""
+    dest.mkdir(parents=True)
+    for path in toy.REFERENCE_DIR.glob("*.py"):
+        if path.name != "__init__.py":
+            (dest / path.name).write_text(toy.flat_imports(path.read_text()))
+    return dest
+
+
+def declared_labs():
+    try:
+        from autograder.labs import all_assignments
+        return sorted(all_assignments())
+    except Exception:  # labs are written concurrently; their own tests cover their declarations
+        return []
+
+
+@pytest.mark.skipif(not CHECK_RESULTS.exists(), reason="../shared/tools/check_results.py not present")
+@pytest.mark.parametrize("lab", declared_labs())
+def test_every_declared_lab_reference_passes_check_results(tmp_path, lab):
+    from autograder.labs import load
+    spec = load(lab)
+    folder = reference_submission(tmp_path / lab, spec.module)
+    data = grade_submission(spec, folder, "reference").to_gradescope()
+    functions = {f.name for f in spec.functions}
+    not_full = [t["name"] for t in data["tests"] if t["name"].split(":")[0] in functions and t["score"] < t["max_score"]]
+    assert not not_full, not_full
+    check = subprocess.run([sys.executable, str(CHECK_RESULTS), lab], input=json.dumps(data), capture_output=True, text=True)
+    if check.returncode == 2:
+        pytest.skip(f"check_results.py does not know {lab}")
+    assert check.returncode == 0, check.stdout
+
+
+def make_class(root: Path, n: int) -> dict[str, float]:
+    """n students cycling through reference / stub / wrong / hostile; returns the expected scores."""
+    ref = toy.reference_source()
+    kinds = [
+        (ref, toy.key),
+        (toy.stub_source(), None),
+        (toy.with_function(ref, "comm_fraction", "def comm_fraction(comm_s, compute_s):\n    return comm_s / compute_s\n"),
+         toy.WRONG_LETTER),
+        (toy.with_function(ref, "comm_fraction",
+                           "def comm_fraction(comm_s, compute_s):\n    raise ValueError('<script>alert(1)</script>')\n"),
+         toy.key),
+    ]
+    for i in range(n):
+        source, answer = kinds[i % len(kinds)]
+        toy.make_submission(root / f"s{i:02d}", source, answer)
+
+
+def test_batch_resumes_after_sigkill_without_loss_or_double_count(tmp_path):
+    root, out = tmp_path / "class", tmp_path / "out"
+    n = 12
+    make_class(root, n)
+    proc = subprocess.Popen([*SCALELABS, "grade-batch", TOY, str(root), "--jobs", "2", "--out", str(out)],
+                            cwd=HERE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    results = out / "results"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(list(results.glob("*.json"))) < 2:
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGKILL)  # the whole batch (main process and pool), mid-class
+    proc.wait()
+    done_before = {p.name: p.stat().st_mtime_ns for p in results.glob("*.json")}
+    assert 2 <= len(done_before) < n, "the kill should land mid-batch"
+    for path in results.glob("*.json"):  # every finished file is whole: written via tmp + os.replace
+        json.loads(path.read_text())
+
+    second = run("grade-batch", TOY, root, "--jobs", "2", "--out", out)
+    assert second.returncode == 0, second.stderr
+    assert f"skipped {len(done_before)} already graded" in second.stdout
+    assert {p.name: p.stat().st_mtime_ns for p in results.glob("*.json") if p.name in done_before} == done_before
+
+    rows = list(csv.DictReader((out / "grades.csv").open()))
+    assert sorted(r["student"] for r in rows) == [f"s{i:02d}" for i in range(n)]
+    by_student = {r["student"]: float(r["score"]) for r in rows}
+    assert by_student["s00"] == 12.0 and by_student["s01"] == 0.0 and 0 < by_student["s02"] < 12
+
+    from autograder.gradebook import read_gradebook
+    book = read_gradebook(f"sqlite:///{out / 'gradebook.db'}", toy.ASSIGNMENT_ID)
+    assert sorted(book) == sorted(by_student)
+    for student, cells in book.items():
+        assert abs(sum(cells.values()) - by_student[student]) < 1e-6
+        assert set(cells) == set(toy.ASSIGNMENT.item_ids)
+
+    page = (out / "feedback" / "s03.html").read_text()
+    assert "&lt;script&gt;" in page and "<script>" not in page
+    for student_page in (out / "feedback").glob("*.html"):
+        text = student_page.read_text()
+        assert "### BEGIN SOLUTION" not in text and "ring <= tree" not in text
+
+    third = run("grade-batch", TOY, root, "--jobs", "2", "--out", out)
+    assert f"graded 0, skipped {n} already graded" in third.stdout
+    assert len(list(csv.DictReader((out / "grades.csv").open()))) == n

@@ -1,0 +1,90 @@
+"""What the worker can see: under bubblewrap, not the repo, reference/ or site-packages beyond numpy.
+Without bwrap the fallback still grades, and the output says so."""
+import json
+from pathlib import Path
+
+import pytest
+
+import toy
+from autograder.config import GradingConfig
+from autograder.grade import grade_submission
+from autograder.sandbox import Sandbox, StudentError, bwrap_available
+
+REPO = Path(toy.REFERENCE_DIR).parent
+PROBE = f"""
+import os, sys
+def probe():
+    return [os.path.exists({str(REPO)!r}), os.path.exists({str(REPO / 'reference')!r}),
+            os.path.exists({str(REPO / 'autograder')!r}), os.path.exists('/work'),
+            any('site-packages' in p for p in sys.path), os.getcwd()]
+def numpy_ok():
+    import numpy as np
+    return float(np.sqrt(np.float64(4.0)))
+def hypothesis_visible():
+    import hypothesis
+    return True
+def write_tmp():
+    with open('/tmp/scratch.txt', 'w') as f:
+        f.write('ok')
+    return open('/tmp/scratch.txt').read()
+def write_submission():
+    open('/sandbox/submission/x.py', 'w').write('x = 1')
+    return True
+"""
+
+
+@pytest.fixture
+def probe_dir(tmp_path):
+    (tmp_path / "probe.py").write_text(PROBE)
+    return tmp_path
+
+
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap not usable here")
+def test_bubblewrap_hides_repo_reference_and_site_packages(probe_dir):
+    with Sandbox(probe_dir, "probe", GradingConfig(), use_bwrap=True) as sb:
+        sb.load()
+        assert sb.mode == "bubblewrap"
+        assert sb.call("probe", {}) == [False, False, False, False, False, "/tmp"]
+        assert sb.call("numpy_ok", {}) == 2.0
+        with pytest.raises(StudentError, match="No module named 'hypothesis'"):
+            sb.call("hypothesis_visible", {})
+        assert sb.call("write_tmp", {}) == "ok"
+        with pytest.raises(StudentError, match="does not allow writing"):
+            sb.call("write_submission", {})
+    assert not Path("/tmp/scratch.txt").exists() or Path("/tmp/scratch.txt").read_text() != "ok"
+
+
+def test_fallback_subprocess_still_isolates_imports(probe_dir):
+    with Sandbox(probe_dir, "probe", GradingConfig(), use_bwrap=False) as sb:
+        sb.load()
+        assert sb.mode == "subprocess"
+        assert sb.call("numpy_ok", {}) == 2.0
+        with pytest.raises(StudentError, match="No module named 'hypothesis'"):
+            sb.call("hypothesis_visible", {})
+        assert sb.call("probe", {})[4] is False  # no site-packages on sys.path
+
+
+def test_fallback_grades_and_says_so(tmp_path):
+    folder = toy.make_submission(tmp_path / "s", toy.reference_source(), toy.key)
+    result = grade_submission(toy.ASSIGNMENT, folder, "alice", use_bwrap=False)
+    assert result.score == result.max_score
+    assert "bubblewrap (bwrap) is not available" in result.to_gradescope()["output"]
+
+
+def test_symlink_to_reference_is_not_followed(tmp_path):
+    folder = toy.make_submission(tmp_path / "s", toy.reference_source().replace(
+        "from _domain import", "from leak import *\nfrom _domain import"), toy.key)
+    (folder / "leak.py").symlink_to(REPO / "reference" / "collectives.py")
+    result = grade_submission(toy.ASSIGNMENT, folder, "alice")
+    assert all("No module named 'leak'" in t.output for t in result.tests if t.item != "act1_prediction")
+
+
+def test_values_cross_as_json_only(probe_dir):
+    (probe_dir / "probe.py").write_text("import numpy as np\n"
+                                        "def many():\n    return [np.float32(0.5), np.int64(3), True, None, 'ring', (1, 2.5)]\n"
+                                        "def obj():\n    return object()\n")
+    with Sandbox(probe_dir, "probe", GradingConfig()) as sb:
+        sb.load()
+        assert json.dumps(sb.call("many", {})) == json.dumps([0.5, 3, True, None, "ring", [1, 2.5]])
+        with pytest.raises(StudentError, match="returned a object"):
+            sb.call("obj", {})
