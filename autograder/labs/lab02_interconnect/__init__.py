@@ -105,11 +105,12 @@ def _f(lo, hi):
 
 
 # --- Questions ----------------------------------------------------------------------------------
-_Q1_RANGES = [(1.0, 1.5), (1.5, 3.0), (3.0, 5.0), (math.inf, math.inf)]
+_Q1_RANGES = [(1.0, 1.5), (1.5, 3.0), (3.0, 5.0), (math.inf, math.inf)]  # the lab's option buckets
+_r = _Q1_RANGES
 _q1_options, _q1_key = letters([
-    "Barely any difference (under 1.5×) — gradient compression will fix the bandwidth gap",
-    "About 2× (1.5× to 3×) — PCIe is slower but still practical for production",
-    "About 3–5× (3× to 5×) — PCIe communication overhead dominates training",
+    f"Barely any difference (under {_r[0][1]:g}×) — gradient compression will fix the bandwidth gap",
+    f"About 2× ({_r[1][0]:g}× to {_r[1][1]:g}×) — PCIe is slower but still practical for production",
+    f"About {_r[2][0]:g}–{_r[2][1]:g}× ({_r[2][0]:g}× to {_r[2][1]:g}×) — PCIe communication overhead dominates training",
     "PCIe makes training impossible — infinite overhead, it cannot converge",
 ], _range_index(PCIE_SLOWDOWN, _Q1_RANGES), offset=0)
 
@@ -129,11 +130,12 @@ _q3_options, _q3_key = letters([
     f"{STORY_NODES * GPUS} GPUs exceed the fat-tree topology's bisection bandwidth capacity",
 ], 2, offset=1)
 
-_Q4_COUNTS = [2, 4, 8, 0]
+_Q4_COUNTS = [2, 4, MAX_LINKS, 0]      # 0: min_ib_links' "none suffices"
+_c = _Q4_COUNTS
 _q4_options, _q4_key = letters([
-    f"2 links per node ({_gbs(2 * LINK_BW)}): doubling the bandwidth is enough",
-    f"4 links per node ({_gbs(4 * LINK_BW)})",
-    f"8 links per node ({_gbs(8 * LINK_BW)}): every GPU needs its own port",
+    f"{_c[0]} links per node ({_gbs(_c[0] * LINK_BW)}): doubling the bandwidth is enough",
+    f"{_c[1]} links per node ({_gbs(_c[1] * LINK_BW)})",
+    f"{_c[2]} links per node ({_gbs(_c[2] * LINK_BW)}): every GPU needs its own port",
     f"No count up to {MAX_LINKS}: the inter-node traffic grows with the number of nodes, so links never catch up",
 ], _Q4_COUNTS.index(LINKS_AT_MAX), offset=3)  # reads "none", 2, 4, 8
 
