@@ -32,6 +32,7 @@ IMPORTS = re.compile(r"(^|[\s;])(import|from)\s+(reference|autograder)\b|"
                      r"(import_module|__import__)\(\s*['\"](reference|autograder)\b", re.M)
 _COMMENT = re.compile(r"\s+#.*$")
 _WS = re.compile(r"\s+")
+_NAME_ONLY = re.compile(r"^[\w.]+[,()\[\]{}:]*$")  # `name,` / `spec.Cell(),`: a bare name, not code
 
 
 def normalise(line: str) -> str:
@@ -78,7 +79,7 @@ def declaration_lines(declaration_text: str, public_text: str = "") -> set[str]:
         if number in strings or stripped.startswith(("import ", "from ", "#")):
             continue
         norm = normalise(line)
-        if len(norm) >= MIN_CHARS and norm not in public:
+        if len(norm) >= MIN_CHARS and not _NAME_ONLY.match(norm) and norm not in public:
             found.add(norm)
     return found
 
