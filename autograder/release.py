@@ -65,25 +65,50 @@ def build_source(assignment: Assignment, root: Path, properties: Path | None = N
     return source_dir
 
 
-def generate_assignment(assignment_id: str, root: Path, log_dir: Path | None = None) -> Path:
-    """`nbgrader generate_assignment <id> --force` into <root>/release/<id>/ (throw-away gradebook)."""
+def generate_assignments(assignment_ids: list[str], root: Path) -> list[Path]:
+    """`nbgrader generate_assignment <id> --force` for each id into <root>/release/, with a
+    throw-away gradebook, in one subprocess (importing nbgrader is slow)."""
+    root = Path(root).resolve()
     with tempfile.TemporaryDirectory(prefix="scalelabs-gb-") as tmp:
-        command = [nbgrader_executable(), "generate_assignment", assignment_id, "--force",
-                   f"--CourseDirectory.root={Path(root).resolve()}",
-                   f"--CourseDirectory.db_url=sqlite:///{tmp}/gradebook.db"]
+        command = [sys.executable, "-m", "autograder.release", "--nbgrader", str(root),
+                   f"sqlite:///{tmp}/gradebook.db", *assignment_ids]
         done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, env=tool_env())
     if done.returncode != 0:
-        raise RuntimeError(f"nbgrader generate_assignment {assignment_id} failed:\n{done.stdout}\n{done.stderr}")
-    return Path(root) / "release" / assignment_id
+        raise RuntimeError(f"nbgrader generate_assignment failed:\n{done.stdout}\n{done.stderr}")
+    return [root / "release" / i for i in assignment_ids]
+
+
+def _nbgrader_generate(root: str, db_url: str, assignment_ids: list[str]) -> int:
+    """Run inside the subprocess: nbgrader's own API with the repository's nbgrader_config.py."""
+    from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(REPO_ROOT)).load_config()
+    config.CourseDirectory.root = root
+    config.CourseDirectory.db_url = db_url
+    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+    for assignment_id in assignment_ids:
+        result = api.generate_assignment(assignment_id, force=True, create=True)
+        if not result["success"]:
+            print(result.get("log", ""), result.get("error", ""), file=sys.stderr)
+            return 1
+    return 0
 
 
 def release_one(assignment: Assignment, root: Path = REPO_ROOT, properties: Path | None = None) -> Path:
     build_source(assignment, root, properties)
-    return generate_assignment(assignment.id, root)
+    return generate_assignments([assignment.id], root)[0]
 
 
 def release(ids: Iterable[str] | None = None, root: Path = REPO_ROOT) -> list[Path]:
     """Regenerate source/ and release/ for the given (default: every declared) assignment."""
     from .labs import all_assignments, load
     assignments = [load(i) for i in ids] if ids else list(all_assignments().values())
-    return [release_one(a, Path(root)) for a in assignments]
+    for a in assignments:
+        build_source(a, Path(root))
+    return generate_assignments([a.id for a in assignments], Path(root))
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--nbgrader"]:
+    sys.exit(_nbgrader_generate(sys.argv[2], sys.argv[3], sys.argv[4:]))

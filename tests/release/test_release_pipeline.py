@@ -106,6 +106,15 @@ def test_release_is_deterministic(toy_root, toy_assignment, tmp_path):
         _assert_same_tree(toy_root / step / toy_assignment.id, again / step / toy_assignment.id)
 
 
+@pytest.fixture(scope="module")
+def fresh_build(tmp_path_factory):
+    """Every declared assignment released into a temporary root (one nbgrader process)."""
+    root = tmp_path_factory.mktemp("fresh")
+    if all_assignments():
+        release.release(None, root=root)
+    return root
+
+
 def _assert_same_tree(a: Path, b: Path):
     files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
     files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
@@ -115,12 +124,11 @@ def _assert_same_tree(a: Path, b: Path):
 
 
 @pytest.mark.parametrize("assignment_id", sorted(all_assignments()) or ["(none declared)"])
-def test_committed_source_and_release_are_not_stale(assignment_id, tmp_path):
+def test_committed_source_and_release_are_not_stale(assignment_id, fresh_build):
     if assignment_id not in all_assignments():
         pytest.skip("no assignment declared yet")
-    release.release([assignment_id], root=tmp_path)
     for step in ("source", "release"):
-        _assert_same_tree(tmp_path / step / assignment_id, REPO / step / assignment_id)
+        _assert_same_tree(fresh_build / step / assignment_id, REPO / step / assignment_id)
 
 
 def test_materialise_overlays_module_and_answers(toy_root, toy_assignment, tmp_path):
@@ -151,3 +159,20 @@ def test_materialise_overlays_module_and_answers(toy_root, toy_assignment, tmp_p
 def _cells_of(path: Path):
     nb = nbformat.read(str(path), as_version=4)
     return {c.metadata.nbgrader.grade_id: c for c in nb.cells}, nb
+
+
+@pytest.mark.parametrize("assignment_id", sorted(all_assignments()) or ["(none declared)"])
+def test_committed_public_checks_pass_on_reference_and_examples_fail_on_stub(assignment_id, tmp_path):
+    if assignment_id not in all_assignments():
+        pytest.skip("no assignment declared yet")
+    released = REPO / "release" / assignment_id
+    solved = tmp_path / "solved"
+    shutil.copytree(released, solved)
+    flat_reference(solved)
+    done = _pytest(solved)
+    assert done.returncode == 0 and " passed" in done.stdout, done.stdout + done.stderr
+    stub = tmp_path / "stub"
+    shutil.copytree(released, stub)
+    done = subprocess.run([PYTEST, "-q", "-k", "test_worked_example"], cwd=stub, capture_output=True,
+                          text=True, env={"PATH": str(Path(sys.executable).parent)})
+    assert done.returncode == 1 and " passed" not in done.stdout, done.stdout
