@@ -80,26 +80,15 @@ def grade_batch(assignment: str = typer.Argument(...),
                 out_dir: Optional[Path] = typer.Option(None, "--out", help="default: grades/ASSIGNMENT"),
                 db: Optional[str] = typer.Option(None, "--db", help="gradebook URL (default: OUT/gradebook.db)")) -> None:
     """Grade a class in parallel; resumable; writes results, feedback pages, a CSV and the gradebook."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from .batch import grade_batch as run_batch
     from .batch import students
+    from .progress import grade_batch_with_progress
 
     spec = _assignment(assignment)
     _folder(submissions_root, "submissions root")
     if not students(submissions_root):
         fail(f"submissions root {submissions_root} has no student subfolders")
     target = out_dir or Path("grades") / spec.id
-    with Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.description}"), console=err) as progress:
-        task = progress.add_task("", total=None)
-
-        def on_start(total: int, todo: int) -> None:
-            progress.update(task, total=total, completed=total - todo,
-                            description=f"({total - todo} already graded)" if todo < total else "")
-
-        summary = run_batch(assignment, submissions_root, target, jobs, db_url=db,
-                            on_start=on_start, on_done=lambda s: progress.advance(task))
+    summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err)
     out.print(f"graded {len(summary.graded)}, skipped {len(summary.skipped)} already graded, "
               f"failed {len(summary.failed)}", highlight=False)
     for student, why in summary.failed.items():
