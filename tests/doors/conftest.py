@@ -1,72 +1,16 @@
-"""Shared fixtures of the door tests: a course root with the toy assignment released, sample
-submissions (correct, buggy, noisy with a non-literal answer, untouched stub) and the engine's
-per-item scores for each, computed once per session."""
+"""Session fixtures of the door tests: the toy course root, the sample class, the engine's scores."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-TESTS_RELEASE = Path(__file__).resolve().parents[1] / "release"
-sys.path.insert(0, str(TESTS_RELEASE))
+from door_helpers import BIN, COURSE_CONFIG, REPO, TESTS_RELEASE, run, sample_class
+import toy
 
-import toy  # noqa: E402
-
-from autograder import release, samples  # noqa: E402
-from autograder.grade import grade_submission  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
-
-_RING = "return 2 * (n - 1) * alpha_s + 2 * (n - 1) / n * message_bytes / bandwidth"
-_DEPTH = "depth = (n - 1).bit_length()"
-
-
-def _reference_module() -> str:
-    return (REPO / "reference" / "collectives.py").read_text().replace("from ._domain import", "from _domain import")
-
-
-def sample_class() -> dict[str, tuple[str | None, dict]]:
-    """student -> (module source or None for the stub, answers)."""
-    correct = _reference_module()
-    assert _RING in correct and _DEPTH in correct
-    buggy = correct.replace(_RING, "return 2 * n * alpha_s + (n - 1) / n * message_bytes / bandwidth")
-    buggy = buggy.replace(_DEPTH, "depth = max(1, n.bit_length() - 1)")
-    future = "from __future__ import annotations\n"
-    noisy = correct.replace(future, future + 'import sys, warnings\nwarnings.warn("noisy module")\n'
-                                             'print("noise", file=sys.stderr)\n', 1)
-    return {
-        "ada": (correct, {"act1_prediction": "@key"}),
-        "bob": (buggy, {"act1_prediction": "@wrong"}),
-        "cy": (noisy, {"act1_prediction": {"source": 'act1_prediction = "ABCD"[3]'}}),
-        "dee": (None, {}),
-    }
-
-
-def env() -> dict:
-    e = dict(os.environ)
-    e["PATH"] = f"{BIN}{os.pathsep}{e.get('PATH', '')}"
-    e["PYTHONPATH"] = os.pathsep.join([str(TESTS_RELEASE), e.get("PYTHONPATH", "")])
-    return e
-
-
-def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env())
-    assert done.returncode == 0, f"{command} failed:\n{done.stdout}\n{done.stderr}"
-    return done
-
-
-COURSE_CONFIG = '''\
-import sys
-sys.path.insert(0, {tests_release!r})
-exec(compile(open({config!r}).read(), {config!r}, "exec"))
-c.Autograde.exclude_overwriting = {{**c.Autograde.exclude_overwriting, {toy_id!r}: ["collectives.py"]}}
-c.EngineScores.declaration = "toy:make"
-'''
+from autograder import release, samples
+from autograder.grade import grade_submission
 
 
 @pytest.fixture(scope="session")

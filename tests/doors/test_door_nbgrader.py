@@ -10,7 +10,7 @@ from nbgrader.api import Gradebook
 
 from autograder import leakscan
 
-from conftest import BIN, run
+from door_helpers import BIN, run
 import toy
 
 

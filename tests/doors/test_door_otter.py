@@ -13,7 +13,7 @@ import pytest
 from autograder.doors import otter as otter_door
 from autograder.grade import grade_submission
 
-from conftest import BIN, env, sample_class
+from door_helpers import BIN, env, sample_class
 
 
 @pytest.fixture(scope="module")

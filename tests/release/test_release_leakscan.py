@@ -10,7 +10,7 @@ import pytest
 from autograder import leakscan
 from autograder.labs import all_assignments
 
-from conftest import REPO
+from release_helpers import REPO
 import toy
 
 

@@ -17,7 +17,7 @@ import pytest
 from autograder import notebook, release, samples
 from autograder.labs import all_assignments
 
-from conftest import REPO, flat_reference
+from release_helpers import REPO, flat_reference
 
 PYTEST = str(Path(sys.executable).parent / "pytest")
 
