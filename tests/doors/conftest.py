@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from door_helpers import BIN, COURSE_CONFIG, REPO, TESTS_RELEASE, run, sample_class
-import toy
+import release_toy as toy
 
 from autograder import release, samples
 from autograder.grade import grade_submission

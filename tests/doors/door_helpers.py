@@ -56,7 +56,7 @@ import sys
 sys.path.insert(0, {tests_release!r})
 exec(compile(open({config!r}).read(), {config!r}, "exec"))
 c.Autograde.exclude_overwriting = {{**c.Autograde.exclude_overwriting, {toy_id!r}: ["collectives.py"]}}
-c.EngineScores.declaration = "toy:make"
+c.EngineScores.declaration = "release_toy:make"
 '''
 
 

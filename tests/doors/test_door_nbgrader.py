@@ -11,7 +11,7 @@ from nbgrader.api import Gradebook
 from autograder import leakscan
 
 from door_helpers import BIN, run
-import toy
+import release_toy as toy
 
 
 @pytest.fixture(scope="module")

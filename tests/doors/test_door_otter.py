@@ -20,7 +20,7 @@ from door_helpers import BIN, env, sample_class
 def autograder_zip(course, assignment, tmp_path_factory):
     dest = tmp_path_factory.mktemp("otter") / "autograder.zip"
     return otter_door.build_zip(assignment.id, dest, assignment=assignment,
-                                release_dir=course / "release" / assignment.id, declaration="toy:make")
+                                release_dir=course / "release" / assignment.id, declaration="release_toy:make")
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +81,7 @@ def test_failed_property_shows_counterexample(otter_results):
 
 
 def test_otter_output_leaks_nothing(otter_results, assignment):
-    import toy
+    import release_toy as toy
     from pathlib import Path
     from autograder import leakscan
     secrets = leakscan.secrets_for([assignment], {assignment.id: Path(toy.__file__)})

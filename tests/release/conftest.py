@@ -8,7 +8,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import toy  # noqa: E402
+import release_toy as toy  # noqa: E402
 
 from autograder import release  # noqa: E402
 

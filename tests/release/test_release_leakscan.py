@@ -11,7 +11,7 @@ from autograder import leakscan
 from autograder.labs import all_assignments
 
 from release_helpers import REPO
-import toy
+import release_toy as toy
 
 
 @pytest.fixture(scope="module")

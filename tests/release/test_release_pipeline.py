@@ -101,7 +101,7 @@ def test_public_checks_do_not_need_reference_or_autograder(toy_root, toy_assignm
 
 def test_release_is_deterministic(toy_root, toy_assignment, tmp_path):
     again = tmp_path / "again"
-    release.release_one(toy_assignment, again, __import__("toy").PROPERTIES_PATH)
+    release.release_one(toy_assignment, again, __import__("release_toy").PROPERTIES_PATH)
     for step in ("source", "release"):
         _assert_same_tree(toy_root / step / toy_assignment.id, again / step / toy_assignment.id)
 

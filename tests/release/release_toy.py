@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import reference.collectives as ref
 from autograder import spec
 
-import toy_properties
+import release_toy_properties as toy_properties
 
 PROPERTIES_PATH = Path(toy_properties.__file__)
 ALPHA, BW = 5e-6, 50e9
