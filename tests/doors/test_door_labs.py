@@ -1,0 +1,92 @@
+"""The three front doors agree on a real lab's shipped sample class: the nbgrader gradebook's
+per-cell scores and `otter run`'s per-item scores equal the native engine's."""
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder import leakscan, samples
+from autograder.doors import otter as otter_door
+from autograder.grade import grade_submission
+from autograder.labs import all_assignments
+
+from door_helpers import BIN, REPO, env, run
+
+LAB = "lab06_collectives"
+pytestmark = pytest.mark.skipif(LAB not in all_assignments() or not samples.students(LAB),
+                                reason=f"{LAB} is not declared with samples yet")
+
+
+@pytest.fixture(scope="module")
+def lab():
+    return all_assignments()[LAB]
+
+
+@pytest.fixture(scope="module")
+def lab_course(tmp_path_factory, lab):
+    """A course root with the committed source/<lab>, the class submitted, autograded, fed back."""
+    root = tmp_path_factory.mktemp("labcourse")
+    shutil.copytree(REPO / "source" / LAB, root / "source" / LAB)
+    (root / "nbgrader_config.py").write_text(
+        f"exec(compile(open({str(REPO / 'nbgrader_config.py')!r}).read(), 'nbgrader_config.py', 'exec'))\n")
+    for student in samples.students(LAB):
+        samples.materialise(LAB, student, root / "submitted" / student / LAB)
+    run([str(BIN / "nbgrader"), "generate_assignment", LAB, "--force"], root)
+    run([str(BIN / "nbgrader"), "autograde", LAB, "--force"], root)
+    run([str(BIN / "nbgrader"), "generate_feedback", LAB, "--force"], root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def lab_otter(tmp_path_factory, lab, lab_course):
+    """student -> results.json of `otter run` with the lab's zip (runs in parallel)."""
+    work = tmp_path_factory.mktemp("labotter")
+    zip_path = otter_door.build_zip(LAB, work / "autograder.zip")
+    running = {}
+    for student in samples.students(LAB):
+        archive = shutil.make_archive(str(work / student), "zip", lab_course / "submitted" / student / LAB)
+        out = work / f"{student}-out"
+        out.mkdir()
+        running[student] = (out, subprocess.Popen(
+            [str(BIN / "otter"), "run", "-a", str(zip_path), "-o", str(out), "--no-logo", archive],
+            cwd=work, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+    results = {}
+    for student, (out, process) in running.items():
+        log, _ = process.communicate(timeout=900)
+        assert process.returncode == 0, log
+        results[student] = json.loads((out / "results.json").read_text())
+    return results
+
+
+def _close(a: dict, b: dict) -> bool:
+    return set(a) == set(b) and all(math.isclose(a[k][0], b[k][0], abs_tol=1e-4) for k in a)
+
+
+def test_nbgrader_gradebook_equals_engine_for_every_sample(lab, lab_course):
+    with Gradebook(f"sqlite:///{lab_course / 'gradebook.db'}", course_id="scalelabs") as gb:
+        for student in samples.students(LAB):
+            nb = gb.find_submission_notebook(LAB, LAB, student)
+            book = {g.name: (g.auto_score, g.max_score) for g in nb.grades}
+            engine = grade_submission(lab, lab_course / "submitted" / student / LAB, student).item_scores()
+            assert _close(book, engine), (student, book, engine)
+
+
+def test_otter_run_equals_engine_for_every_sample(lab, lab_course, lab_otter):
+    for student, results in lab_otter.items():
+        otter = {t["name"]: (t["score"], t["max_score"]) for t in results["tests"] if "score" in t}
+        engine = grade_submission(lab, lab_course / "submitted" / student / LAB, "anonymous").item_scores()
+        assert _close(otter, engine), (student, otter, engine)
+
+
+def test_lab_feedback_leaks_nothing(lab, lab_course, lab_otter):
+    pages = sorted((lab_course / "feedback").rglob("*.html"))
+    assert len(pages) == len(samples.students(LAB))
+    assert leakscan.scan(pages, [lab], keys=False) == []
+    secrets = leakscan.secrets_for([lab])
+    for student, results in lab_otter.items():
+        assert leakscan.scan_text(student, json.dumps(results, indent=1), secrets, keys=False) == []
