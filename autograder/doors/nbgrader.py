@@ -61,8 +61,9 @@ class EngineScores(NbGraderPreprocessor):
             if cell.cell_type != "code" or not meta.get("grade"):
                 continue
             item = meta.get("grade_id")
-            if item not in scores:
+            if item not in scores:  # never leave the kernel's output: it would count as full credit
                 self.log.warning("grade cell %s is not a graded item of %s", item, info["assignment"])
+                cell.outputs = score_outputs(f"{item}: not a graded item of {info['assignment']}\n", 0, 1, 1)
                 continue
             score, max_score = scores[item]
             cell.outputs = score_outputs(item_feedback(result, item), score, max_score, float(meta["points"]))

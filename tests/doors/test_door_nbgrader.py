@@ -62,3 +62,17 @@ def test_feedback_shows_item_feedback_and_leaks_nothing(autograded, assignment):
     assert "ring_allreduce_time: hidden checks" in bob
     secrets = leakscan.secrets_for([assignment], {assignment.id: Path(toy.__file__)})
     assert leakscan.scan(pages, secrets=secrets, keys=False) == []
+
+
+def test_engine_scores_overwrite_every_grade_cell():
+    """A grade cell the engine has no score for gets 0, never the kernel's (full-credit) output."""
+    import nbformat
+    from nbgrader.utils import determine_grade
+    from autograder.doors.nbgrader import score_outputs
+
+    cell = nbformat.v4.new_code_cell("print('x')", metadata={"nbgrader": {
+        "grade": True, "solution": False, "locked": True, "grade_id": "x", "points": 2}})
+    cell.outputs = score_outputs("feedback\n", 1.5, 3.0, 2.0)
+    assert determine_grade(cell) == (1.0, 2.0)
+    cell.outputs = score_outputs("x: not a graded item\n", 0, 1, 1)
+    assert determine_grade(cell) == (0.0, 2.0)
