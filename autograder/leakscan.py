@@ -8,6 +8,9 @@ with tags stripped) and reports, as "path: kind: detail" strings:
                 occur outside the regions, or shorter than MIN_CHARS, are not secret);
 * `key`         an answer-key assignment `<qid> = "<key>"` (off for feedback: a student's own
                 correct answer is not a leak);
+
+A feedback page quotes the student's own code (a traceback, an echoed cell): pass that student's
+submission as `own` and the solution lines it contains are not counted, since the student wrote them.
 * `declaration` a code line of a lab declaration (hidden domains, hidden properties, keys);
 * `import`      an import of `reference` or `autograder` in a shipped file.
 """
@@ -128,11 +131,16 @@ def readable_text(path: Path) -> str | None:
     return raw
 
 
-def scan_text(name: str, text: str, secrets: Secrets, keys: bool = True) -> list[str]:
+def own_text(paths: Iterable[Path]) -> str:
+    """The student's own writing under `paths`, flattened as scan_text compares it."""
+    return "".join(_WS.sub("", t) for f in files_under(paths) if (t := readable_text(f)) is not None)
+
+
+def scan_text(name: str, text: str, secrets: Secrets, keys: bool = True, own: str = "") -> list[str]:
     problems = [f"{name}: marker: {m.group(0)}" for m in MARKERS.finditer(text)]
     problems += [f"{name}: import: {m.group(0).strip()}" for m in IMPORTS.finditer(text)]
     flat = _WS.sub("", text)
-    problems += [f"{name}: solution: {s}" for s in sorted(secrets.solution_lines) if s in flat]
+    problems += [f"{name}: solution: {s}" for s in sorted(secrets.solution_lines) if s in flat and s not in own]
     problems += [f"{name}: declaration: {s}" for s in sorted(secrets.declaration_lines) if s in flat]
     if keys:
         for qid, key in secrets.keys.items():
@@ -149,16 +157,17 @@ def files_under(paths: Iterable[Path]) -> list[Path]:
 
 
 def scan(paths: Iterable[Path], assignments: Iterable[Assignment] | None = None, *,
-         keys: bool = True, secrets: Secrets | None = None) -> list[str]:
-    """Every leak in the files under `paths`; empty means clean."""
+         keys: bool = True, secrets: Secrets | None = None, own: Iterable[Path] = ()) -> list[str]:
+    """Every leak in the files under `paths`; empty means clean. `own`: the student's submission."""
     if secrets is None:
         if assignments is None:
             from .labs import all_assignments
             assignments = all_assignments().values()
         secrets = secrets_for(assignments)
+    mine = own_text(own)
     problems = []
     for f in files_under(paths):
         text = readable_text(f)
         if text is not None:
-            problems += scan_text(str(f), text, secrets, keys)
+            problems += scan_text(str(f), text, secrets, keys, mine)
     return problems

@@ -88,3 +88,15 @@ def test_a_students_own_correct_answer_is_not_a_leak_in_feedback(toy_root, toy_a
     _set_answer(folder, toy_assignment, f'{q.id} = "{q.key}"')
     assert leakscan.scan([folder], secrets=toy_secrets, keys=False) == []
     assert leakscan.scan([folder], secrets=toy_secrets)  # but it is one in a release
+
+
+def test_feedback_quoting_the_students_own_code_is_not_a_leak_but_other_solution_code_is(toy_secrets, tmp_path):
+    line = sorted(toy_secrets.solution_lines)[0]
+    page = tmp_path / "feedback.html"
+    page.write_text(f"<pre>Traceback: SyntaxError in your module\n    {line}\n</pre>")
+    mine = tmp_path / "submitted.py"
+    mine.write_text(f"def f():\n    {line}\n")
+    assert leakscan.scan([page], secrets=toy_secrets) != []                       # no owner: flagged
+    assert leakscan.scan([page], secrets=toy_secrets, own=[mine]) == []           # the student wrote it
+    mine.write_text("def f():\n    return 0\n")
+    assert leakscan.scan([page], secrets=toy_secrets, own=[mine]) != []           # the student did not
