@@ -26,9 +26,17 @@ PEAK_FLOPS = C.H100_PEAK_FLOPS_BF16
 N_FLEET = 1000
 GRAD_BYTES = PARAMS * C.FP16_BYTES            # bf16 gradients, all-reduced every step
 ALPHA_S, BANDWIDTH = C.IB_ALPHA_S, C.IB_NDR400_BANDWIDTH  # one 400 Gb/s NDR port per GPU (DGX H100)
+NDR_GBIT = BANDWIDTH * 8 / 1e9  # the port's rating in Gb/s, from the cited bytes/s
 SECONDS_PER_DAY = 86400
 SECONDS_PER_YEAR = C.HOURS_PER_YEAR * 3600
+FLOPS_PER_PARAM_TOKEN = training_step_flops(1, 1)   # the 6 of 6ND, from the reference formula
 LAB_TOTAL_FLOPS = 2.2e24       # the lab's "GPT-4 scale" figure (errata: not used for the story)
+# Worked-example inputs (each formatted into its example's label, never typed twice)
+NODE_GPUS = C.GPUS_PER_DGX_H100  # one DGX H100 node
+LARGE_FLEET = 4096
+LAB_SPEEDUP, LAB_N = 320.0, 1000  # the source lab's default speedup and cluster
+LAB_IDLE_POWER_FRACTION = 0.5  # the source lab's reflection claim: idle GPUs draw half their TDP
+SHORT_YEARS, LONG_YEARS = 1, 5
 # Act I prediction: ranges of the speedup on N_FLEET GPUs; the key is the range holding the value
 SPEEDUP_CUTS = (200, 400, 800)
 
@@ -44,7 +52,7 @@ RING_S_8 = ring_allreduce_time(GRAD_BYTES, 8, ALPHA_S, BANDWIDTH)
 RING_S_FLEET = ring_allreduce_time(GRAD_BYTES, N_FLEET, ALPHA_S, BANDWIDTH)
 
 # --- Act II scenario: the CFO's 3-year fleet (the lab's defaults, stated in the story) ----------
-FLEET_GPUS = 1000
+FLEET_GPUS = N_FLEET            # the VP's fleet of Act I
 YEARS = 3
 USD_PER_GPU_HOUR = 2.10        # on-demand list price
 RESERVED_DISCOUNT = 0.35
@@ -52,10 +60,14 @@ CAPEX_PER_GPU = 40_000
 WATTS_PER_GPU = C.H100_TDP_W
 PUE = 1.4                      # facility / IT power, cooling included
 USD_PER_KWH = 0.10
-STAFF_USD_PER_GPU_YEAR = 200_000 / 100   # one 200k USD engineer per 100 GPUs
+STAFF_USD_PER_ENGINEER = 200_000  # a year
+GPUS_PER_ENGINEER = 100
+STAFF_USD_PER_GPU_YEAR = STAFF_USD_PER_ENGINEER / GPUS_PER_ENGINEER
 UTILIZATION = 0.60             # the scheduler's measured busy share: the question's stated utilization
 BUDGET_USD = 50e6              # the board's cap on cloud spend: the failure state
 LOW_UTILIZATION = 0.20         # the Act II reflection's example
+FULL_UTILIZATION = 1.0         # the CFO's plan: the fleet runs continuously (the failure state)
+TIE_SPREAD = 0.20              # Act II option design: "all three within 20%" holds below this spread
 PLANT = dict(capex_per_gpu=CAPEX_PER_GPU, watts_per_gpu=WATTS_PER_GPU, pue=PUE, usd_per_kwh=USD_PER_KWH,
              staff_usd_per_gpu_year=STAFF_USD_PER_GPU_YEAR)
 
@@ -79,8 +91,8 @@ CHEAPEST = ref.cheapest_option(FLEET_GPUS, YEARS, UTILIZATION, USD_PER_GPU_HOUR,
 SPREAD = (max(COSTS.values()) - min(COSTS.values())) / min(COSTS.values())
 BREAKEVEN = ref.breakeven_utilization(YEARS, USD_PER_GPU_HOUR, **PLANT)
 FIXED_USD = on_prem_usd(0.0)                      # capex + staff: what an idle fleet costs
-ENERGY_USD_PER_HOUR = (on_prem_usd(1.0) - FIXED_USD) / (FLEET_GPUS * YEARS * C.HOURS_PER_YEAR)
-ON_DEMAND_FULL_USD = on_demand_usd(1.0)
+ENERGY_USD_PER_HOUR = (on_prem_usd(FULL_UTILIZATION) - FIXED_USD) / (FLEET_GPUS * YEARS * C.HOURS_PER_YEAR)
+ON_DEMAND_FULL_USD = on_demand_usd(FULL_UTILIZATION)
 BUDGET_UTILIZATION = BUDGET_USD / ON_DEMAND_FULL_USD  # on-demand is linear in U: the highest U within budget
 
 
@@ -92,7 +104,7 @@ def _m(usd: float) -> str:
 def _range_texts() -> list[str]:
     lo, mid, hi = SPEEDUP_CUTS
     n = N_FLEET
-    return [f"{hi:,}x or more: near-linear scaling (efficiency {hi / n:.0%}+); a 400 Gb/s fabric keeps up",
+    return [f"{hi:,}x or more: near-linear scaling (efficiency {hi / n:.0%}+); a {NDR_GBIT:.0f} Gb/s fabric keeps up",
             f"{mid:,}-{hi:,}x: efficiency {mid / n:.0%}-{hi / n:.0%}, the gradient exchange mostly hides behind compute",
             f"{lo:,}-{mid:,}x: efficiency {lo / n:.0%}-{mid / n:.0%}, synchronisation costs about as much as the compute",
             f"under {lo:,}x: efficiency below {lo / n:.0%}, communication dominates every step"]
@@ -115,15 +127,15 @@ _reflect1_texts = [
 ]
 # the premise of the key: the AllReduce hardly changes from one node to the fleet, compute shrinks 1/N
 assert RING_S_FLEET < 1.2 * RING_S_8 and STEP_S_1GPU / N_FLEET < RING_S_FLEET
-_reflect1_options, _reflect1_key = spec.letters(_reflect1_texts, 1, offset=2)
+_reflect1_options, _reflect1_key = spec.letters(_reflect1_texts, 1, offset=2)  # conceptual: index 1, premise asserted above
 
 _act2_texts = [
     "On-demand is cheapest: you pay only for the hours the fleet is busy",
     f"On-prem is cheapest: after the purchase a busy GPU-hour costs only ${ENERGY_USD_PER_HOUR:.3f} of energy",
     "Reserved is cheapest: the discount on every committed hour beats list price for the hours used",
-    "All three paths are within 20% of each other over 3 years",
+    f"All three paths are within {TIE_SPREAD:.0%} of each other over {YEARS} years",
 ]
-_act2_index = 3 if SPREAD < 0.20 else {"on_demand": 0, "on_prem": 1, "reserved": 2}[CHEAPEST]
+_act2_index = 3 if SPREAD < TIE_SPREAD else {"on_demand": 0, "on_prem": 1, "reserved": 2}[CHEAPEST]
 _act2_options, _act2_key = spec.letters(_act2_texts, _act2_index, offset=3)
 
 _reflect2_texts = [
@@ -133,19 +145,21 @@ _reflect2_texts = [
     "On-demand pricing scales with utilization, so both have proportional costs",
     "Idle GPUs keep drawing full power, so the on-prem energy bill does not fall with utilization",
 ]
-_reflect2_options, _reflect2_key = spec.letters(_reflect2_texts, 1, offset=3)
-
 _OP_LOW = usd_per_productive_gpu_hour(on_prem_usd(LOW_UTILIZATION), LOW_UTILIZATION)
-_OP_FULL = usd_per_productive_gpu_hour(on_prem_usd(1.0), 1.0)
+_OP_FULL = usd_per_productive_gpu_hour(on_prem_usd(FULL_UTILIZATION), FULL_UTILIZATION)
+# Conceptual reflection, key chosen by hand (index 1, the fixed cost); its premises, checked: the fixed
+# capex + staff is most of the bill at low utilization, and energy does fall with utilization (option 3 false)
+assert FIXED_USD > 0.5 * on_prem_usd(LOW_UTILIZATION) and on_prem_usd(LOW_UTILIZATION) < on_prem_usd(FULL_UTILIZATION)
+_reflect2_options, _reflect2_key = spec.letters(_reflect2_texts, 1, offset=3)
 
 QUESTIONS = [
     spec.Question(
         "act1_prediction", "prediction",
         f"With {N_FLEET:,} H100s instead of 1, what speedup of one training step can the VP realistically expect "
-        f"(data parallel, {GRAD_BYTES / 1e9:,.0f} GB of gradients all-reduced over 400 Gb/s NDR every step)?",
+        f"(data parallel, {GRAD_BYTES / 1e9:,.0f} GB of gradients all-reduced over {NDR_GBIT:.0f} Gb/s NDR every step)?",
         _act1_options, _act1_key, 1.0,
         hint="Split one step into two parts: the compute, which divides by N, and the ring AllReduce of the "
-             "gradients, whose time hardly depends on N. Estimate both at N = 1,000 before you pick a range."),
+             f"gradients, whose time hardly depends on N. Estimate both at N = {N_FLEET:,} before you pick a range."),
     spec.Question(
         "act1_reflection", "reflection",
         "What is the primary cause of sub-linear scaling in a large data-parallel GPU cluster?",
@@ -162,7 +176,8 @@ QUESTIONS = [
     spec.Question(
         "act2_reflection", "reflection",
         f"On-demand costs ${USD_PER_GPU_HOUR:.2f} per productive GPU-hour at any utilization. On-prem costs "
-        f"${_OP_LOW:.2f} per productive GPU-hour at {LOW_UTILIZATION:.0%} utilization and ${_OP_FULL:.2f} at 100%. "
+        f"${_OP_LOW:.2f} per productive GPU-hour at {LOW_UTILIZATION:.0%} utilization and ${_OP_FULL:.2f} at "
+        f"{FULL_UTILIZATION:.0%}. "
         "Why does utilization change on-prem's cost per productive GPU-hour so much?",
         _reflect2_options, _reflect2_key, 1.0,
         hint="Split on-prem's bill into what it pays whether or not a GPU works and what it pays only for busy "
@@ -228,11 +243,12 @@ _CHEAPEST_KW = dict(n_gpus=FLEET_GPUS, years=YEARS, usd_per_gpu_hour=USD_PER_GPU
 FUNCTIONS = [
     spec.FunctionItem(
         "training_time_s", 2.0,
-        [spec.Example(f"Act I: {TOTAL_FLOPS:.3g} FLOP (6ND, Chinchilla 70B) on one H100 at {MFU:.0%} MFU",
+        [spec.Example(f"Act I: {TOTAL_FLOPS:.3g} FLOP (6ND, Chinchilla {PARAMS / 1e9:.0f}B) on one H100 at {MFU:.0%} MFU",
                       dict(total_flops=TOTAL_FLOPS, n_gpus=1, peak_flops=PEAK_FLOPS, mfu=MFU)),
          spec.Example(f"Act I: the same on {N_FLEET:,} H100s with perfect scaling",
                       dict(total_flops=TOTAL_FLOPS, n_gpus=N_FLEET, peak_flops=PEAK_FLOPS, mfu=MFU)),
-         spec.Example("the source lab's arithmetic: 2.2e24 FLOP at 50% of the sparse 1,979 TFLOP/s",
+         spec.Example(f"the source lab's arithmetic: {LAB_TOTAL_FLOPS:.2g} FLOP at {MFU:.0%} of the sparse "
+                      f"{C.H100_PEAK_FLOPS_BF16_SPARSE / 1e12:,.0f} TFLOP/s",
                       dict(total_flops=LAB_TOTAL_FLOPS, n_gpus=1, peak_flops=C.H100_PEAK_FLOPS_BF16_SPARSE, mfu=MFU))],
         domain=st.fixed_dictionaries(dict(total_flops=_f(1e15, 1e26), n_gpus=st.integers(1, 50_000),
                                           peak_flops=_f(1e13, 5e15), mfu=_f(0.05, 1.0))),
@@ -241,8 +257,8 @@ FUNCTIONS = [
         "data_parallel_speedup", 4.0,
         [spec.Example(f"Act I: one {TOKENS_PER_STEP / 1e6:.0f}M-token step on {N_FLEET:,} H100s, NDR 400 Gb/s",
                       dict(n=N_FLEET, **_STEP_KW)),
-         spec.Example("Act I: the same step on 8 H100s over NDR", dict(n=8, **_STEP_KW)),
-         spec.Example("Act I: the same step on 4,096 H100s", dict(n=4096, **_STEP_KW)),
+         spec.Example(f"Act I: the same step on {NODE_GPUS} H100s over NDR", dict(n=NODE_GPUS, **_STEP_KW)),
+         spec.Example(f"Act I: the same step on {LARGE_FLEET:,} H100s", dict(n=LARGE_FLEET, **_STEP_KW)),
          spec.Example("one GPU: no AllReduce", dict(n=1, **_STEP_KW))],
         domain=st.fixed_dictionaries(dict(compute_s_1gpu=_f(1e-2, 1e5), n=st.integers(1, 16_384),
                                           grad_bytes=_f(0, 1e12), alpha_s=_f(0, 1e-4), bandwidth=_f(1e9, 1e12))),
@@ -254,14 +270,14 @@ FUNCTIONS = [
     spec.FunctionItem(
         "scaling_efficiency", 1.0,
         [spec.Example(f"Act I: the speedup on {N_FLEET:,} H100s", dict(speedup=SPEEDUP, n=N_FLEET)),
-         spec.Example("the source lab's default: 320x on 1,000 GPUs", dict(speedup=320.0, n=1000))],
+         spec.Example(f"the source lab's default: {LAB_SPEEDUP:.0f}x on {LAB_N:,} GPUs", dict(speedup=LAB_SPEEDUP, n=LAB_N))],
         domain=st.fixed_dictionaries(dict(speedup=_f(1e-3, 1e5), n=st.integers(1, 100_000))),
         properties=_props("scaling_efficiency")),
     spec.FunctionItem(
         "on_demand_cost", 2.0,
         [spec.Example(f"Act II: {FLEET_GPUS:,} GPUs, {YEARS} years, {UTILIZATION:.0%} busy",
                       dict(utilization=UTILIZATION, **_FLEET_KW)),
-         spec.Example("Act II: running continuously (the failure state)", dict(utilization=1.0, **_FLEET_KW))],
+         spec.Example("Act II: running continuously (the failure state)", dict(utilization=FULL_UTILIZATION, **_FLEET_KW))],
         domain=st.fixed_dictionaries(dict(n_gpus=st.integers(1, 10_000), years=_f(0, 10),
                                           usd_per_gpu_hour=_f(0, 20), utilization=_f(0, 1))),
         properties=_props("on_demand_cost")),
@@ -275,17 +291,17 @@ FUNCTIONS = [
     spec.FunctionItem(
         "on_prem_cost", 3.0,
         [spec.Example(f"Act II: on-prem at {UTILIZATION:.0%} utilization", dict(utilization=UTILIZATION, **_ON_PREM_KW)),
-         spec.Example("Act II: on-prem running continuously", dict(utilization=1.0, **_ON_PREM_KW)),
-         spec.Example("the source lab's reflection claim: idle GPUs draw 50% of TDP",
-                      dict(utilization=UTILIZATION, idle_power_fraction=0.5, **_ON_PREM_KW))],
+         spec.Example("Act II: on-prem running continuously", dict(utilization=FULL_UTILIZATION, **_ON_PREM_KW)),
+         spec.Example(f"the source lab's reflection claim: idle GPUs draw {LAB_IDLE_POWER_FRACTION:.0%} of TDP",
+                      dict(utilization=UTILIZATION, idle_power_fraction=LAB_IDLE_POWER_FRACTION, **_ON_PREM_KW))],
         domain=st.fixed_dictionaries(dict(n_gpus=st.integers(1, 10_000), years=_f(0, 10), utilization=_f(0, 1),
                                           **_PLANT_DOMAIN)),
         properties=_props("on_prem_cost")),
     spec.FunctionItem(
         "breakeven_utilization", 3.0,
         [spec.Example(f"Act II: {YEARS} years at ${USD_PER_GPU_HOUR:.2f}/GPU-hour", dict(years=YEARS, **_BREAKEVEN_KW)),
-         spec.Example("a 1-year horizon: on-prem never pays off", dict(years=1, **_BREAKEVEN_KW)),
-         spec.Example("a 5-year horizon", dict(years=5, **_BREAKEVEN_KW))],
+         spec.Example(f"a {SHORT_YEARS}-year horizon: on-prem never pays off", dict(years=SHORT_YEARS, **_BREAKEVEN_KW)),
+         spec.Example(f"a {LONG_YEARS}-year horizon", dict(years=LONG_YEARS, **_BREAKEVEN_KW))],
         # math.inf (a cloud hour cheaper than a busy GPU's energy) is checked by a property and the
         # hidden domain, not by a worked example: the released public tests write values with repr()
         domain=st.fixed_dictionaries(dict(years=_f(0.5, 8), usd_per_gpu_hour=_f(0.05, 10), **_PLANT_DOMAIN))
@@ -298,8 +314,9 @@ FUNCTIONS = [
     spec.FunctionItem(
         "cheapest_option", 3.0,
         [spec.Example(f"Act II: {UTILIZATION:.0%} utilization", dict(utilization=UTILIZATION, **_CHEAPEST_KW)),
-         spec.Example("Act II: running continuously", dict(utilization=1.0, **_CHEAPEST_KW)),
-         spec.Example(f"a 5-year horizon at {UTILIZATION:.0%}", dict(utilization=UTILIZATION, **{**_CHEAPEST_KW, "years": 5}))],
+         spec.Example("Act II: running continuously", dict(utilization=FULL_UTILIZATION, **_CHEAPEST_KW)),
+         spec.Example(f"a {LONG_YEARS}-year horizon at {UTILIZATION:.0%}",
+                      dict(utilization=UTILIZATION, **{**_CHEAPEST_KW, "years": LONG_YEARS}))],
         domain=st.fixed_dictionaries(dict(n_gpus=st.integers(1, 10_000), years=_f(0.5, 8), utilization=_f(0.02, 1),
                                           usd_per_gpu_hour=_f(0.5, 8), reserved_discount=_f(0, 0.7),
                                           **_PLANT_DOMAIN)).filter(_no_near_tie),
@@ -310,8 +327,8 @@ FUNCTIONS = [
 # --- the notebook --------------------------------------------------------------------------------
 _ACT1_SETUP = f"""\
 # Scenario (from the story above)
-step_flops = {STEP_FLOPS!r}   # 6 x {PARAMS:.3g} params x {TOKENS_PER_STEP:.3g} tokens per step
-total_flops = {TOTAL_FLOPS!r}  # 6 x {PARAMS:.3g} params x {TOKENS:.3g} tokens
+step_flops = {STEP_FLOPS!r}   # {FLOPS_PER_PARAM_TOKEN:g} x {PARAMS:.3g} params x {TOKENS_PER_STEP:.3g} tokens per step
+total_flops = {TOTAL_FLOPS!r}  # {FLOPS_PER_PARAM_TOKEN:g} x {PARAMS:.3g} params x {TOKENS:.3g} tokens
 grad_bytes = {GRAD_BYTES!r}   # {PARAMS:.3g} params x {C.FP16_BYTES} bytes (bf16 gradients)
 mfu = {MFU!r}
 peak, alpha_s, bandwidth = constants.H100_PEAK_FLOPS_BF16, constants.IB_ALPHA_S, constants.IB_NDR400_BANDWIDTH
@@ -336,8 +353,8 @@ plt.tight_layout(); plt.show()
 _ACT1_REALITY = _ACT1_SETUP + f"""
 n = {N_FLEET}
 speedup = scaling.data_parallel_speedup(step_s_1gpu, n, grad_bytes, alpha_s, bandwidth)
-days_ideal = scaling.training_time_s(total_flops, n, peak, mfu) / 86400
-days_real = scaling.training_time_s(total_flops, 1, peak, mfu) / speedup / 86400
+days_ideal = scaling.training_time_s(total_flops, n, peak, mfu) / {SECONDS_PER_DAY}
+days_real = scaling.training_time_s(total_flops, 1, peak, mfu) / speedup / {SECONDS_PER_DAY}
 print(f"You predicted: {{act1_prediction}}")
 print(f"Your functions: {{speedup:,.0f}}x on {{n:,}} GPUs, scaling efficiency {{scaling.scaling_efficiency(speedup, n):.1%}}")
 print(f"Training takes {{days_real:,.1f}} days, not the {{days_ideal:,.1f}} days of perfect scaling.")
@@ -349,7 +366,7 @@ _ACT2_SETUP = f"""\
 # Scenario (from the CFO's message)
 n_gpus, years, usd_per_gpu_hour, discount = {FLEET_GPUS}, {YEARS}, {USD_PER_GPU_HOUR!r}, {RESERVED_DISCOUNT!r}
 plant = dict(capex_per_gpu={CAPEX_PER_GPU!r}, watts_per_gpu=constants.H100_TDP_W, pue={PUE!r},
-             usd_per_kwh={USD_PER_KWH!r}, staff_usd_per_gpu_year={STAFF_USD_PER_GPU_YEAR!r})
+             usd_per_kwh={USD_PER_KWH!r}, staff_usd_per_gpu_year={STAFF_USD_PER_ENGINEER!r} / {GPUS_PER_ENGINEER!r})
 budget_usd = {BUDGET_USD!r}
 
 def costs_usd(u):
@@ -377,14 +394,14 @@ ax.legend(); ax.grid(True, alpha=0.3); plt.show()
 """
 
 _ACT2_REALITY = _ACT2_SETUP + f"""
-u = {UTILIZATION!r}
+u, u_full = {UTILIZATION!r}, {FULL_UTILIZATION!r}
 for path, usd in costs_usd(u).items():
     print(f"{{path:>9}}: ${{usd / 1e6:,.1f}}M")
 print(f"You predicted: {{act2_prediction}}")
 print(f"Your cheapest_option at {{u:.0%}}: {{scaling.cheapest_option(n_gpus, years, u, usd_per_gpu_hour, discount, **plant)}}")
 
 # The failure state: the CFO's plan to run the fleet continuously
-full = scaling.on_demand_cost(n_gpus, years, usd_per_gpu_hour, 1.0)
+full = scaling.on_demand_cost(n_gpus, years, usd_per_gpu_hour, u_full)
 if full > budget_usd:
     print(f"OVER BUDGET: on-demand running continuously costs ${{full / 1e6:,.1f}}M against ${{budget_usd / 1e6:,.0f}}M;")
     print(f"on-demand stays within budget only below {{budget_usd / full:.1%}} utilization.")
@@ -398,13 +415,13 @@ _STORY_1 = f"""\
 ## Act I: the scale illusion
 
 *From the VP of Engineering:* "We need to train a {PARAMS / 1e9:.0f}B-parameter model on {TOKENS / 1e12:.1f}T tokens,
-Chinchilla's recipe. That is 6 x parameters x tokens = {TOTAL_FLOPS:.3g} FLOP. One H100 at {MFU:.0%} of its dense
+Chinchilla's recipe. That is {FLOPS_PER_PARAM_TOKEN:g} x parameters x tokens = {TOTAL_FLOPS:.3g} FLOP. One H100 at {MFU:.0%} of its dense
 {PEAK_FLOPS / 1e12:,.0f} TFLOP/s would need {YEARS_1GPU:.1f} years. We can get {N_FLEET:,} H100s, so I expect
 {IDEAL_DAYS:.1f} days. Is that realistic?"
 
 The cluster trains data parallel: every GPU holds the whole model, computes its share of each
 {TOKENS_PER_STEP / 1e6:.0f}M-token step, then the GPUs all-reduce the {GRAD_BYTES / 1e9:,.0f} GB of bf16 gradients
-with a ring AllReduce over one InfiniBand NDR port per GPU (400 Gb/s = {BANDWIDTH / 1e9:.0f} GB/s per direction,
+with a ring AllReduce over one InfiniBand NDR port per GPU ({NDR_GBIT:.0f} Gb/s = {BANDWIDTH / 1e9:.0f} GB/s per direction,
 {ALPHA_S * 1e6:.1f} us per message). The compute of a step divides by N; the AllReduce does not.
 Implement `training_time_s`, `data_parallel_speedup` and `scaling_efficiency` in `scaling.py`, then predict.
 """
@@ -422,8 +439,8 @@ scheduler logs say the fleet is busy {UTILIZATION:.0%} of the hours. The options
 (1) on-demand cloud at ${USD_PER_GPU_HOUR:.2f} per GPU-hour, paying only for busy hours;
 (2) reserved cloud at a {RESERVED_DISCOUNT:.0%} discount, paying for every committed hour;
 (3) buying the cluster at ${CAPEX_PER_GPU:,.0f} per GPU, plus {WATTS_PER_GPU:.0f} W per busy GPU at
-${USD_PER_KWH:.2f}/kWh with a PUE of {PUE} (cooling included), plus staff at ${STAFF_USD_PER_GPU_YEAR * 100:,.0f} a year
-per 100 GPUs (${STAFF_USD_PER_GPU_YEAR:,.0f} per GPU-year).
+${USD_PER_KWH:.2f}/kWh with a PUE of {PUE} (cooling included), plus staff at ${STAFF_USD_PER_ENGINEER:,.0f} a year
+per {GPUS_PER_ENGINEER} GPUs (${STAFF_USD_PER_GPU_YEAR:,.0f} per GPU-year).
 The board caps cloud spend at {_m(BUDGET_USD)}. Which path is cheapest, and at what utilization does buying pay off?"
 
 Implement `on_demand_cost`, `reserved_cost`, `on_prem_cost`, `breakeven_utilization` and `cheapest_option`, then
