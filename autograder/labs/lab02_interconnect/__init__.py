@@ -29,11 +29,16 @@ MFU = 0.45                       # the lab's model-FLOP utilisation
 PCIE_DISCOUNT = 0.40             # the architect's "40% cheaper" (a stakeholder's statement)
 BUDGET_MONTHS = 6                # the lead's schedule (a stakeholder's statement)
 NDR_GBIT = 400                   # an InfiniBand NDR port's rating, Gb/s
+HDR_GBIT = 200                   # an InfiniBand HDR port's rating, Gb/s (a worked example)
+FP32_BYTES = 4                   # a worked example: the gradient in FP32
+SMALL_MESSAGE_BYTES = 1e6        # a worked example: one 1 MB message, where latency shows
+TIGHT_RATIO = 0.25               # a worked example: a target NVLink alone cannot meet
 STORY_NODES = 16                 # Act II: 1 -> 16 DGX nodes
 MAX_NODES = 64                   # the lab's node slider range 1..64
 STORY_LINKS = 1                  # the lab's default: one IB link per node
 LINK_CHOICES = (1, 2, 4, 8)      # link counts plotted (the lab's slider is 1..8)
 MAX_LINKS = C.IB_NICS_PER_DGX_H100
+DESIGN_NODES = (2, STORY_NODES, MAX_NODES)   # node counts the design readout prints
 DANGER_RATIO = 1.0               # communication longer than compute
 
 # --- Act I: one 8-GPU ring over three interconnects ------------------------------------------
@@ -42,6 +47,8 @@ STEP_FLOP = training_step_flops(PARAMS, TOKENS_PER_GPU_STEP)
 COMPUTE_S = compute_time(STEP_FLOP, 1, C.H100_PEAK_FLOPS_BF16, MFU)
 LINK_BW = ref.gbit_to_bytes_per_s(NDR_GBIT)
 assert math.isclose(LINK_BW, C.IB_NDR400_BANDWIDTH)
+assert math.isclose(ref.gbit_to_bytes_per_s(HDR_GBIT), C.IB_HDR200_BANDWIDTH)
+FLOPS_PER_PARAM_TOKEN = training_step_flops(1, 1)      # the 6 of 6 x params x tokens
 
 NVLINK, IB, PCIE = "NVLink 4 (one DGX H100)", "InfiniBand NDR (1 port per GPU)", "PCIe Gen4 x16 (8 servers)"
 ACT1_LINKS = {NVLINK: C.NVLINK4_BANDWIDTH, IB: LINK_BW, PCIE: C.PCIE_GEN4_X16_BANDWIDTH}
@@ -53,6 +60,7 @@ PCIE_SLOWDOWN = ref.speedup(ACT1_STEP_S[PCIE], ACT1_STEP_S[NVLINK])       # the 
 CLIFF = ref.transfer_time(MESSAGE_BYTES, C.PCIE_GEN4_X16_BANDWIDTH) / ref.transfer_time(MESSAGE_BYTES, C.NVLINK4_BANDWIDTH)
 BYTES_SENT_PER_GPU = ring_bytes_per_rank(MESSAGE_BYTES, GPUS)
 RING_FACTOR = BYTES_SENT_PER_GPU / MESSAGE_BYTES
+RING_FACTOR_LIMIT = round(ring_bytes_per_rank(1.0, 10**9))   # 2(n-1)/n as the ring grows: 2
 
 
 # --- Act II: hierarchical AllReduce over 1..64 DGX nodes --------------------------------------
@@ -109,26 +117,30 @@ _Q1_RANGES = [(1.0, 1.5), (1.5, 3.0), (3.0, 5.0), (math.inf, math.inf)]  # the l
 _r = _Q1_RANGES
 _q1_options, _q1_key = letters([
     f"Barely any difference (under {_r[0][1]:g}×) — gradient compression will fix the bandwidth gap",
-    f"About 2× ({_r[1][0]:g}× to {_r[1][1]:g}×) — PCIe is slower but still practical for production",
-    f"About {_r[2][0]:g}–{_r[2][1]:g}× ({_r[2][0]:g}× to {_r[2][1]:g}×) — PCIe communication overhead dominates training",
+    f"Noticeably slower ({_r[1][0]:g}× to {_r[1][1]:g}×) — PCIe is slower but still practical for production",
+    f"Several times slower ({_r[2][0]:g}× to {_r[2][1]:g}×) — PCIe communication overhead dominates training",
     "PCIe makes training impossible — infinite overhead, it cannot converge",
 ], _range_index(PCIE_SLOWDOWN, _Q1_RANGES), offset=0)
 
 _q2_options, _q2_key = letters([
     "You send weights forward and gradients backward — two passes across the network",
     f"Reduce-scatter sends (n−1)/n of the gradient and all-gather sends it again: 2(n−1)/n, "
-    f"{RING_FACTOR:g}× at n = {GPUS}, approaching 2× as the ring grows",
-    "FP16 precision requires 2× more data than FP32 for the same gradient accuracy",
+    f"{RING_FACTOR:g}× at n = {GPUS}, approaching {RING_FACTOR_LIMIT}× as the ring grows",
+    f"FP16 precision requires {RING_FACTOR_LIMIT}× more data than FP32 for the same gradient accuracy",
     "Gradient accumulation over multiple micro-batches doubles the sync volume",
-], 1, offset=2)
+], 1, offset=2)  # conceptual reflection: index 1 (the ring's two phases) is the documented choice
 
+# Act II prediction: the key is the suspect with the most modelled seconds per step. The model has no
+# framework overhead and an ideal non-blocking fabric (0 s each); the latency of the inter-node ring
+# and its bandwidth term (hierarchical_allreduce_time is latency-free) come from the reference.
+_Q3_SECONDS = [0.0, STORY_LATENCY_S, STORY_INTER_S, 0.0]
 _q3_options, _q3_key = letters([
     "Software bugs — distributed PyTorch has framework overhead that scales badly with node count",
     f"InfiniBand latency — each message adds about {C.IB_ALPHA_S * 1e6:g} µs, compounding at "
     f"{STORY_NODES * GPUS} GPUs",
     "The node boundary creates a bandwidth cliff — inter-node AllReduce is bottlenecked by InfiniBand",
     f"{STORY_NODES * GPUS} GPUs exceed the fat-tree topology's bisection bandwidth capacity",
-], 2, offset=1)
+], max(range(len(_Q3_SECONDS)), key=_Q3_SECONDS.__getitem__), offset=1)
 
 _Q4_COUNTS = [2, 4, MAX_LINKS, 0]      # 0: min_ib_links' "none suffices"
 _c = _Q4_COUNTS
@@ -154,7 +166,7 @@ QUESTIONS = [
         id="act1_reflection", kind="reflection", points=1.25,
         prompt=(f"**Reflection.** In the {GPUS}-GPU ring each GPU sends {_gb(BYTES_SENT_PER_GPU)} per "
                 f"synchronisation for a {_gb(MESSAGE_BYTES)} gradient: {RING_FACTOR:g}× the gradient "
-                f"(the original lab said \"exactly 2×\"). Where does this factor come from?"),
+                f"(the original lab said \"exactly {RING_FACTOR_LIMIT}×\"). Where does this factor come from?"),
         options=_q2_options, key=_q2_key,
         hint=("Follow one GPU through the ring: the buffer is cut into n shards; in each phase the GPU "
               "passes on n−1 of them, one per step. Only gradients travel, and their byte count per "
@@ -167,7 +179,7 @@ QUESTIONS = [
                 f"shortfall?"),
         options=_q3_options, key=_q3_key,
         hint=(f"Put a number on each suspect. Across {STORY_NODES} nodes a ring AllReduce sends "
-              f"2(k−1) = {2 * (STORY_NODES - 1)} messages, {STORY_LATENCY_S * 1e6:.0f} µs of latency in all; "
+              f"2(k−1) = {STORY_LATENCY_S / C.IB_ALPHA_S:.0f} messages, {STORY_LATENCY_S * 1e6:.0f} µs of latency in all; "
               f"the same AllReduce moves the {_gb(MESSAGE_BYTES)} gradient through each node's "
               f"{_gbs(STORY_LINKS * LINK_BW)} of InfiniBand, {STORY_INTER_S:.2f} s. The analysis models "
               f"an ideal non-blocking fabric and no framework overhead, and still falls short.")),
@@ -179,7 +191,7 @@ QUESTIONS = [
                 f"compute, comm_overhead_ratio ≤ {DANGER_RATIO:g}) at {MAX_NODES} nodes?"),
         options=_q4_options, key=_q4_key,
         hint=("Each node's links carry 2(k−1)/k × M per synchronisation, k the number of nodes: the "
-              "factor stays below 2 however many nodes join. Compute must cover the NVLink stages plus "
+              f"factor stays below {RING_FACTOR_LIMIT} however many nodes join. Compute must cover the NVLink stages plus "
               f"that inter-node term at links × {_gbs(LINK_BW)} per node; min_ib_links searches the "
               "counts for you.")),
 ]
@@ -240,13 +252,13 @@ FUNCTIONS = [
     FunctionItem(
         name="gbit_to_bytes_per_s", points=1,
         examples=[Example(f"an InfiniBand NDR port, {NDR_GBIT} Gb/s", {"gbit_per_s": NDR_GBIT}),
-                  Example("an InfiniBand HDR port, 200 Gb/s", {"gbit_per_s": 200})],
+                  Example(f"an InfiniBand HDR port, {HDR_GBIT} Gb/s", {"gbit_per_s": HDR_GBIT})],
         domain=st.fixed_dictionaries({"gbit_per_s": _f(0.1, 3200.0)}),
         properties=_PUBLIC["gbit_to_bytes_per_s"]),
     FunctionItem(
         name="gradient_bytes", points=1,
         examples=[Example(f"the {PARAMS / 1e9:g}B model in FP16", {"params": PARAMS, "bytes_per_value": C.FP16_BYTES}),
-                  Example(f"the {PARAMS / 1e9:g}B model in FP32", {"params": PARAMS, "bytes_per_value": 4})],
+                  Example(f"the {PARAMS / 1e9:g}B model in FP32", {"params": PARAMS, "bytes_per_value": FP32_BYTES})],
         domain=st.fixed_dictionaries({"params": _f(0.0, 2e12), "bytes_per_value": st.sampled_from([1, 2, 4])
                                       | _f(0.5, 8.0)}),
         properties=_PUBLIC["gradient_bytes"]),
@@ -254,8 +266,8 @@ FUNCTIONS = [
         name="transfer_time", points=1.5,
         examples=[Example("the FP16 gradient over one PCIe Gen4 x16 link",
                           {"num_bytes": MESSAGE_BYTES, "bandwidth": C.PCIE_GEN4_X16_BANDWIDTH, "latency_s": 0.0}),
-                  Example("one 1 MB message over NDR InfiniBand with its latency",
-                          {"num_bytes": 1e6, "bandwidth": LINK_BW, "latency_s": C.IB_ALPHA_S})],
+                  Example(f"one {SMALL_MESSAGE_BYTES / 1e6:g} MB message over NDR InfiniBand with its latency",
+                          {"num_bytes": SMALL_MESSAGE_BYTES, "bandwidth": LINK_BW, "latency_s": C.IB_ALPHA_S})],
         domain=st.fixed_dictionaries({"num_bytes": _f(0.0, 1e12), "bandwidth": _f(1e9, 1e12),
                                       "latency_s": _f(0.0, 1e-4)}),
         properties=_PUBLIC["transfer_time"]),
@@ -305,15 +317,15 @@ FUNCTIONS = [
         name="min_ib_links", points=3,
         examples=[Example(f"Act II: {STORY_NODES} nodes, ratio <= {DANGER_RATIO:g}", _design(STORY_NODES)),
                   Example(f"Act II: {MAX_NODES} nodes, ratio <= {DANGER_RATIO:g}", _design(MAX_NODES)),
-                  Example(f"Act II: {STORY_NODES} nodes, ratio <= 0.25 (NVLink alone is too slow: 0)",
-                          _design(STORY_NODES, 0.25))],
+                  Example(f"Act II: {STORY_NODES} nodes, ratio <= {TIGHT_RATIO:g} (NVLink alone is too slow: 0)",
+                          _design(STORY_NODES, TIGHT_RATIO))],
         domain=_LINK_DOMAIN,
         properties=[*_PUBLIC["min_ib_links"],
                     Property(name="the fewest links that meet the target",
                              meaning="The returned count keeps the overhead ratio at or under the target and one link fewer does not (0: not even max_links does).",
                              strategy=_LINK_DOMAIN, check=_links_meet_target, public=False)]),
 ]
-assert ref.min_ib_links(**_design(STORY_NODES, 0.25)) == 0
+assert ref.min_ib_links(**_design(STORY_NODES, TIGHT_RATIO)) == 0
 
 
 # --- The notebook -------------------------------------------------------------------------------
@@ -330,12 +342,12 @@ Every bandwidth here is **per direction**, the rate a ring AllReduce runs at:
 
 | link | per GPU, per direction |
 |---|---|
-| NVLink 4 inside a DGX H100 (18 links; "900 GB/s" is both directions added) | {_gbs(C.NVLINK4_BANDWIDTH)} |
-| InfiniBand NDR port, {NDR_GBIT} Gb/s = {NDR_GBIT} × 1e9 / 8 bytes/s (not "400 GB/s") | {_gbs(LINK_BW)} |
+| NVLink 4 inside a DGX H100 ("{_gbs(2 * C.NVLINK4_BANDWIDTH)}" is both directions added) | {_gbs(C.NVLINK4_BANDWIDTH)} |
+| InfiniBand NDR port, {NDR_GBIT} Gb/s = {NDR_GBIT} × 1e9 / 8 bytes/s (not "{NDR_GBIT} GB/s") | {_gbs(LINK_BW)} |
 | PCIe Gen4 x16 slot: every byte a PCIe server's GPU sends crosses it, even on the way to a network card | {_gbs(C.PCIE_GEN4_X16_BANDWIDTH)} |
 
 NVLink to PCIe is a {CLIFF:.1f}× cliff. Each step every GPU computes on one {TOKENS_PER_GPU_STEP}-token sequence,
-6 × params × tokens = {STEP_FLOP:.3g} FLOP at {C.H100_PEAK_FLOPS_BF16 / 1e12:g} TFLOP/s (dense BF16) and {MFU:.0%} MFU:
+{FLOPS_PER_PARAM_TOKEN:g} × params × tokens = {STEP_FLOP:.3g} FLOP at {C.H100_PEAK_FLOPS_BF16 / 1e12:g} TFLOP/s (dense BF16) and {MFU:.0%} MFU:
 **{COMPUTE_S:.2f} s of compute**. Then the {GPUS} GPUs AllReduce the {_gb(MESSAGE_BYTES)} gradient in a ring
 (reduce-scatter, then all-gather), and nothing overlaps.
 
@@ -346,7 +358,7 @@ Implement `gradient_bytes`, `gbit_to_bytes_per_s`, `transfer_time`, `intra_node_
 _ACT1_INSTRUMENT = f"""\
 # Instrument: one training step per interconnect, computed with YOUR functions.
 message_bytes = interconnect.gradient_bytes({PARAMS!r}, {C.FP16_BYTES!r})
-compute_s = {COMPUTE_S!r}  # 6 * params * tokens / (peak * MFU), stated above
+compute_s = {COMPUTE_S!r}  # {FLOPS_PER_PARAM_TOKEN:g} * params * tokens / (peak * MFU), stated above
 links = {ACT1_LINKS!r}
 names = list(links)
 comm_s = [interconnect.intra_node_allreduce_time(message_bytes, {GPUS}, bw) for bw in links.values()]
@@ -432,7 +444,7 @@ print(f"You predicted act2_prediction = {{act2_prediction!r}}.")
 
 _DESIGN = f"""\
 # Design: the fewest NDR links per node that keep comm/compute <= {DANGER_RATIO:g} (your min_ib_links).
-for k in (2, {STORY_NODES}, {MAX_NODES}):
+for k in {DESIGN_NODES!r}:
     need = interconnect.min_ib_links(message_bytes, {GPUS}, k, nvlink, link, compute_s, {DANGER_RATIO!r}, {MAX_LINKS})
     print(f"{{k:3d}} nodes: " + (f"{{need}} link(s) per node" if need else "no count up to {MAX_LINKS} suffices"))
 print(f"You answered act2_reflection = {{act2_reflection!r}}.")
