@@ -20,9 +20,16 @@ from .properties import PROPERTIES
 # The lab fixes the per-GPU batch and counts samples; a fixed global batch in tokens (2^21, 1,024
 # sequences of 2,048 tokens) makes the collapse real. 0.52 is the lab's MFU while computing.
 SEQ_LEN = 2048
-ACT1 = dict(params=7e9, tokens_per_step=float(1024 * SEQ_LEN), peak_flops=C.H100_PEAK_FLOPS_BF16,
-            mfu=0.52, bytes_per_grad=2)
+ACT1_SEQUENCES = 1024                          # the fixed global batch, in sequences
+ACT1 = dict(params=7e9, tokens_per_step=float(ACT1_SEQUENCES * SEQ_LEN), peak_flops=C.H100_PEAK_FLOPS_BF16,
+            mfu=0.52, bytes_per_grad=C.FP16_BYTES)
 ACT1_GPUS = (8, 64, 512)                       # the stakeholder's three measurements
+N_SMALL, N_MID, N_LARGE = ACT1_GPUS
+HOURS_PER_DAY = 24
+INT8_BYTES = 1                                 # the reflection's INT8 gradients, bytes per value
+FAST_GPU_PEAK_FACTOR = 2                       # the reflection's faster GPU: twice the peak
+FLOPS_PER_PARAM_TOKEN = collectives.training_step_flops(1, 1)      # the 6 of 6 x params x tokens
+RING_FACTOR_LIMIT = round(collectives.ring_bytes_per_rank(1.0, 10**9))  # 2(N-1)/N as N grows: 2
 CURVE_GPUS = tuple(2 ** k for k in range(11))  # 1 .. 1024
 MFU_FLOOR = 0.40                               # the lab's "practical floor" line
 USD_PER_GPU_HOUR = 3.0                         # the price the stakeholder pays (scenario input)
@@ -55,17 +62,18 @@ def act1_mfu(n_gpus: int) -> float:
     return ref.effective_mfu(ACT1["mfu"], *act1_times(n_gpus))
 
 
+# (names end in the stakeholder's GPU counts; the values come from ACT1_GPUS)
 MFU8, MFU64, MFU512 = (act1_mfu(n) for n in ACT1_GPUS)
-COMPUTE8, COMM8 = act1_times(8)
-COMPUTE64, COMM64 = act1_times(64)
-COMPUTE512, COMM512 = act1_times(512)
-IDLE_USD_PER_DAY = collectives.comm_fraction(COMM512, COMPUTE512) * 512 * 24 * USD_PER_GPU_HOUR
+COMPUTE8, COMM8 = act1_times(N_SMALL)
+COMPUTE64, COMM64 = act1_times(N_MID)
+COMPUTE512, COMM512 = act1_times(N_LARGE)
+IDLE_USD_PER_DAY = collectives.comm_fraction(COMM512, COMPUTE512) * N_LARGE * HOURS_PER_DAY * USD_PER_GPU_HOUR
 GRAD_GB = ACT1["params"] * ACT1["bytes_per_grad"] / 1e9
-# Latency share of the 512-GPU AllReduce: the ring with an empty message is pure alpha.
-LATENCY_SHARE512 = collectives.ring_allreduce_time(0.0, 512, C.IB_ALPHA_S, C.IB_NDR400_BANDWIDTH) / COMM512
+# Latency share of the largest AllReduce: the ring with an empty message is pure alpha.
+LATENCY_SHARE512 = collectives.ring_allreduce_time(0.0, N_LARGE, C.IB_ALPHA_S, C.IB_NDR400_BANDWIDTH) / COMM512
 INT8_MFU512 = ref.effective_mfu(ACT1["mfu"], COMPUTE512, collectives.ring_allreduce_time(
-    ACT1["params"] * 1, 512, C.IB_ALPHA_S, C.IB_NDR400_BANDWIDTH))
-FAST_GPU_MFU512 = ref.effective_mfu(ACT1["mfu"], COMPUTE512 / 2, COMM512)  # a GPU with twice the peak
+    ACT1["params"] * INT8_BYTES, N_LARGE, C.IB_ALPHA_S, C.IB_NDR400_BANDWIDTH))
+FAST_GPU_MFU512 = ref.effective_mfu(ACT1["mfu"], COMPUTE512 / FAST_GPU_PEAK_FACTOR, COMM512)
 
 # --- Act II scenario: GPT-3 175B on 1,024 H100s (Brown et al. 2020, Table 2.1) ----------------------
 # No ZeRO (every DP replica keeps its optimizer states, as in the lab), micro-batch 1, 1F1B, a
@@ -102,10 +110,13 @@ ACT2_LAYOUTS = [layout(16, 8), layout(8, 4), layout(BEST_TP, BEST_PP), layout(1,
 assert [lay["feasible"] for lay in ACT2_LAYOUTS].count(True) == 1
 ACT2_KEY_INDEX = next(i for i, lay in enumerate(ACT2_LAYOUTS) if lay["config"] == BEST)
 assert ACT2_LAYOUTS[ACT2_KEY_INDEX]["feasible"]
-LAB_LAYOUT = layout(8, 4)                      # the lab's keyed answer
+LAB_LAYOUT = ACT2_LAYOUTS[1]                   # TP=8 PP=4: the lab's keyed answer
 BEST_LAYOUT = ACT2_LAYOUTS[ACT2_KEY_INDEX]
 FULL_STATES_TB = ref.model_state_bytes_per_gpu(ACT2["params"]) / 1e12
 ACT_LAYER_T1_GB = ref.activation_bytes_per_layer(SEQ_LEN, 1, ACT2["hidden"], ACT2["heads"], 1) / 1e9
+
+
+TP_ALLREDUCES_FWD = TP_ALLREDUCES_BWD = 2     # per layer (Shoeybi et al. 2019, Fig. 4)
 
 
 def tp_comm_s_per_step(lay: dict, bandwidth: float, alpha_s: float) -> float:
@@ -113,7 +124,7 @@ def tp_comm_s_per_step(lay: dict, bandwidth: float, alpha_s: float) -> float:
     and 2 in the backward pass of every layer (Shoeybi et al. 2019, Fig. 4), each on the fp16
     activations s*b*h of one microbatch, for its layers/pp layers and all m microbatches."""
     message_bytes = ACT2["seq_len"] * ACT2["micro_batch"] * ACT2["hidden"] * C.FP16_BYTES
-    calls = 4 * (ACT2["layers"] // lay["pp"]) * lay["m"]
+    calls = (TP_ALLREDUCES_FWD + TP_ALLREDUCES_BWD) * (ACT2["layers"] // lay["pp"]) * lay["m"]
     return calls * collectives.ring_allreduce_time(message_bytes, lay["tp"], alpha_s, bandwidth)
 
 
@@ -123,6 +134,8 @@ ACT2_COMPUTE_S = collectives.compute_time(
     collectives.training_step_flops(ACT2["params"], ACT2["global_batch"] * SEQ_LEN), ACT2["n_gpus"],
     C.H100_PEAK_FLOPS_BF16, ACT1["mfu"])
 NVLINK_OVER_IB = C.NVLINK4_BANDWIDTH / C.IB_NDR400_BANDWIDTH
+CROSS_LAYOUT = ACT2_LAYOUTS[0]                 # the option whose TP spans nodes
+CROSS_NODES = CROSS_LAYOUT["tp"] // GPN
 
 
 def pct(x: float) -> str:
@@ -146,11 +159,11 @@ _act1_texts, _act1_key = key_by_claims([
     ("NCCL software overhead: the per-message latency of the ring's 2(N-1) steps grows with the cluster",
      LATENCY_SHARE512 > 0.5),
     ("Each GPU's share of the fixed global batch shrinks as 1/N, so compute time falls, while the "
-     "gradient AllReduce stays near 2x the gradient bytes per GPU and moves onto InfiniBand past one "
+     f"gradient AllReduce stays near {RING_FACTOR_LIMIT}x the gradient bytes per GPU and moves onto InfiniBand past one "
      "node: the comm/compute ratio rises",
      COMPUTE512 < COMPUTE8 and COMM512 / COMPUTE512 > 10 * COMM8 / COMPUTE8),
     ("Larger clusters put more L2-cache and HBM-bandwidth pressure on each GPU",
-     ACT1["tokens_per_step"] / 512 > ACT1["tokens_per_step"] / 8),     # per-GPU work only shrinks
+     ACT1["tokens_per_step"] / N_LARGE > ACT1["tokens_per_step"] / N_SMALL),     # per-GPU work only shrinks
     ("The global batch grows with the cluster until gradient quality degrades and more steps are needed",
      False),                                                           # the scenario fixes it
 ])
@@ -164,41 +177,42 @@ _refl1_texts = [
     "Reduce the per-GPU batch to shrink the gradient tensor and so the AllReduce",
     "Quantize gradients to INT8 for the AllReduce and dequantize them before the optimizer step",
 ]
-_refl1_options, _refl1_letter = spec.letters(_refl1_texts, 1, offset=3)
+_refl1_options, _refl1_letter = spec.letters(_refl1_texts, 1, offset=3)   # documented conceptual choice
 
 ACT2_OFFSET = 3
 _ACT2_BLURBS = [
-    "tensor parallelism across two DGX nodes, to split every layer's weights and activations further",
+    "tensor parallelism across {nodes} DGX nodes, to split every layer's weights and activations further",
     "tensor parallelism inside a node, {layers_per_stage} layers per pipeline stage, DP for throughput",
     "tensor parallelism inside a node, {layers_per_stage} layers per pipeline stage, DP for throughput",
     "no tensor parallelism at all: {layers_per_stage} layers per stage, no per-layer AllReduces",
 ]
 _act2_texts = [f"TP={lay['tp']}, PP={lay['pp']}, DP={lay['dp']}: "
-               + blurb.format(layers_per_stage=ACT2["layers"] // lay["pp"])
+               + blurb.format(layers_per_stage=ACT2["layers"] // lay["pp"], nodes=lay["tp"] // GPN)
                for lay, blurb in zip(ACT2_LAYOUTS, _ACT2_BLURBS)]
 _act2_options, _act2_letter = spec.letters(_act2_texts, ACT2_KEY_INDEX, offset=ACT2_OFFSET)
 
 # Conceptual: the per-layer TP AllReduce volume at InfiniBand bandwidth (numbers in the hint).
 _refl2_texts = [
     "PyTorch does not support tensor parallelism across nodes in its distributed primitives",
-    f"Tensor-parallel AllReduces run inside every layer (two forward, two backward) for every "
+    f"Tensor-parallel AllReduces run inside every layer ({TP_ALLREDUCES_FWD} forward, {TP_ALLREDUCES_BWD} backward) for every "
     f"microbatch; at InfiniBand's {NVLINK_OVER_IB:.0f}x lower per-GPU bandwidth they dominate the step",
     "Tensor parallelism needs GPU memory shared between the ranks, which separate nodes do not have",
     "Cross-node tensor parallelism makes training numerically unstable through rounding across nodes",
 ]
+assert TP_IB_S > ACT2_COMPUTE_S > TP_NVLINK_S   # the premise of the key: across nodes TP dominates the step
 _refl2_options, _refl2_letter = spec.letters(_refl2_texts, 1, offset=1)
 
 QUESTIONS = [
     Question(
         id="act1_prediction", kind="prediction", points=1.0,
         prompt=("**Act I prediction.** The global batch is fixed at "
-                f"{ACT1['tokens_per_step']:,.0f} tokens. Why does MFU fall from {pct(MFU8)} at 8 GPUs "
-                f"to {pct(MFU512)} at 512 GPUs?"),
+                f"{ACT1['tokens_per_step']:,.0f} tokens. Why does MFU fall from {pct(MFU8)} at {N_SMALL} GPUs "
+                f"to {pct(MFU512)} at {N_LARGE} GPUs?"),
         options=_act1_options, key=_act1_letter,
-        hint=(f"Split the step into its two parts. Compute per GPU is 6*P*tokens/(N*peak*MFU): "
-              f"{COMPUTE8:.2f} s at 8 GPUs, {COMPUTE512:.3f} s at 512. The ring moves 2(N-1)/N of the "
-              f"{GRAD_GB:.0f} GB gradient whatever N is: {COMM8:.3f} s on NVLink at 8 GPUs, "
-              f"{COMM512:.3f} s on InfiniBand at 512, of which latency is only "
+        hint=(f"Split the step into its two parts. Compute per GPU is {FLOPS_PER_PARAM_TOKEN:g}*P*tokens/(N*peak*MFU): "
+              f"{COMPUTE8:.2f} s at {N_SMALL} GPUs, {COMPUTE512:.3f} s at {N_LARGE}. The ring moves 2(N-1)/N of the "
+              f"{GRAD_GB:.0f} GB gradient whatever N is: {COMM8:.3f} s on NVLink at {N_SMALL} GPUs, "
+              f"{COMM512:.3f} s on InfiniBand at {N_LARGE}, of which latency is only "
               f"{pct(LATENCY_SHARE512)}. Which ratio changed?"),
     ),
     Question(
@@ -206,22 +220,24 @@ QUESTIONS = [
         prompt=("**Act I reflection.** What is the primary technique to *overlap* the gradient "
                 "AllReduce with computation in data-parallel training?"),
         options=_refl1_options, key=_refl1_letter,
-        hint=(f"Ask of each option whether communication and compute run at the same time. Twice the "
-              f"peak FLOP/s halves compute but not the AllReduce: MFU at 512 GPUs would drop from "
+        hint=(f"Ask of each option whether communication and compute run at the same time. "
+              f"{FAST_GPU_PEAK_FACTOR}x the peak FLOP/s divides compute by {FAST_GPU_PEAK_FACTOR} but not the "
+              f"AllReduce: MFU at {N_LARGE} GPUs would drop from "
               f"{pct(MFU512)} to {pct(FAST_GPU_MFU512)}. The gradient has one value per parameter, "
-              f"whatever the batch. INT8 halves the bytes ({pct(INT8_MFU512)} MFU) but still waits "
+              f"whatever the batch. INT8 sends {INT8_BYTES} byte per value instead of {ACT1['bytes_per_grad']} "
+              f"({pct(INT8_MFU512)} MFU) but still waits "
               f"for them. Only one option hides the transfer behind the backward pass."),
     ),
     Question(
         id="act2_prediction", kind="prediction", points=1.0,
-        prompt=(f"**Act II prediction.** Which layout of GPT-3 175B on {ACT2['n_gpus']:,} H100s fits in "
+        prompt=(f"**Act II prediction.** Which layout of GPT-3 {ACT2['params'] / 1e9:.0f}B on {ACT2['n_gpus']:,} H100s fits in "
                 f"{gb(ACT2['capacity_bytes'])} per GPU, keeps tensor parallelism inside one "
                 f"{GPN}-GPU DGX node and keeps the pipeline bubble at or below "
                 f"{pct(ACT2['bubble_ceiling'])}? (Global batch {ACT2['global_batch']:,} sequences of "
                 f"{SEQ_LEN:,} tokens, micro-batch {ACT2['micro_batch']}, 1F1B schedule, no ZeRO.)"),
         options=_act2_options, key=_act2_letter,
-        hint=("Check each layout against all three limits. Without ZeRO the model states are 16 bytes "
-              "per parameter of the TP x PP shard; with 1F1B the first stage holds the activations of "
+        hint=("Check each layout against all three limits. Without ZeRO the model states are "
+              f"{C.ADAM_MIXED_PRECISION_BYTES_PER_PARAM} bytes per parameter of the TP x PP shard; with 1F1B the first stage holds the activations of "
               "pp microbatches of layers/pp layers, i.e. of all the layers, so only TP shrinks them. "
               "m = global batch / DP sets the bubble (p-1)/(m+p-1). The failing layouts fail "
               "for different reasons."),
@@ -231,8 +247,9 @@ QUESTIONS = [
         prompt=f"**Act II reflection.** Why must tensor parallelism stay inside one DGX node (TP <= {GPN})?",
         options=_refl2_options, key=_refl2_letter,
         hint=(f"Count the bytes. Each TP AllReduce carries one microbatch's fp16 activations "
-              f"(s*b*h*2 bytes), four times per layer per microbatch. In the feasible layout that costs "
-              f"{TP_NVLINK_S:.2f} s per step over NVLink; TP=16 across two nodes over InfiniBand would "
+              f"(s*b*h*{C.FP16_BYTES} bytes), {TP_ALLREDUCES_FWD + TP_ALLREDUCES_BWD} times per layer per microbatch. "
+              f"In the feasible layout that costs {TP_NVLINK_S:.2f} s per step over NVLink; "
+              f"TP={CROSS_LAYOUT['tp']} across {CROSS_NODES} nodes over InfiniBand would "
               f"cost {TP_IB_S:.1f} s, against {ACT2_COMPUTE_S:.2f} s of compute. NCCL runs over "
               f"InfiniBand as well as NVLink, and TP ranks exchange messages, not shared memory."),
     ),
@@ -281,12 +298,19 @@ _CONFIG_DOMAIN = st.tuples(
         "micro_batch": st.sampled_from([1, 2]), "zero_stage": st.integers(0, 3)}),
 ).map(lambda parts: {**parts[0], **parts[1]})
 
+# Worked-example inputs (each formatted into its label)
+ZERO_PAPER = dict(params=7.5e9, dp=64)         # Rajbhandari et al. 2020, Fig. 1
+BUBBLE_EXAMPLES = [("Megatron-LM", dict(p=8, m=32)), ("Megatron-LM interleaved", dict(p=8, m=32, v=2)),
+                   ("the lab's default", dict(p=4, m=8))]
+ZERO_STAGE_EXAMPLE = 1
+TIGHT_BUBBLE_CEILING = 0.01
+
 _ACT2_SHAPE = {k: ACT2[k] for k in ("params", "layers", "seq_len", "micro_batch", "hidden", "heads", "zero_stage")}
 
 FUNCTIONS = [
     FunctionItem(
         name="data_parallel_step_time", points=2.0,
-        examples=[Example(f"Act I: 7B, {n} GPUs on {'NVLink' if n <= GPN else 'InfiniBand NDR'}", act1_kwargs(n))
+        examples=[Example(f"Act I: {ACT1['params'] / 1e9:.0f}B, {n} GPUs on {'NVLink' if n <= GPN else 'InfiniBand NDR'}", act1_kwargs(n))
                   for n in ACT1_GPUS],
         domain=st.fixed_dictionaries({
             "params": st.floats(1e8, 1e12), "tokens_per_step": st.floats(1e4, 1e8),
@@ -305,7 +329,8 @@ FUNCTIONS = [
     ),
     FunctionItem(
         name="model_state_bytes_per_gpu", points=1.5,
-        examples=[Example(f"ZeRO paper: 7.5B params, dp=64, stage {s}", dict(params=7.5e9, dp=64, zero_stage=s))
+        examples=[Example(f"ZeRO paper: {ZERO_PAPER['params'] / 1e9:g}B params, dp={ZERO_PAPER['dp']}, stage {s}",
+                          dict(ZERO_PAPER, zero_stage=s))
                   for s in range(4)]
         + [Example(f"Act II: {lay['config']}, no ZeRO",
                    dict(params=ACT2["params"], dp=lay["dp"], zero_stage=0, tp=lay["tp"], pp=lay["pp"]))
@@ -316,8 +341,8 @@ FUNCTIONS = [
     ),
     FunctionItem(
         name="activation_bytes_per_layer", points=1.0,
-        examples=[Example(f"GPT-3 layer, s=2048, b=1, tp={t}",
-                          dict(seq_len=SEQ_LEN, micro_batch=1, hidden=ACT2["hidden"], heads=ACT2["heads"], tp=t))
+        examples=[Example(f"GPT-3 layer, s={SEQ_LEN}, b={ACT2['micro_batch']}, tp={t}",
+                          dict(seq_len=SEQ_LEN, micro_batch=ACT2["micro_batch"], hidden=ACT2["hidden"], heads=ACT2["heads"], tp=t))
                   for t in (1, 8)],
         domain=st.fixed_dictionaries({"seq_len": st.sampled_from([512, 1024, 2048, 4096, 8192]),
                                       "micro_batch": st.integers(1, 16),
@@ -327,9 +352,8 @@ FUNCTIONS = [
     ),
     FunctionItem(
         name="pipeline_bubble_fraction", points=1.0,
-        examples=[Example("Megatron-LM: p=8, m=32", dict(p=8, m=32)),
-                  Example("Megatron-LM interleaved: p=8, m=32, v=2", dict(p=8, m=32, v=2)),
-                  Example("the lab's default: p=4, m=8", dict(p=4, m=8)),
+        examples=[Example(f"{label}: " + ", ".join(f"{k}={v}" for k, v in kw.items()), kw)
+                  for label, kw in BUBBLE_EXAMPLES] + [
                   Example(f"Act II: p={BEST_LAYOUT['pp']}, m={BEST_LAYOUT['m']}",
                           dict(p=BEST_LAYOUT["pp"], m=BEST_LAYOUT["m"]))],
         domain=st.fixed_dictionaries({"p": st.integers(1, 128), "m": st.integers(1, 1024), "v": st.integers(1, 8)}),
@@ -368,9 +392,10 @@ FUNCTIONS = [
     ),
     FunctionItem(
         name="best_3d_config", points=2.0,
-        examples=[Example("Act II: GPT-3 175B on 1,024 H100s, no ZeRO", ACT2),
-                  Example("Act II with ZeRO stage 1", dict(ACT2, zero_stage=1)),
-                  Example("Act II with a 1% bubble ceiling", dict(ACT2, bubble_ceiling=0.01))],
+        examples=[Example(f"Act II: GPT-3 {ACT2['params'] / 1e9:.0f}B on {ACT2['n_gpus']:,} H100s, no ZeRO", ACT2),
+                  Example(f"Act II with ZeRO stage {ZERO_STAGE_EXAMPLE}", dict(ACT2, zero_stage=ZERO_STAGE_EXAMPLE)),
+                  Example(f"Act II with a {TIGHT_BUBBLE_CEILING:.0%} bubble ceiling",
+                          dict(ACT2, bubble_ceiling=TIGHT_BUBBLE_CEILING))],
         domain=_CONFIG_DOMAIN,
         properties=_wrap("best_3d_config") + [Property(
             name="the chosen layout fits and meets the bubble ceiling",
@@ -385,15 +410,15 @@ _STORY1 = f"""# Lab 05 — The Parallelism Paradox
 
 ## Act I — The data-parallel wall
 
-> **Training Infrastructure Lead:** "We are training a 7B-parameter model with pure data parallelism
+> **Training Infrastructure Lead:** "We are training a {ACT1['params'] / 1e9:.0f}B-parameter model with pure data parallelism
 > on H100s. Every step processes the same global batch: {ACT1['tokens_per_step']:,.0f} tokens
-> (1,024 sequences of {SEQ_LEN:,} tokens). I measured MFU at 8 GPUs = {pct(MFU8)}. At 64 GPUs it
-> dropped to {pct(MFU64)}. At 512 GPUs it is {pct(MFU512)}. The model has not changed. We just added
-> GPUs and it got worse. At ${USD_PER_GPU_HOUR:.2f} per GPU-hour, the 512 GPUs spend
+> ({ACT1_SEQUENCES:,} sequences of {SEQ_LEN:,} tokens). I measured MFU at {N_SMALL} GPUs = {pct(MFU8)}. At {N_MID} GPUs it
+> dropped to {pct(MFU64)}. At {N_LARGE} GPUs it is {pct(MFU512)}. The model has not changed. We just added
+> GPUs and it got worse. At ${USD_PER_GPU_HOUR:.2f} per GPU-hour, the {N_LARGE} GPUs spend
 > ${IDLE_USD_PER_DAY:,.0f} a day waiting on the network. Why does MFU fall as we scale?"
 
 A data-parallel step computes the forward and backward pass on each GPU's share of the batch
-(6 x params x tokens FLOP in all, at {pct(ACT1['mfu'])} MFU of the dense
+({FLOPS_PER_PARAM_TOKEN:g} x params x tokens FLOP in all, at {pct(ACT1['mfu'])} MFU of the dense
 {C.H100_PEAK_FLOPS_BF16 / 1e12:.0f} TFLOP/s peak), then AllReduces the {GRAD_GB:.0f} GB fp16 gradient
 with a ring. Inside a DGX node the ring runs on NVLink ({C.NVLINK4_BANDWIDTH / 1e9:.0f} GB/s per
 direction); past {GPN} GPUs it runs on each GPU's InfiniBand NDR NIC
@@ -450,7 +475,7 @@ _STORY2 = f"""## Act II — 3D parallelism design challenge
 > **MLOps Architect:** "We need to train GPT-3 ({ACT2['params'] / 1e9:.0f}B parameters, {ACT2['layers']}
 > layers, hidden {ACT2['hidden']:,}, {ACT2['heads']} heads) on {ACT2['n_gpus']:,} H100s in
 > {ACT2['n_gpus'] // GPN} DGX nodes. Each H100 has {gb(C.H100_HBM_CAPACITY_BYTES)} of HBM3. Mixed-precision
-> Adam needs 16 bytes per parameter ({FULL_STATES_TB:.1f} TB of model states), and one layer's activations
+> Adam needs {C.ADAM_MIXED_PRECISION_BYTES_PER_PARAM} bytes per parameter ({FULL_STATES_TB:.1f} TB of model states), and one layer's activations
 > for a single {SEQ_LEN:,}-token sequence take {ACT_LAYER_T1_GB:.2f} GB. Design the TP x PP x DP layout
 > that does not run out of memory, keeps tensor parallelism on NVLink and keeps the pipeline bubble at or
 > below {pct(ACT2['bubble_ceiling'])}."
