@@ -31,9 +31,9 @@ ACT1_MESSAGE_BYTES = ACT1_PARAMS * C.FP16_BYTES
 # Act II: the lab's three workloads; FP16 gradients are 2 bytes/param (the lab's 280 GB for 175B is
 # 1.6 bytes/param). The sub-MB embedding update belongs to the lab's 0.1B-parameter model; only the
 # rows a step touches are synchronised, so its message is far smaller than its parameter count.
+GRADIENT_PARAMS = (175e9, 7e9)
 WORKLOADS = (
-    ("175B model gradient", 175e9, 175e9 * C.FP16_BYTES),
-    ("7B model gradient", 7e9, 7e9 * C.FP16_BYTES),
+    *((f"{p / 1e9:g}B model gradient", p, p * C.FP16_BYTES) for p in GRADIENT_PARAMS),
     ("embedding-table update", 0.1e9, 0.5e6),
 )
 SEQ_LEN = 2048                                  # the lab's sequence length
@@ -48,6 +48,15 @@ FAILURE_FRACTION = 0.5                          # the lab's failure state: comm 
 # Offsets of the four questions are chosen so the keys differ and none is "A": the notebook's answer
 # prompt shows `<qid> = "A"` as its format example, which must not read as the key.
 ACT1_RANGES = ((1, 4), (4, 40), (40, 100), (100, 400))
+DISTRACTOR_GPUS = 64                            # option design: the false "ring above N GPUs" rule's cutoff
+
+# Worked-example inputs (each formatted into its label, never typed twice)
+NCCL_EXAMPLE = dict(message_bytes=1e9, n=8, alpha_s=5e-6, bandwidth=100e9)   # nccl-tests worked value (anchors E.1)
+ONE_GB = 1e9
+SMALL_BYTES = 1e6                               # a latency-bound message (also the instrument's small curve)
+ODD_N = 24                                      # three DGX nodes: not a power of two
+MIN_RANKS = 2
+CHINCHILLA = dict(params=70e9, tokens=1.4e12)   # Hoffmann et al. 2022
 
 
 # --- numbers the story, options and keys use (all from reference/) -------------------------------------
@@ -67,6 +76,8 @@ ACT1_RING_S = ref.ring_allreduce_time(ACT1_MESSAGE_BYTES, **LINK)
 ACT1_RATIO = ref.naive_master_bytes(ACT1_MESSAGE_BYTES, N_GPUS) / ref.ring_bytes_per_rank(ACT1_MESSAGE_BYTES, N_GPUS)
 CRITICAL_BYTES = ref.critical_message_size(ALPHA_S, NDR)
 CROSSOVER_BYTES = ref.ring_tree_crossover_bytes(N_GPUS, ALPHA_S, NDR)
+FLOPS_PER_PARAM_TOKEN = ref.training_step_flops(1, 1)              # the 6 of 6 · params · tokens
+RING_FACTOR_LIMIT = round(ref.ring_bytes_per_rank(1.0, 10**9))     # 2(n-1)/n as n grows: 2
 ACT2 = [(label, params, message, _workload_numbers(params, message)) for label, params, message in WORKLOADS]
 
 
@@ -120,7 +131,8 @@ _act1_refl_options, _act1_refl_key = letters([
     "Every rank sends and receives at the same time, so the traffic is spread evenly over all n links",
     "Ring compresses gradients during communication to reduce the data volume",
     "Ring uses asynchronous updates, so ranks don't need to synchronise",
-], 1, offset=3)
+], 1, offset=3)   # conceptual: index 1 (all links busy at once); premise: the master carries ~n x a ring rank
+assert ACT1_RATIO > N_GPUS / 2
 
 ACT1_REFLECTION = Question(
     id="act1_reflection", kind="reflection", points=1,
@@ -155,11 +167,13 @@ ACT2_PREDICTION = Question(
 )
 
 _act2_refl_options, _act2_refl_key = letters([
-    "The number of GPUs alone — ring above 64 GPUs, tree below",
+    f"The number of GPUs alone — ring above {DISTRACTOR_GPUS} GPUs, tree below",
     "The message size relative to the ring–tree crossover, which depends on α, β and n",
     "The message size relative to the critical size α·β alone, whatever the number of GPUs",
     "Whether gradients are FP16 or FP32 — ring only works with FP32",
-], 1, offset=2)
+], 1, offset=2)   # conceptual: index 1; premise: the crossover is not α·β and moves with n
+assert not math.isclose(CROSSOVER_BYTES, CRITICAL_BYTES) and \
+    not math.isclose(CROSSOVER_BYTES, ref.ring_tree_crossover_bytes(2 * N_GPUS, ALPHA_S, NDR))
 
 ACT2_REFLECTION = Question(
     id="act2_reflection", kind="reflection", points=1,
@@ -225,7 +239,10 @@ def _examples(*rows) -> list[Example]:
 
 _ACT1 = f"Act I: {_bytes(ACT1_MESSAGE_BYTES)} gradient over {N_GPUS} GPUs on NDR InfiniBand"
 _BIG, _MID, _SMALL = (dict(message_bytes=m, **LINK) for _, _, m in WORKLOADS)
-_NCCL = dict(message_bytes=1e9, n=8, alpha_s=5e-6, bandwidth=100e9)    # nccl-tests worked value (anchors E.1)
+_NCCL = NCCL_EXAMPLE
+_NCCL_LABEL = (f"{_bytes(_NCCL['message_bytes'])}, {_NCCL['n']} ranks, {_NCCL['bandwidth'] / 1e9:g} GB/s, "
+               f"{_NCCL['alpha_s'] * 1e6:g} µs")
+_GRAD_LABEL = lambda i: f"{_bytes(WORKLOADS[i][2])} ({WORKLOADS[i][1] / 1e9:g}B FP16) gradient"
 _ACT1_LINK = dict(message_bytes=ACT1_MESSAGE_BYTES, **LINK)
 _BIG_PARAMS, _SMALL_PARAMS = WORKLOADS[0][1], WORKLOADS[2][1]
 _BIG_COMPUTE_S, _BIG_RING_S = ACT2[0][3]["compute_s"], ACT2[0][3]["times"]["ring"]
@@ -238,8 +255,8 @@ FUNCTIONS = (
     ), domain=public.P2P, properties=_public("p2p_time")),
     FunctionItem("naive_allreduce_time", 2, _examples(
         (_ACT1, _ACT1_LINK),
-        (f"one DGX H100 node ({C.GPUS_PER_DGX_H100} GPUs) over NVLink, 1 GB",
-         dict(message_bytes=1e9, n=C.GPUS_PER_DGX_H100, alpha_s=C.NVLINK_ALPHA_S, bandwidth=C.NVLINK4_BANDWIDTH)),
+        (f"one DGX H100 node ({C.GPUS_PER_DGX_H100} GPUs) over NVLink, {_bytes(ONE_GB)}",
+         dict(message_bytes=ONE_GB, n=C.GPUS_PER_DGX_H100, alpha_s=C.NVLINK_ALPHA_S, bandwidth=C.NVLINK4_BANDWIDTH)),
     ), domain=public.ALLREDUCE, properties=[
         *_public("naive_allreduce_time"),
         Property("never faster than ring", "The master's link carries n times the ring's bytes, so naive "
@@ -248,16 +265,17 @@ FUNCTIONS = (
     ]),
     FunctionItem("ring_allreduce_time", 3, _examples(
         (_ACT1, _ACT1_LINK),
-        (f"Act II: {_bytes(WORKLOADS[0][2])} (175B FP16) gradient over {N_GPUS} GPUs on NDR", _BIG),
-        ("nccl-tests worked value: 1 GB, 8 ranks, 100 GB/s, 5 µs", _NCCL),
+        (f"Act II: {_GRAD_LABEL(0)} over {N_GPUS} GPUs on NDR", _BIG),
+        (f"nccl-tests worked value: {_NCCL_LABEL}", _NCCL),
     ), domain=public.ALLREDUCE, properties=_public("ring_allreduce_time")),
     FunctionItem("tree_allreduce_time", 2, _examples(
         (_ACT1, _ACT1_LINK),
         (f"Act II: {_bytes(WORKLOADS[2][2])} update over {N_GPUS} GPUs on NDR", _SMALL),
-        ("24 GPUs (three DGX nodes), 1 MB: not a power of two", dict(message_bytes=1e6, n=24, alpha_s=ALPHA_S, bandwidth=NDR)),
+        (f"{ODD_N} GPUs ({ODD_N // C.GPUS_PER_DGX_H100} DGX nodes), {_bytes(SMALL_BYTES)}: not a power of two",
+         dict(message_bytes=SMALL_BYTES, n=ODD_N, alpha_s=ALPHA_S, bandwidth=NDR)),
     ), domain=public.ALLREDUCE, properties=_public("tree_allreduce_time")),
     FunctionItem("rabenseifner_allreduce_time", 2, _examples(
-        (f"Act II: {_bytes(WORKLOADS[0][2])} (175B FP16) gradient over {N_GPUS} GPUs on NDR", _BIG),
+        (f"Act II: {_GRAD_LABEL(0)} over {N_GPUS} GPUs on NDR", _BIG),
         (f"Act II: {_bytes(WORKLOADS[2][2])} update over {N_GPUS} GPUs on NDR", _SMALL),
     ), domain=public.RABENSEIFNER, properties=[
         *_public("rabenseifner_allreduce_time"),
@@ -267,15 +285,17 @@ FUNCTIONS = (
     ]),
     FunctionItem("ring_bytes_per_rank", 1, _examples(
         (_ACT1, dict(message_bytes=ACT1_MESSAGE_BYTES, n=N_GPUS)),
-        ("two ranks, 1 GB", dict(message_bytes=1e9, n=2)),
+        (f"{MIN_RANKS} ranks, {_bytes(ONE_GB)}", dict(message_bytes=ONE_GB, n=MIN_RANKS)),
     ), domain=public.VOLUME, properties=_public("ring_bytes_per_rank")),
     FunctionItem("naive_master_bytes", 1, _examples(
         (_ACT1, dict(message_bytes=ACT1_MESSAGE_BYTES, n=N_GPUS)),
-        ("two ranks, 1 GB", dict(message_bytes=1e9, n=2)),
+        (f"{MIN_RANKS} ranks, {_bytes(ONE_GB)}", dict(message_bytes=ONE_GB, n=MIN_RANKS)),
     ), domain=public.VOLUME, properties=_public("naive_master_bytes")),
     FunctionItem("bus_bandwidth", 2, _examples(
-        ("nccl-tests: 1 GB, 8 ranks, ideal time on a 100 GB/s link",
-         dict(message_bytes=1e9, time_s=ref.ring_allreduce_time(1e9, 8, 0.0, 100e9), n=8)),
+        (f"nccl-tests: {_bytes(_NCCL['message_bytes'])}, {_NCCL['n']} ranks, ideal time on a "
+         f"{_NCCL['bandwidth'] / 1e9:g} GB/s link",
+         dict(message_bytes=_NCCL["message_bytes"], n=_NCCL["n"],
+              time_s=ref.ring_allreduce_time(_NCCL["message_bytes"], _NCCL["n"], 0.0, _NCCL["bandwidth"]))),
         (f"{_ACT1}, ring time with latency",
          dict(message_bytes=ACT1_MESSAGE_BYTES, time_s=ACT1_RING_S, n=N_GPUS)),
     ), domain=public.BUSBW, properties=_public("bus_bandwidth")),
@@ -288,7 +308,7 @@ FUNCTIONS = (
         (f"{N_GPUS} GPUs on NDR", LINK),
         (f"one DGX H100 node ({C.GPUS_PER_DGX_H100} GPUs) over NVLink",
          dict(n=C.GPUS_PER_DGX_H100, alpha_s=C.NVLINK_ALPHA_S, bandwidth=C.NVLINK4_BANDWIDTH)),
-        ("24 GPUs on NDR", dict(n=24, alpha_s=ALPHA_S, bandwidth=NDR)),
+        (f"{ODD_N} GPUs on NDR", dict(n=ODD_N, alpha_s=ALPHA_S, bandwidth=NDR)),
     ), domain=public.CROSSOVER, properties=[
         *_public("ring_tree_crossover_bytes"),
         Property("ring and tree tie at the crossover", "At the crossover message size ring and tree AllReduce "
@@ -299,22 +319,22 @@ FUNCTIONS = (
           for label, _, message in WORKLOADS),
     ), domain=_best_domain(), properties=_public("best_allreduce_algorithm")),
     FunctionItem("training_step_flops", 1, _examples(
-        (f"Act II: 175B params, {TOKENS_PER_STEP} tokens", dict(params=_BIG_PARAMS, tokens=TOKENS_PER_STEP)),
-        ("Chinchilla: 70B params, 1.4T tokens", dict(params=70e9, tokens=1.4e12)),
+        (f"Act II: {_BIG_PARAMS / 1e9:g}B params, {TOKENS_PER_STEP} tokens", dict(params=_BIG_PARAMS, tokens=TOKENS_PER_STEP)),
+        (f"Chinchilla: {CHINCHILLA['params'] / 1e9:g}B params, {CHINCHILLA['tokens'] / 1e12:g}T tokens", CHINCHILLA),
     ), domain=public.FLOPS, properties=_public("training_step_flops")),
     FunctionItem("compute_time", 1, _examples(
-        (f"Act II: 175B step on {N_GPUS} H100 at MFU {MFU}",
+        (f"Act II: {_BIG_PARAMS / 1e9:g}B step on {N_GPUS} H100 at MFU {MFU}",
          dict(flops=ref.training_step_flops(_BIG_PARAMS, TOKENS_PER_STEP), n_gpus=N_GPUS, peak_flops=PEAK_FLOPS, mfu=MFU)),
         (f"Act II: embedding-model step on {N_GPUS} H100 at MFU {MFU}",
          dict(flops=ref.training_step_flops(_SMALL_PARAMS, TOKENS_PER_STEP), n_gpus=N_GPUS, peak_flops=PEAK_FLOPS, mfu=MFU)),
     ), domain=public.COMPUTE, properties=_public("compute_time")),
     FunctionItem("comm_fraction", 1, _examples(
-        ("Act II: 175B step, ring AllReduce", dict(comm_s=_BIG_RING_S, compute_s=_BIG_COMPUTE_S)),
+        (f"Act II: {_BIG_PARAMS / 1e9:g}B step, ring AllReduce", dict(comm_s=_BIG_RING_S, compute_s=_BIG_COMPUTE_S)),
         ("Act II: embedding update, tree AllReduce", dict(comm_s=_SMALL_TREE_S, compute_s=_SMALL_COMPUTE_S)),
     ), domain=public.FRACTION, properties=[
         *_public("comm_fraction"),
-        Property("failure exactly when comm exceeds compute", "The share passes 0.5 exactly when communication "
-                 "takes longer than compute.", public.FRACTION, _fraction_failure_iff_comm_exceeds_compute,
+        Property("failure exactly when comm exceeds compute", f"The share passes {FAILURE_FRACTION:g} exactly when "
+                 "communication takes longer than compute.", public.FRACTION, _fraction_failure_iff_comm_exceeds_compute,
                  public=False),
     ]),
 )
@@ -338,8 +358,9 @@ tree_s = [collectives.tree_allreduce_time(message_bytes, r, alpha_s, bandwidth) 
 factor = [collectives.ring_bytes_per_rank(1.0, r) for r in ranks]
 # bus bandwidth of the ring as a share of the link: ~1 for the big gradient, less once latency shows
 share_big = [collectives.bus_bandwidth(message_bytes, t, r) / bandwidth for t, r in zip(ring_s, ranks)]
-share_1mb = [collectives.bus_bandwidth(1e6, collectives.ring_allreduce_time(1e6, r, alpha_s, bandwidth), r) / bandwidth
-             for r in ranks]
+small_bytes = {SMALL_BYTES!r}
+share_small = [collectives.bus_bandwidth(small_bytes, collectives.ring_allreduce_time(small_bytes, r, alpha_s, bandwidth), r)
+               / bandwidth for r in ranks]
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4))
 left.loglog(ranks, naive_s, "o-", label="naive (master)")
@@ -349,7 +370,7 @@ left.set(xlabel="GPUs n", ylabel="AllReduce time (s)", title=f"{{message_bytes /
 left.legend()
 right.semilogx(ranks, factor, "o-", label="ring bytes per rank / M = 2(n-1)/n")
 right.semilogx(ranks, share_big, "^-", label=f"ring busbw / link, {{message_bytes / 1e9:.0f}} GB")
-right.semilogx(ranks, share_1mb, "v-", label="ring busbw / link, 1 MB")
+right.semilogx(ranks, share_small, "v-", label=f"ring busbw / link, {{small_bytes / 1e6:g}} MB")
 right.set(xlabel="GPUs n", ylim=(0, 2.1), title="ring: bytes per rank and bus bandwidth")
 right.legend(loc="center right")
 plt.show()
@@ -427,7 +448,7 @@ NOTEBOOK = (
         "folder for the public checks.\n\n"
         "## Act I — The ring efficiency revelation\n\n"
         "> *A systems researcher writes:* \"Our naive AllReduce — gather to a master, then broadcast from "
-        f"the master — of a 70B-parameter model's FP16 gradient ({_bytes(ACT1_MESSAGE_BYTES)}) takes "
+        f"the master — of a {ACT1_PARAMS / 1e9:.0f}B-parameter model's FP16 gradient ({_bytes(ACT1_MESSAGE_BYTES)}) takes "
         f"{ACT1_NAIVE_S:,.0f} s per step on {N_GPUS} GPUs over InfiniBand NDR "
         f"({NDR / 1e9:.0f} GB/s per port and direction, α = {ALPHA_S * 1e6:.1f} µs). Ring AllReduce on the same "
         "cluster is far faster. We thought our implementation was fine because it 'just works'. Can you "
@@ -452,14 +473,14 @@ NOTEBOOK = (
     Markdown(
         "## Act II — Algorithm selection under constraints\n\n"
         f"> *An MLOps lead writes:* \"We run three gradient synchronisation workloads on the same {N_GPUS}-GPU "
-        "NDR cluster: (1) a 175B model's FP16 gradient, "
-        f"{_bytes(WORKLOADS[0][2])} per step; (2) a 7B model's FP16 gradient, {_bytes(WORKLOADS[1][2])}; "
+        f"NDR cluster: (1) a {WORKLOADS[0][1] / 1e9:g}B model's FP16 gradient, "
+        f"{_bytes(WORKLOADS[0][2])} per step; (2) a {WORKLOADS[1][1] / 1e9:g}B model's FP16 gradient, {_bytes(WORKLOADS[1][2])}; "
         f"(3) embedding-table updates of a {WORKLOADS[2][1] / 1e9:.1f}B-parameter recommender, "
         f"{_bytes(WORKLOADS[2][2])} per message. Our engineers want ring AllReduce for everything because "
         "'ring is always fastest'. Show whether that is right and, if not, what each workload should use.\"\n\n"
         f"Each training step processes one {SEQ_LEN}-token sequence per GPU ({TOKENS_PER_STEP:,} tokens) at "
-        f"MFU {MFU} of the H100's dense {PEAK_FLOPS / 1e12:.0f} TFLOP/s; compute is 6 · params · tokens "
-        f"(the 175B step computes for {_seconds(_big['compute_s'])}). Communication does not overlap "
+        f"MFU {MFU} of the H100's dense {PEAK_FLOPS / 1e12:.0f} TFLOP/s; compute is {FLOPS_PER_PARAM_TOKEN:g} · params · tokens "
+        f"(the {WORKLOADS[0][1] / 1e9:g}B step computes for {_seconds(_big['compute_s'])}). Communication does not overlap "
         f"compute. **Failure state:** communication above {FAILURE_FRACTION:.0%} of the step — the cluster "
         "spends more time talking than computing.\n\n"
         "Rabenseifner's AllReduce (recursive-halving reduce-scatter, recursive-doubling all-gather, n a "
@@ -470,10 +491,12 @@ NOTEBOOK = (
     Code(_ACT2_READOUT, requires=("act2_prediction",)),
     Answer("act2_reflection"),
     Markdown(
-        "**Out of the failure state.** For a dense model with FP16 gradients the ring moves about 4 bytes per "
-        "parameter and the step computes 6 FLOP per parameter per token, so the parameter count cancels: the "
-        "175B and the 7B gradients have almost the same communication share. What moves it is the tokens per "
-        f"step: the 175B step needs {_tokens_for_half:,.0f} tokens "
+        "**Out of the failure state.** For a dense model with FP16 gradients the ring moves about "
+        f"{RING_FACTOR_LIMIT * C.FP16_BYTES} bytes per "
+        f"parameter and the step computes {FLOPS_PER_PARAM_TOKEN:g} FLOP per parameter per token, so the parameter "
+        f"count cancels: the {WORKLOADS[0][1] / 1e9:g}B and the {WORKLOADS[1][1] / 1e9:g}B gradients have almost the "
+        "same communication share. What moves it is the tokens per "
+        f"step: the {WORKLOADS[0][1] / 1e9:g}B step needs {_tokens_for_half:,.0f} tokens "
         f"({_tokens_for_half / N_GPUS / SEQ_LEN:.1f} sequences per GPU) before compute matches communication. "
         "Other ways out: overlap the AllReduce with the backward pass, compress gradients, or reduce inside "
         "each node over NVLink first (hierarchical AllReduce)."),
