@@ -37,7 +37,11 @@ PARAMS = 70e9
 TOKENS_PER_S = 422e3
 ACT2_PROFILE = {"compute": 0.45, "allreduce": 0.30, "pipeline_bubble": 0.15, "data_loading": 0.10}
 BUDGET_WEEKS = 8.0                 # the lab's quarterly engineering budget
-MFU_TARGET = 0.50                  # the lab's "industry" threshold
+INDUSTRY_MFU = (0.50, 0.60)        # the lab's "industry leaders reach 50-60 %"
+MFU_TARGET = INDUSTRY_MFU[0]       # the lab's "industry" threshold
+SERIAL_SHARE = 0.10                # the math peek's serial share (Amdahl and Gustafson at N_GPUS)
+UNITS_EXAMPLE = 0.08               # the units line's example fraction
+COMPRESSION_RATIO = 2.0            # the AllReduce fix: 2x gradient compression
 
 # Candidate fixes, one per part, each: (what it is, speedup of that part, engineer-weeks).
 # Factors and costs follow the lab's lever and cost models (cell 15) at one setting each:
@@ -50,7 +54,7 @@ MFU_TARGET = 0.50                  # the lab's "industry" threshold
 MICRO_BATCHES_BASE, MICRO_BATCHES_NEW = 4, 8
 PREFETCH_BASE, PREFETCH_NEW = 4, 16
 FIXES = {
-    "allreduce": ("2x gradient compression", 2.0, 2.0 + 1.5 * (2.0 - 1)),
+    "allreduce": (f"{COMPRESSION_RATIO:g}x gradient compression", COMPRESSION_RATIO, 2.0 + 1.5 * (COMPRESSION_RATIO - 1)),
     "pipeline_bubble": (f"micro-batches {MICRO_BATCHES_BASE} -> {MICRO_BATCHES_NEW}",
                         MICRO_BATCHES_NEW / MICRO_BATCHES_BASE, 0.5 + 0.1 * (MICRO_BATCHES_NEW - MICRO_BATCHES_BASE)),
     "data_loading": (f"{PREFETCH_NEW} prefetch workers instead of {PREFETCH_BASE}",
@@ -85,6 +89,23 @@ RIDGE = ref.ridge_point(C.H100_PEAK_FLOPS_BF16, C.H100_HBM_BANDWIDTH)
 
 # The reflections below are written for this outcome; a changed scenario must revisit them.
 assert A1_HOT == "allreduce" and BEST == "pipeline_bubble" and PLAN_LEFT < 0, "scenario changed: revisit the questions"
+# Premises of the two conceptual reflection keys (hand-chosen indices, documented at each question):
+# Act I the team optimised a part that is not the hotspot; Act II the bubble fix gains less MFU than
+# the AllReduce fix yet more per engineer-week.
+assert A1_HOT != ACT1_TARGET
+assert GAINS["pipeline_bubble"] < GAINS["allreduce"] and \
+    GAINS["pipeline_bubble"] / COSTS["pipeline_bubble"] > GAINS["allreduce"] / COSTS["allreduce"]
+
+# Worked-example inputs (each formatted into its label, never typed twice)
+HP_EXAMPLE = dict(fraction=0.4, factor=10.0)               # Hennessy & Patterson sec. 1.9
+GUSTAFSON_EXAMPLE = dict(n=1024, serial_fraction=0.004)    # Gustafson 1988
+ROOFLINE_INTENSITIES = (100.0, 1000.0)                     # FLOP/byte, either side of the H100 ridge
+# PaLM 540B (Chowdhery et al. 2022, App. B): 6N + 12 L H Q T FLOP per token, L=118, H=48, Q=256, T=2048
+PALM_PARAMS, PALM_L, PALM_H, PALM_Q, PALM_T = 540.35e9, 118, 48, 256, 2048
+PALM = dict(tokens_per_s=238.3e3,
+            flops_per_token=training_step_flops(PALM_PARAMS, 1) + 12 * PALM_L * PALM_H * PALM_Q * PALM_T,
+            n_gpus=6144, peak_flops=275e12)
+SMALL_BUDGET_WEEKS = 0.5
 
 
 def pct(x: float) -> str:
@@ -117,7 +138,7 @@ _r1_opts, _r1_letter = letters([
     "Rewrite the hot loops in C++/CUDA for maximum low-level control.",
     "Increase the batch size to amortise per-step overhead over more samples.",
     "Reduce the model size to decrease the computation per step.",
-], 0, offset=1)
+], 0, offset=1)   # conceptual: index 0 (profile first); premise asserted above (A1_HOT != ACT1_TARGET)
 
 A2_ORDER = ["allreduce", "pipeline_bubble", "data_loading", "compute"]
 _a2_opts, _a2_letter = letters([
@@ -138,7 +159,7 @@ _r2_opts, _r2_letter = letters([
     f"{COSTS['allreduce']:g} weeks.",
     "Pipeline bubbles only occur in data-parallel training when gradient synchronisation is slow.",
     "Reducing the bubble requires changing the model architecture (fewer transformer layers).",
-], 1, offset=0)
+], 1, offset=0)   # conceptual: index 1; its gain/cost claim is asserted above
 
 QUESTIONS = [
     Question(
@@ -250,7 +271,8 @@ FUNCTIONS = [
          {"fraction": A1_SHARE, "factor": ACT1_KERNEL_FACTOR}),
         (f"Act I: the same {ACT1_KERNEL_FACTOR:g}x on the hotspot (AllReduce)",
          {"fraction": ACT1_PROFILE[A1_HOT], "factor": ACT1_KERNEL_FACTOR}),
-        ("Hennessy & Patterson sec. 1.9: 10x on 40 % of the time", {"fraction": 0.4, "factor": 10.0}),
+        (f"Hennessy & Patterson sec. 1.9: {HP_EXAMPLE['factor']:g}x on {100 * HP_EXAMPLE['fraction']:g} % of the time",
+         HP_EXAMPLE),
     ], _kw(fraction=FRACTION, factor=FACTOR)),
     _item("amdahl_limit", 1, [
         ("Act I: attention's ceiling", {"fraction": A1_SHARE}),
@@ -258,7 +280,7 @@ FUNCTIONS = [
     ], _kw(fraction=st.floats(0.0, 0.99))),
     _item("step_time_reduction", 2, [
         (f"Act I: the measured {A1_TIME_CUT:.0%}", {"fraction": A1_SHARE, "factor": ACT1_KERNEL_FACTOR}),
-        ("Act I: 3x on AllReduce", {"fraction": ACT1_PROFILE[A1_HOT], "factor": ACT1_KERNEL_FACTOR}),
+        (f"Act I: {ACT1_KERNEL_FACTOR:g}x on AllReduce", {"fraction": ACT1_PROFILE[A1_HOT], "factor": ACT1_KERNEL_FACTOR}),
     ], _kw(fraction=FRACTION, factor=FACTOR)),
     _item("multi_component_speedup", 2, [
         ("Act II: every fix at once", {"profile": ACT2_PROFILE, "factors": FACTORS}),
@@ -271,14 +293,14 @@ FUNCTIONS = [
         hidden=[Property(name="largest share, not last name", meaning="The hotspot is chosen by share, not by name.",
                          strategy=st.just(None), check=_hotspot_not_alphabetical, public=False)]),
     _item("gustafson_speedup", 1, [
-        ("Gustafson 1988: 1024 processors, 0.4 % serial", {"n": 1024, "serial_fraction": 0.004}),
-        ("Act II cluster, 10 % serial", {"n": N_GPUS, "serial_fraction": 0.10}),
+        (f"Gustafson 1988: {GUSTAFSON_EXAMPLE['n']} processors, {100 * GUSTAFSON_EXAMPLE['serial_fraction']:g} % serial",
+         GUSTAFSON_EXAMPLE),
+        (f"Act II cluster, {100 * SERIAL_SHARE:g} % serial", {"n": N_GPUS, "serial_fraction": SERIAL_SHARE}),
     ], _kw(n=st.integers(1, 100_000), serial_fraction=FRACTION)),
     _item("roofline_flops", 1, [
-        ("H100: 100 FLOP/byte (memory-bound)",
-         {"intensity": 100.0, "peak_flops": C.H100_PEAK_FLOPS_BF16, "bandwidth": C.H100_HBM_BANDWIDTH}),
-        ("H100: 1000 FLOP/byte (compute-bound)",
-         {"intensity": 1000.0, "peak_flops": C.H100_PEAK_FLOPS_BF16, "bandwidth": C.H100_HBM_BANDWIDTH}),
+        *((f"H100: {i:g} FLOP/byte ({'memory' if i < RIDGE else 'compute'}-bound)",
+           {"intensity": i, "peak_flops": C.H100_PEAK_FLOPS_BF16, "bandwidth": C.H100_HBM_BANDWIDTH})
+          for i in ROOFLINE_INTENSITIES),
     ], _kw(intensity=st.floats(0.01, 1e4), peak_flops=st.floats(1e12, 1e16), bandwidth=st.floats(1e9, 1e13))),
     _item("ridge_point", 1, [
         ("H100 SXM, dense BF16 on HBM3", {"peak_flops": C.H100_PEAK_FLOPS_BF16, "bandwidth": C.H100_HBM_BANDWIDTH}),
@@ -287,9 +309,8 @@ FUNCTIONS = [
         (f"Act II: {N_GPUS} H100, {PARAMS / 1e9:.0f}B model",
          {"tokens_per_s": TOKENS_PER_S, "flops_per_token": FLOPS_PER_TOKEN, "n_gpus": N_GPUS,
           "peak_flops": C.H100_PEAK_FLOPS_BF16}),
-        ("PaLM 540B: 238.3K tokens/s on 6144 TPU v4 (275 TFLOP/s)",
-         {"tokens_per_s": 238.3e3, "flops_per_token": 6 * 540.35e9 + 12 * 118 * 48 * 256 * 2048,
-          "n_gpus": 6144, "peak_flops": 275e12}),
+        (f"PaLM {PALM_PARAMS / 1e9:.0f}B: {PALM['tokens_per_s'] / 1e3:g}K tokens/s on {PALM['n_gpus']} TPU v4 "
+         f"({PALM['peak_flops'] / 1e12:g} TFLOP/s)", PALM),
     ], _kw(tokens_per_s=st.floats(1e3, 1e7), flops_per_token=st.floats(1e9, 1e13), n_gpus=st.integers(1, 100_000),
            peak_flops=st.floats(1e12, 1e16))),
     _item("mfu_gain", 1, [
@@ -299,13 +320,13 @@ FUNCTIONS = [
          {"base_mfu": BASE_MFU, "fraction": ACT2_PROFILE["allreduce"], "factor": FACTORS["allreduce"]}),
     ], _kw(base_mfu=st.floats(0.05, 0.8), fraction=st.floats(0.0, 0.95), factor=FACTOR)),
     _item("best_fix", 3, [
-        (f"Act II: the four fixes, {BUDGET_WEEKS:g}-week budget",
+        (f"Act II: the {len(FIXES)} fixes, {BUDGET_WEEKS:g}-week budget",
          {"profile": ACT2_PROFILE, "factors": FACTORS, "cost_weeks": COSTS, "budget_weeks": BUDGET_WEEKS}),
         ("Act II: without the pipeline fix",
          {"profile": ACT2_PROFILE, "factors": {n: k for n, k in FACTORS.items() if n != "pipeline_bubble"},
           "cost_weeks": {n: c for n, c in COSTS.items() if n != "pipeline_bubble"}, "budget_weeks": BUDGET_WEEKS}),
-        ("Act II: half a week of budget",
-         {"profile": ACT2_PROFILE, "factors": FACTORS, "cost_weeks": COSTS, "budget_weeks": 0.5}),
+        (f"Act II: {SMALL_BUDGET_WEEKS:g} weeks of budget",
+         {"profile": ACT2_PROFILE, "factors": FACTORS, "cost_weeks": COSTS, "budget_weeks": SMALL_BUDGET_WEEKS}),
     ], _fix_domain(),
         hidden=[Property(name="the most MFU per week among affordable fixes",
                          meaning="No affordable fix gains more MFU per engineer-week than the one chosen.",
@@ -331,7 +352,7 @@ def _row(name: str, profile: dict) -> str:
 
 STORY_ACT1 = f"""# Lab 09 — You can't optimise what you can't measure
 
-Units: fractions in [0, 1] (0.08 is 8 %), seconds, bytes, FLOP/s. A speedup S is old time / new time:
+Units: fractions in [0, 1] ({UNITS_EXAMPLE:g} is {100 * UNITS_EXAMPLE:g} %), seconds, bytes, FLOP/s. A speedup S is old time / new time:
 the step then takes 1 - 1/S less time, while the throughput rises by S - 1 (two different numbers).
 
 ## Act I — The profiling revelation
@@ -384,7 +405,7 @@ READOUT_ACT1 = _code("""
 STORY_ACT2 = f"""## Act II — Distributed performance analysis
 
 > *Production ML Lead, foundation-model team:* "Our {N_GPUS}-GPU H100 cluster trains a {PARAMS / 1e9:.0f}B
-> LLM at {TOKENS_PER_S:,.0f} tokens/s. Industry leaders reach 50-60 % MFU at this scale. I have
+> LLM at {TOKENS_PER_S:,.0f} tokens/s. Industry leaders reach {100 * INDUSTRY_MFU[0]:.0f}-{100 * INDUSTRY_MFU[1]:.0f} % MFU at this scale. I have
 > {BUDGET_WEEKS:g} engineer-weeks this quarter and my recommendation to leadership is due Friday.
 > My plan: do the pipeline, AllReduce and data-loading fixes below, all three."
 
@@ -442,9 +463,9 @@ READOUT_ACT2 = _code("""
 MATH_PEEK = f"""## Math peek
 
 * **Amdahl at scale.** n GPUs sharing work with a serial share s: S = amdahl_speedup(fraction = 1 - s,
-  factor = n). With s = 10 % on {N_GPUS} GPUs that is {ref.amdahl_speedup(0.9, N_GPUS):.1f}x, below the
-  ceiling {ref.amdahl_limit(0.9):.0f}x. **Gustafson** (the work grows with n, the serial time does not):
-  n - s(n - 1) = {ref.gustafson_speedup(N_GPUS, 0.10):.1f}x.
+  factor = n). With s = {100 * SERIAL_SHARE:g} % on {N_GPUS} GPUs that is {ref.amdahl_speedup(1 - SERIAL_SHARE, N_GPUS):.1f}x, below the
+  ceiling {ref.amdahl_limit(1 - SERIAL_SHARE):.0f}x. **Gustafson** (the work grows with n, the serial time does not):
+  n - s(n - 1) = {ref.gustafson_speedup(N_GPUS, SERIAL_SHARE):.1f}x.
 * **Roofline** (Williams et al. 2009): attainable FLOP/s = min(peak, intensity x bandwidth). The H100's
   ridge point is {C.H100_PEAK_FLOPS_BF16 / 1e12:.0f} TFLOP/s / {C.H100_HBM_BANDWIDTH / 1e12:.2f} TB/s =
   {RIDGE:.0f} FLOP/byte: a kernel below it is memory-bound, and a faster compute kernel does not help it.
