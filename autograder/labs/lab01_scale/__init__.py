@@ -255,7 +255,7 @@ FUNCTIONS = [
         properties=_props("training_time_s")),
     spec.FunctionItem(
         "data_parallel_speedup", 4.0,
-        [spec.Example(f"Act I: one {TOKENS_PER_STEP / 1e6:.0f}M-token step on {N_FLEET:,} H100s, NDR 400 Gb/s",
+        [spec.Example(f"Act I: one {TOKENS_PER_STEP / 1e6:.0f}M-token step on {N_FLEET:,} H100s, NDR {NDR_GBIT:.0f} Gb/s",
                       dict(n=N_FLEET, **_STEP_KW)),
          spec.Example(f"Act I: the same step on {NODE_GPUS} H100s over NDR", dict(n=NODE_GPUS, **_STEP_KW)),
          spec.Example(f"Act I: the same step on {LARGE_FLEET:,} H100s", dict(n=LARGE_FLEET, **_STEP_KW)),

@@ -50,7 +50,7 @@ assert math.isclose(LINK_BW, C.IB_NDR400_BANDWIDTH)
 assert math.isclose(ref.gbit_to_bytes_per_s(HDR_GBIT), C.IB_HDR200_BANDWIDTH)
 FLOPS_PER_PARAM_TOKEN = training_step_flops(1, 1)      # the 6 of 6 x params x tokens
 
-NVLINK, IB, PCIE = "NVLink 4 (one DGX H100)", "InfiniBand NDR (1 port per GPU)", "PCIe Gen4 x16 (8 servers)"
+NVLINK, IB, PCIE = "NVLink 4 (one DGX H100)", "InfiniBand NDR (1 port per GPU)", f"PCIe Gen4 x16 ({GPUS} servers)"
 ACT1_LINKS = {NVLINK: C.NVLINK4_BANDWIDTH, IB: LINK_BW, PCIE: C.PCIE_GEN4_X16_BANDWIDTH}
 ACT1_COMM_S = {name: ref.intra_node_allreduce_time(MESSAGE_BYTES, GPUS, bw) for name, bw in ACT1_LINKS.items()}
 ACT1_RATIO = {name: ref.comm_overhead_ratio(c, COMPUTE_S) for name, c in ACT1_COMM_S.items()}

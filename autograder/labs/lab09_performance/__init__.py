@@ -409,7 +409,7 @@ STORY_ACT2 = f"""## Act II — Distributed performance analysis
 > {BUDGET_WEEKS:g} engineer-weeks this quarter and my recommendation to leadership is due Friday.
 > My plan: do the pipeline, AllReduce and data-loading fixes below, all three."
 
-**MFU** (Chowdhery et al. 2022, PaLM App. B) = tokens/s x FLOP/token / (GPUs x peak). With 6N =
+**MFU** (Chowdhery et al. 2022, PaLM App. B) = tokens/s x FLOP/token / (GPUs x peak). With {training_step_flops(1, 1):g}N =
 {FLOPS_PER_TOKEN:.2e} FLOP per token and the H100's dense BF16 peak of {C.H100_PEAK_FLOPS_BF16 / 1e12:.0f} TFLOP/s,
 the cluster runs at **{pct(BASE_MFU)}** MFU ({BASE_MFU * C.H100_PEAK_FLOPS_BF16 / 1e12:.0f} TFLOP/s of useful
 work per GPU). At a fixed number of FLOP per step, MFU scales as 1 / step time.
