@@ -12,7 +12,7 @@ from _properties import PROPERTIES
 EXAMPLES = [
     ('training_time_s', 'Act I: 5.88e+23 FLOP (6ND, Chinchilla 70B) on one H100 at 50% MFU', {'total_flops': 5.88e+23, 'n_gpus': 1, 'peak_flops': 989000000000000.0, 'mfu': 0.5}, 1189079878.6653185, 1e-09, 1e-12),
     ('training_time_s', 'Act I: the same on 1,000 H100s with perfect scaling', {'total_flops': 5.88e+23, 'n_gpus': 1000, 'peak_flops': 989000000000000.0, 'mfu': 0.5}, 1189079.8786653185, 1e-09, 1e-12),
-    ('training_time_s', "the source lab's arithmetic: 2.2e24 FLOP at 50% of the sparse 1,979 TFLOP/s", {'total_flops': 2.2e+24, 'n_gpus': 1, 'peak_flops': 1979000000000000.0, 'mfu': 0.5}, 2223345123.799899, 1e-09, 1e-12),
+    ('training_time_s', "the source lab's arithmetic: 2.2e+24 FLOP at 50% of the sparse 1,979 TFLOP/s", {'total_flops': 2.2e+24, 'n_gpus': 1, 'peak_flops': 1979000000000000.0, 'mfu': 0.5}, 2223345123.799899, 1e-09, 1e-12),
     ('data_parallel_speedup', 'Act I: one 3M-token step on 1,000 H100s, NDR 400 Gb/s', {'n': 1000, 'compute_s_1gpu': 2548.0283114256827, 'grad_bytes': 140000000000.0, 'alpha_s': 1.5e-06, 'bandwidth': 50000000000.0}, 312.8170984333419, 1e-09, 1e-12),
     ('data_parallel_speedup', 'Act I: the same step on 8 H100s over NDR', {'n': 8, 'compute_s_1gpu': 2548.0283114256827, 'grad_bytes': 140000000000.0, 'alpha_s': 1.5e-06, 'bandwidth': 50000000000.0}, 7.878788693579311, 1e-09, 1e-12),
     ('data_parallel_speedup', 'Act I: the same step on 4,096 H100s', {'n': 4096, 'compute_s_1gpu': 2548.0283114256827, 'grad_bytes': 140000000000.0, 'alpha_s': 1.5e-06, 'bandwidth': 50000000000.0}, 408.79678169368157, 1e-09, 1e-12),
