@@ -69,6 +69,11 @@ COMPUTE64, COMM64 = act1_times(N_MID)
 COMPUTE512, COMM512 = act1_times(N_LARGE)
 IDLE_USD_PER_DAY = collectives.comm_fraction(COMM512, COMPUTE512) * N_LARGE * HOURS_PER_DAY * USD_PER_GPU_HOUR
 GRAD_GB = ACT1["params"] * ACT1["bytes_per_grad"] / 1e9
+# Act I is about time, not memory: with plain data parallelism the model states would not fit, so the
+# story shards the optimizer states with ZeRO stage 1, which keeps DP's communication volume (ZeRO sec. 7).
+ACT1_ZERO_STAGE = 1
+ACT1_STATES_GB_NO_ZERO = ref.model_state_bytes_per_gpu(ACT1["params"], dp=N_SMALL) / 1e9
+ACT1_STATES_GB_ZERO = ref.model_state_bytes_per_gpu(ACT1["params"], dp=N_SMALL, zero_stage=ACT1_ZERO_STAGE) / 1e9
 # Latency share of the largest AllReduce: the ring with an empty message is pure alpha.
 LATENCY_SHARE512 = collectives.ring_allreduce_time(0.0, N_LARGE, C.IB_ALPHA_S, C.IB_NDR400_BANDWIDTH) / COMM512
 INT8_MFU512 = ref.effective_mfu(ACT1["mfu"], COMPUTE512, collectives.ring_allreduce_time(
@@ -423,6 +428,10 @@ A data-parallel step computes the forward and backward pass on each GPU's share 
 with a ring. Inside a DGX node the ring runs on NVLink ({C.NVLINK4_BANDWIDTH / 1e9:.0f} GB/s per
 direction); past {GPN} GPUs it runs on each GPU's InfiniBand NDR NIC
 ({C.IB_NDR400_BANDWIDTH / 1e9:.0f} GB/s). Nothing overlaps: MFU = base MFU x compute / (compute + comm).
+Memory is not the wall in this act: plain data parallelism would need {ACT1_STATES_GB_NO_ZERO:.0f} GB of model
+states per GPU, more than the {C.H100_HBM_CAPACITY_BYTES / 1e9:.0f} GB of an H100, so the optimizer states are
+sharded with ZeRO stage {ACT1_ZERO_STAGE} ({ACT1_STATES_GB_ZERO:.1f} GB per GPU at {N_SMALL} GPUs), which leaves the
+gradient AllReduce, and so every time below, unchanged.
 """
 
 _INSTRUMENT1 = f"""# Instrument: effective MFU against the number of GPUs (your functions)
