@@ -55,6 +55,12 @@ def fingerprint(folder: Path) -> str:
     return digest.hexdigest()
 
 
+def submission_folder(student_dir: Path, assignment: Assignment) -> Path:
+    """A student's submission: nbgrader's `submitted/<student>/<assignment>/` or the folder itself."""
+    nested = Path(student_dir) / assignment.id
+    return nested if nested.is_dir() else Path(student_dir)
+
+
 def students(root: Path) -> list[str]:
     return sorted(p.name for p in Path(root).iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
 
@@ -124,8 +130,9 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
     (out_dir / "results").mkdir(parents=True, exist_ok=True)
     summary = BatchSummary(out_dir)
     todo: list[tuple[str, str]] = []
-    for student in students(root):
-        sha = fingerprint(root / student)
+    folders = {student: submission_folder(root / student, assignment) for student in students(root)}
+    for student, folder in folders.items():
+        sha = fingerprint(folder)
         done = load_result(out_dir / "results" / f"{student}.json")
         if done and done["scalelabs"].get("fingerprint") == sha and done["scalelabs"].get("assignment") == assignment.id:
             summary.skipped.append(student)
@@ -137,7 +144,7 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
         context = multiprocessing.get_context("spawn")  # no fork of a parent with threads (progress bar)
         with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context,
                                  initializer=_init_worker, initargs=(assignment_name,)) as pool:
-            futures = {pool.submit(grade_student, s, str(root / s), str(out_dir), sha): s for s, sha in todo}
+            futures = {pool.submit(grade_student, s, str(folders[s]), str(out_dir), sha): s for s, sha in todo}
             for future in as_completed(futures):
                 student = futures[future]
                 try:

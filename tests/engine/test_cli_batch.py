@@ -142,3 +142,16 @@ def test_batch_resumes_after_sigkill_without_loss_or_double_count(tmp_path):
     third = run("grade-batch", TOY, root, "--jobs", "2", "--out", out)
     assert f"graded 0, skipped {n} already graded" in third.stdout
     assert len(list(csv.DictReader((out / "grades.csv").open()))) == n
+
+
+def test_batch_reads_nbgraders_submitted_layout(tmp_path):
+    """`submitted/<student>/<assignment>/` (nbgrader's collect layout) grades like a flat class."""
+    flat, nested = tmp_path / "flat", tmp_path / "submitted"
+    make_class(flat, 2)
+    for student in ("s00", "s01"):
+        (nested / student).mkdir(parents=True)
+        (flat / student).rename(nested / student / toy.ASSIGNMENT_ID)
+    proc = run("grade-batch", TOY, nested, "--jobs", "1", "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["student"]: float(r["score"]) for r in csv.DictReader((tmp_path / "out" / "grades.csv").open())}
+    assert rows == {"s00": 12.0, "s01": 0.0}
