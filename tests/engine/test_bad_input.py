@@ -24,9 +24,11 @@ def item_lines(result, item):
 
 
 def assert_zero_with(result, item, fragment):
+    """The item scores 0 and one of its one-line reasons says `fragment` (or one of a tuple of them)."""
+    fragments = fragment if isinstance(fragment, tuple) else (fragment,)
     tests = item_lines(result, item)
     assert sum(t.score for t in tests) == 0, [t.output for t in tests]
-    assert any(fragment in t.output and "\n" not in t.output for t in tests), [t.output for t in tests]
+    assert any(f in t.output and "\n" not in t.output for t in tests for f in fragments), [t.output for t in tests]
 
 
 def assert_others_full(result, *bad):
@@ -75,12 +77,14 @@ CASES = {
     "memory-bomb": (SIG + "    return float(len(bytearray(2**40)))\n", "ran out of memory"),
     "sys-exit-at-call": (SIG + "    import sys\n    sys.exit(0)\n", "called sys.exit(0)"),
     "os-exit-at-call": (SIG + "    import os\n    os._exit(0)\n", "stopped the worker process"),
+    # Refused by the worker's guard, or (for a checkout under /tmp, hidden by the jail's private /tmp)
+    # simply absent: either way the student's code never reads it.
     "open-reference": (SIG + f"    return float(len(open({str(REPO / 'reference' / 'collectives.py')!r}).read()))\n",
-                       "does not allow reading"),
+                       ("does not allow reading", "No such file or directory")),
     "network": (SIG + "    import socket\n    socket.create_connection(('127.0.0.1', 80))\n    return 0.0\n",
                 "does not allow importing socket"),
     "write-outside-tmp": (SIG + f"    open({str(REPO / 'pwned.txt')!r}, 'w').write('x')\n    return 0.0\n",
-                          "does not allow writing"),
+                          ("does not allow writing", "No such file or directory")),
 }
 
 

@@ -1,33 +1,25 @@
 """The lab02_interconnect sample class behaves as its folder names say (graded through the engine).
 
-The submissions are materialised over a release-shaped folder built here (stub, provided files,
-notebook), so the test does not depend on release/ having been regenerated.
+The submissions are materialised over a freshly built source folder (stub, provided files, public
+checks, notebook), so the test does not depend on release/ having been regenerated.
 """
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
 import pytest
 
 from autograder.grade import grade_submission
 from autograder.labs.lab02_interconnect import ASSIGNMENT
-from autograder.notebook import write_notebook
+from autograder.release import build_source
 from autograder.samples import materialise, students
-from autograder.stubgen import generate_stub
 
-REFERENCE = Path(__file__).parents[3] / "reference"
 FUNCTIONS = [f.name for f in ASSIGNMENT.functions]
 QUESTIONS = [q.id for q in ASSIGNMENT.questions]
 
 
 @pytest.fixture(scope="module")
 def scores(tmp_path_factory):
-    release = tmp_path_factory.mktemp("release")
-    (release / "interconnect.py").write_text(generate_stub(REFERENCE / "interconnect.py"))
-    for provided in ASSIGNMENT.provided:
-        shutil.copyfile(REFERENCE / f"{provided}.py", release / f"{provided}.py")
-    write_notebook(ASSIGNMENT, release / f"{ASSIGNMENT.id}.ipynb")
+    release = build_source(ASSIGNMENT, tmp_path_factory.mktemp("course"))
     out = {}
     for student in students(ASSIGNMENT.id):
         folder = materialise(ASSIGNMENT.id, student, tmp_path_factory.mktemp(student), release_dir=release)
