@@ -14,12 +14,13 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,
                                     LimitOutput, SaveAutoGrades)
 
+from autograder.config import COURSE_ID
 from autograder.doors.nbgrader import EngineScores
 from autograder.labs import all_assignments
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
 
-c.CourseDirectory.course_id = "scalelabs"
+c.CourseDirectory.course_id = COURSE_ID
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
                             ".hypothesis", ".pytest_cache"]
 c.Autograde.exclude_overwriting = {a.id: [f"{a.module}.py"] for a in all_assignments().values()}

@@ -18,6 +18,9 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# The nbgrader course id: nbgrader_config.py and the native gradebook writes share it, so a TA's
+# `grade-batch --db` into the course gradebook lands in the same course as `nbgrader autograde`.
+COURSE_ID = "scalelabs"
 
 
 @dataclass(frozen=True)

@@ -92,10 +92,13 @@ def run(out_dir: Path | None = None, jobs: int = 2, rebuild: bool = True, consol
 
 
 def grade_table(demo: DemoRun) -> Table:
-    table = Table(title="scalelabs demo class: score / max per lab")
-    table.add_column("student")
+    # Column headers are the lab numbers ("lab06"), so the table fits an 80-column terminal; the
+    # caption names the assignments.
+    table = Table(title="scalelabs demo class: score/max per lab",
+                  caption=", ".join(demo.scores), caption_justify="left")
+    table.add_column("student", no_wrap=True)
     for lab_id in demo.scores:
-        table.add_column(lab_id, justify="right")
+        table.add_column(lab_id.split("_")[0], justify="right", no_wrap=True)
     everyone = sorted({s for per_lab in demo.scores.values() for s in per_lab})
     for student in everyone:
         cells = []
@@ -105,6 +108,6 @@ def grade_table(demo: DemoRun) -> Table:
                 continue
             score, top = per_lab[student]
             style = "green" if score >= top - 1e-9 else ("yellow" if score > 0 else "red")
-            cells.append(f"[{style}]{score:.4g} / {top:g}[/]")
+            cells.append(f"[{style}]{score:.4g}/{top:g}[/]")
         table.add_row(student, *cells)
     return table

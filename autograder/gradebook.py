@@ -12,6 +12,8 @@ import shutil
 import sys
 import warnings
 from pathlib import Path
+
+from .config import COURSE_ID
 from typing import Mapping
 
 from .spec import Assignment
@@ -38,7 +40,7 @@ def sqlite_url(path: Path) -> str:
 
 
 def write_gradebook(db_url: str, assignment: Assignment, results_by_student: Mapping[str, dict],
-                    course_id: str = "default_course") -> None:
+                    course_id: str = COURSE_ID) -> None:
     """Set auto_score of every (student, item) grade cell from the students' results dicts."""
     from nbgrader.api import Grade, Gradebook, MissingEntry
 
@@ -75,7 +77,7 @@ def write_gradebook(db_url: str, assignment: Assignment, results_by_student: Map
         gb.db.commit()
 
 
-def read_gradebook(db_url: str, assignment_id: str, course_id: str = "default_course") -> dict[str, dict[str, float]]:
+def read_gradebook(db_url: str, assignment_id: str, course_id: str = COURSE_ID) -> dict[str, dict[str, float]]:
     """student -> item -> auto_score, as stored (for checks and the demo)."""
     from nbgrader.api import Gradebook, MissingEntry
 
