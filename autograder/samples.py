@@ -15,6 +15,7 @@ from pathlib import Path
 import nbformat
 
 from .spec import Assignment
+from .stubgen import flat_imports
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -81,8 +82,7 @@ def flat_reference_modules(dest: Path) -> None:
     """Every reference module into `dest`, relative imports made flat (staff-only solution build)."""
     for path in (REPO_ROOT / "reference").glob("*.py"):
         if path.name != "__init__.py":
-            text = re.sub(r"^(\s*)from \.(\w+) import", r"\1from \2 import", path.read_text(), flags=re.M)
-            (Path(dest) / path.name).write_text(text)
+            (Path(dest) / path.name).write_text(flat_imports(path.read_text()))
 
 
 def reference_submission(assignment: Assignment, dest: Path, release_dir: Path | None = None) -> Path:

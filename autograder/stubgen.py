@@ -18,6 +18,14 @@ from pathlib import Path
 BEGIN, END = "BEGIN SOLUTION", "END SOLUTION"
 STUB_LINE = "raise NotImplementedError()"
 _RELATIVE = re.compile(r"^(\s*)from \.(\w+) import ")
+_RELATIVE_ANYWHERE = re.compile(r"^(\s*)from \.(\w+) import ", re.M)
+_PACKAGE_IMPORT = re.compile(r"^(\s*)from \. import (\w+)", re.M)
+
+
+def flat_imports(source: str) -> str:
+    """`source` with package-relative imports made flat (`from .x import y` -> `from x import y`,
+    `from . import x` -> `import x`): a released folder, or a staff build of the reference, is flat."""
+    return _PACKAGE_IMPORT.sub(r"\1import \2", _RELATIVE_ANYWHERE.sub(r"\1from \2 import ", source))
 
 
 def header(reference_name: str) -> str:
@@ -50,7 +58,7 @@ def strip_solutions(text: str, flat_modules=("_domain", "constants")) -> str:
             if match.group(2) not in flat_modules:
                 raise ValueError(f"line {number}: relative import of {match.group(2)!r} outside a "
                                  "solution region; only provided modules can be imported by a stub")
-            line = line.replace(f"from .{match.group(2)} import", f"from {match.group(2)} import", 1)
+            line = flat_imports(line)
         out.append(line)
     if inside:
         raise ValueError(f"unterminated {BEGIN}")

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from autograder.stubgen import flat_imports
+
 TESTS_RELEASE = Path(__file__).resolve().parents[1] / "release"
 sys.path.insert(0, str(TESTS_RELEASE))
 
@@ -18,7 +20,7 @@ _DEPTH = "depth = (n - 1).bit_length()"
 
 
 def _reference_module() -> str:
-    return (REPO / "reference" / "collectives.py").read_text().replace("from ._domain import", "from _domain import")
+    return flat_imports((REPO / "reference" / "collectives.py").read_text())
 
 
 def sample_class() -> dict[str, tuple[str | None, dict]]:

@@ -8,10 +8,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import toy  # noqa: E402
 
-from autograder.config import GradingConfig  # noqa: E402
-
-# short timeouts keep the infinite-loop cases quick; examples as in the course defaults
-FAST = GradingConfig(call_timeout_s=1.0, import_timeout_s=2.0, budget_s=40.0)
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import pytest
 import toy
 from autograder.checks import draw_inputs, seed_for
 from autograder.grade import grade_submission
-from conftest import FAST
+from toy import FAST
 
 A = toy.ASSIGNMENT
 REF = toy.reference_source()

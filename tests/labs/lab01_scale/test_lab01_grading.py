@@ -4,8 +4,6 @@ a differently written correct one and the reference get full marks.
 impls/wrong_a.py holds the source lab's own wrong formulas, impls/wrong_b.py other plausible
 slips, impls/alt_correct.py a correct module in other algebra (numpy, ints). Four gradings in all.
 """
-import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,15 +11,11 @@ import pytest
 import reference
 from autograder.grade import grade_submission
 from autograder.labs.lab01_scale import ASSIGNMENT
+from autograder.stubgen import flat_imports as _flat
 
 IMPLS = Path(__file__).parent / "impls"
 REFERENCE = Path(reference.__file__).parent
 FUNCTIONS = [f.name for f in ASSIGNMENT.functions]
-
-
-def _flat(source: str) -> str:
-    # the released folder is flat: `from ._domain import` becomes `from _domain import`
-    return re.sub(r"^(\s*)from \.(\w+) import", r"\1from \2 import", source, flags=re.M)
 
 
 def _submission(root: Path, name: str, module_source: str) -> Path:

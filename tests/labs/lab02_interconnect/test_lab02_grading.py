@@ -6,7 +6,6 @@ Five gradings in all, shared through module-scope fixtures.
 """
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from autograder.labs.lab02_interconnect import ASSIGNMENT
 from autograder.notebook import build_notebook
 from autograder.samples import write_answers
 from autograder.stubgen import generate_stub
+from autograder.stubgen import flat_imports as _flat
 
 ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = ROOT / "reference"
@@ -27,12 +27,6 @@ QUESTIONS = [q.id for q in ASSIGNMENT.questions]
 
 # Which items each wrong implementation gets wrong (wrong_a: the lab's own formulas; wrong_b: others).
 WRONG = {"wrong_a": FUNCTIONS, "wrong_b": FUNCTIONS}
-
-
-def _flat(text: str) -> str:
-    """A reference module as a flat submission file: package-relative imports made absolute."""
-    text = re.sub(r"^(\s*)from \.(\w+) import", r"\1from \2 import", text, flags=re.M)
-    return re.sub(r"^(\s*)from \. import (\w+)", r"\1import \2", text, flags=re.M)
 
 
 def _folder(tmp: Path, name: str) -> Path:

@@ -7,8 +7,6 @@ Five gradings in all, shared by module-scope fixtures.
 """
 from __future__ import annotations
 
-import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,15 +16,12 @@ from autograder.labs.lab05_parallelism import ASSIGNMENT
 from autograder.notebook import write_notebook
 from autograder.samples import write_answers
 from autograder.stubgen import generate_stub
+from autograder.stubgen import flat_imports as _flat
 
 HERE = Path(__file__).parent
 REFERENCE = HERE.parents[2] / "reference"
 FUNCTIONS = [f.name for f in ASSIGNMENT.functions]
 QUESTIONS = [q.id for q in ASSIGNMENT.questions]
-
-
-def _flat(text: str) -> str:
-    return re.sub(r"^(\s*)from \.(\w+) import", r"\1from \2 import", text, flags=re.M)
 
 
 def _submission(root: Path, module_text: str, answers: str | None, extra=()) -> Path:

@@ -16,6 +16,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 
+from autograder.stubgen import flat_imports
 from autograder import labs  # noqa: E402
 from autograder.labs import lab06_collectives as decl  # noqa: E402
 from autograder.leakscan import scan_text, secrets_for  # noqa: E402
@@ -98,7 +99,7 @@ def test_numbers_in_code_cells_come_from_the_declaration():
 
 def _run_notebook(answers: dict[str, str]) -> str:
     """Execute the built notebook's code cells with the reference as the student's module."""
-    flat = (REPO / "reference" / "collectives.py").read_text().replace("from ._domain", "from _domain")
+    flat = flat_imports((REPO / "reference" / "collectives.py").read_text())
     module = types.ModuleType("collectives")
     sys.path.insert(0, str(REPO / "reference"))
     try:

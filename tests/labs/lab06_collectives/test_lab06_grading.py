@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.stubgen import flat_imports
 from autograder.grade import grade_submission
 from autograder.labs.lab06_collectives import ASSIGNMENT
 from autograder.notebook import write_notebook
@@ -36,9 +37,7 @@ def submission(tmp: Path, module_text: str, answers: dict | None = None) -> Path
 
 
 def flat_reference() -> str:
-    text = (REPO / "reference" / "collectives.py").read_text(encoding="utf-8")
-    return text.replace("from ._domain import", "from _domain import").replace("from .constants import",
-                                                                                "from constants import")
+    return flat_imports((REPO / "reference" / "collectives.py").read_text(encoding="utf-8"))
 
 
 def _grade(name: str, folder: Path) -> dict[str, tuple[float, float]]:

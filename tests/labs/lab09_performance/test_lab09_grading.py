@@ -6,12 +6,12 @@ Four gradings in all, shared by module-scope fixtures.
 """
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+from autograder.stubgen import flat_imports
 from autograder.grade import grade_submission
 from autograder.labs.lab09_performance import ASSIGNMENT
 from autograder.notebook import write_notebook
@@ -34,8 +34,7 @@ def _submission(root: Path, module_text: str, answers: str) -> Path:
 
 
 def _flat_reference() -> str:
-    text = (REFERENCE / "performance.py").read_text()
-    return re.sub(r"^(\s*)from \.(\w+) import", r"\1from \2 import", text, flags=re.M)
+    return flat_imports((REFERENCE / "performance.py").read_text())
 
 
 @pytest.fixture(scope="module")
