@@ -17,7 +17,7 @@ from reference.collectives import training_step_flops
 
 from ...spec import (Answer, Assignment, Code, Example, FunctionGrades, FunctionItem, Markdown, Property,
                      Question, letters)
-from .properties import PROPERTIES
+from .properties import PROPERTIES, profiles
 
 # --- Scenario inputs (the lab's, stated to the students) ------------------------------------------
 
@@ -196,12 +196,7 @@ FRACTION = st.floats(0.0, 1.0)
 FACTOR = st.one_of(st.floats(0.1, 0.95), st.floats(1.05, 100.0))
 
 
-def _profile(weights: list[int]) -> dict[str, float]:
-    total = sum(weights)
-    return {f"part{i}": w / total for i, w in enumerate(weights)}
-
-
-PROFILE = st.lists(st.integers(1, 1000), min_size=2, max_size=6, unique=True).map(_profile)
+PROFILE = profiles  # the public properties' profiles: distinct shares, so "the largest" is unambiguous
 
 
 @st.composite
