@@ -92,3 +92,17 @@ def reference_submission(assignment: Assignment, dest: Path, release_dir: Path |
     flat_reference_modules(dest)
     write_answers(assignment, dest / f"{assignment.id}.ipynb", {q.id: "@key" for q in assignment.questions})
     return dest
+
+
+def grade_class(assignment: Assignment, workdir: Path, samples_dir: Path | None = None) -> dict[str, dict]:
+    """student -> item scores of the sample class, graded in-process over a freshly built source
+    folder (so the result does not depend on release/ having been regenerated)."""
+    from .grade import grade_submission
+    from .release import build_source
+
+    workdir = Path(workdir)
+    source = build_source(assignment, workdir / "course")
+    return {student: grade_submission(assignment, materialise(assignment.id, student, workdir / "subs" / student,
+                                                              assignment=assignment, release_dir=source,
+                                                              samples_dir=samples_dir), student).item_scores()
+            for student in students(assignment.id, samples_dir)}

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import release, samples
-from autograder.grade import grade_submission
+from autograder import samples
 from autograder.labs.lab01_scale import ASSIGNMENT
 
 FUNCTIONS = [f.name for f in ASSIGNMENT.functions]
@@ -19,14 +18,7 @@ SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "lab01_scale"
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    root = tmp_path_factory.mktemp("lab01_class")
-    source = release.build_source(ASSIGNMENT, root)
-    out = {}
-    for student in samples.students(ASSIGNMENT.id, SAMPLES):
-        folder = samples.materialise(ASSIGNMENT.id, student, root / "subs" / student, assignment=ASSIGNMENT,
-                                     release_dir=source, samples_dir=SAMPLES)
-        out[student] = grade_submission(ASSIGNMENT, folder, student).item_scores()
-    return out
+    return samples.grade_class(ASSIGNMENT, tmp_path_factory.mktemp("lab01_class"), SAMPLES)
 
 
 def test_the_class(graded):

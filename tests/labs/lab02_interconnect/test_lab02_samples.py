@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.grade import grade_submission
 from autograder.labs.lab02_interconnect import ASSIGNMENT
-from autograder.release import build_source
-from autograder.samples import materialise, students
+from autograder.samples import grade_class
 
 FUNCTIONS = [f.name for f in ASSIGNMENT.functions]
 QUESTIONS = [q.id for q in ASSIGNMENT.questions]
@@ -19,12 +17,7 @@ QUESTIONS = [q.id for q in ASSIGNMENT.questions]
 
 @pytest.fixture(scope="module")
 def scores(tmp_path_factory):
-    release = build_source(ASSIGNMENT, tmp_path_factory.mktemp("course"))
-    out = {}
-    for student in students(ASSIGNMENT.id):
-        folder = materialise(ASSIGNMENT.id, student, tmp_path_factory.mktemp(student), release_dir=release)
-        out[student] = grade_submission(ASSIGNMENT, folder, student).item_scores()
-    return out
+    return grade_class(ASSIGNMENT, tmp_path_factory.mktemp("class"))
 
 
 def full(s):
