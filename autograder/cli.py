@@ -1,11 +1,15 @@
-"""`scalelabs`: the command line (typer + rich). See ../shared/spec/DESIGN.md, "command-line contract".
+"""`scalelabs`: the command line (typer + rich).
 
     scalelabs grade ASSIGNMENT SUBMISSION_DIR [--student ID] [--json]
     scalelabs grade-batch ASSIGNMENT SUBMISSIONS_ROOT --jobs N [--out DIR] [--db URL]
-    scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT | demo | check
+    scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check
 
 ASSIGNMENT is a lab id (autograder/labs/) or `package.module:NAME` of an Assignment. Bad arguments
 print one line naming what is wrong and exit 2, without a traceback.
+
+The course (release/, samples/, dist/, grades/, scalelabs.toml, the gradebook) is the folder holding
+nbgrader_config.py at or above the current directory; `--course DIR` runs a command as if started
+in DIR (like `git -C`), after path arguments are resolved where the command was typed.
 """
 from __future__ import annotations
 
@@ -41,6 +45,25 @@ def _assignment(name: str):
         fail(str(exc))
 
 
+COURSE_HELP = "the course folder (holds nbgrader_config.py); default: the current directory or above"
+
+
+def _course(course: Optional[Path], required: bool = True) -> Optional[Path]:
+    """The course root (autograder/course.py). An explicit --course becomes the working directory,
+    so everything resolved from there (scalelabs.toml in grading workers, nbgrader) sees the course."""
+    from .course import CourseNotFound, course_root, find_course
+
+    if course is None and not required:
+        return find_course()
+    try:
+        root = course_root(course)
+    except CourseNotFound as exc:
+        fail(str(exc))
+    if course is not None:
+        os.chdir(root)
+    return root
+
+
 def _folder(path: Path, what: str) -> Path:
     if not path.exists():
         fail(f"{what} {path} does not exist")
@@ -53,12 +76,14 @@ def _folder(path: Path, what: str) -> Path:
 def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
           submission_dir: Path = typer.Argument(..., help="a folder shaped like release/ASSIGNMENT/"),
           student: str = typer.Option("anonymous", "--student", help="student id (seeds the hidden inputs)"),
-          as_json: bool = typer.Option(False, "--json", help="print Gradescope results.json")) -> None:
-    """Grade one submission."""
+          as_json: bool = typer.Option(False, "--json", help="print Gradescope results.json"),
+          course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Grade one submission (the course's scalelabs.toml applies when there is a course)."""
     from .grade import grade_submission
 
     spec = _assignment(assignment)
-    _folder(submission_dir, "submission folder")
+    submission_dir = _folder(submission_dir, "submission folder").resolve()
+    _course(course, required=False)
     result = grade_submission(spec, submission_dir, student)
     if as_json:
         print(json.dumps(result.to_gradescope(), indent=1))
@@ -78,16 +103,20 @@ def grade_batch(assignment: str = typer.Argument(...),
                 submissions_root: Path = typer.Argument(..., help="one subfolder per student"),
                 jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="grading processes"),
                 out_dir: Optional[Path] = typer.Option(None, "--out", help="default: grades/ASSIGNMENT"),
-                db: Optional[str] = typer.Option(None, "--db", help="gradebook URL (default: OUT/gradebook.db)")) -> None:
-    """Grade a class in parallel; resumable; writes results, feedback pages, a CSV and the gradebook."""
+                db: Optional[str] = typer.Option(None, "--db", help="gradebook URL (default: OUT/gradebook.db)"),
+                course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Grade a class in parallel; resumable; writes results, feedback pages, a CSV and the gradebook
+    (default: grades/ASSIGNMENT in the course, or here when there is no course)."""
     from .batch import students
     from .progress import grade_batch_with_progress
 
     spec = _assignment(assignment)
-    _folder(submissions_root, "submissions root")
+    submissions_root = _folder(submissions_root, "submissions root").resolve()
+    out_dir = out_dir.resolve() if out_dir else None
+    root = _course(course, required=False)
     if not students(submissions_root):
         fail(f"submissions root {submissions_root} has no student subfolders")
-    target = out_dir or Path("grades") / spec.id
+    target = out_dir or (root or Path.cwd()) / "grades" / spec.id
     summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err)
     out.print(f"graded {len(summary.graded)}, skipped {len(summary.skipped)} already graded, "
               f"failed {len(summary.failed)}", highlight=False)
@@ -100,27 +129,40 @@ def grade_batch(assignment: str = typer.Argument(...),
 
 
 @app.command()
-def release(assignments: Optional[List[str]] = typer.Argument(None, help="default: every lab")) -> None:
-    """Regenerate stubs, source/ and release/."""
+def release(assignments: Optional[List[str]] = typer.Argument(None, help="default: every lab"),
+            course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Regenerate the course's stubs, source/ and release/, and register every released assignment in
+    the course gradebook (gradebook.db), so `nbgrader autograde` works next."""
     from .release import release as run_release
 
-    run_release(assignments or None)
+    root = _course(course)
+    ids = [_assignment(a).id for a in assignments or []]
+    for path in run_release(ids or None, root=root):
+        out.print(f"released {path}", highlight=False)
 
 
 @app.command()
-def otter(assignment: str) -> None:
+def otter(assignment: str,
+          out_zip: Optional[Path] = typer.Option(None, "--out", help="default: dist/ASSIGNMENT-autograder.zip in the course"),
+          course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Build the Gradescope autograder zip with otter-grader."""
     from .doors.otter import build_zip
 
-    print(build_zip(assignment))
+    out_zip = out_zip.resolve() if out_zip else None
+    root = _course(course)
+    spec = _assignment(assignment)
+    release_dir = root / "release" / spec.id
+    if not release_dir.is_dir():
+        fail(f"{release_dir} does not exist: run `scalelabs release {spec.id}` first")
+    print(build_zip(spec.id, out_zip, assignment=spec, course=root))
 
 
 @app.command()
-def demo() -> None:
+def demo(course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Build everything, grade the sample class into a SQLite gradebook, print the grade table."""
     from .demo import run
 
-    run()
+    run(course=_course(course))
 
 
 @app.command()

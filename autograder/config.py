@@ -1,6 +1,7 @@
 """Course-wide grading settings, read from `scalelabs.toml` (section `[grading]`) when present.
 
-Looked up in the current folder first, then at the project root; every key is optional:
+Looked up in the current folder first, then at the course root (autograder/course.py); every key
+is optional:
 
     [grading]
     show_expected = true      # a failed hidden check shows the reference's value
@@ -17,7 +18,6 @@ import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 # The nbgrader course id: nbgrader_config.py and the native gradebook writes share it, so a TA's
 # `grade-batch --db` into the course gradebook lands in the same course as `nbgrader autograde`.
 COURSE_ID = "scalelabs"
@@ -36,8 +36,10 @@ class GradingConfig:
 
 
 def load_config(path: Path | None = None) -> GradingConfig:
-    """The `[grading]` table of the first scalelabs.toml found (explicit path, cwd, project root)."""
-    candidates = [path] if path else [Path.cwd() / "scalelabs.toml", PROJECT_ROOT / "scalelabs.toml"]
+    """The `[grading]` table of the first scalelabs.toml found (explicit path, cwd, course root)."""
+    from .course import find_course
+    course = find_course()
+    candidates = [path] if path else [Path.cwd() / "scalelabs.toml", course and course / "scalelabs.toml"]
     for candidate in candidates:
         if candidate and candidate.is_file():
             table = tomllib.loads(candidate.read_text()).get("grading", {})

@@ -8,6 +8,8 @@ and prints the grade table.
     demo-out/submissions/<lab>/<student>/     what each sample student handed in
     demo-out/grades/<lab>/results/<student>.json, feedback/<student>.html, grades.csv
     demo-out/gradebook.db                     the nbgrader gradebook, every lab
+
+All of it in the course (the current directory's, or `--course DIR`: autograder/course.py).
 """
 from __future__ import annotations
 
@@ -19,12 +21,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from .course import course_root
 from .gradebook import sqlite_url
 from .labs import all_assignments
 from .progress import grade_batch_with_progress
 from .samples import materialise, students
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -36,19 +37,24 @@ class DemoRun:
     seconds: dict[str, float] = field(default_factory=dict)                       # step -> wall time
 
 
-def materialise_class(assignment_id: str, root: Path) -> list[str]:
-    """Every sample student of one lab as a fresh submission folder under root."""
+def materialise_class(assignment_id: str, root: Path, course: Path | None = None) -> list[str]:
+    """Every sample student of one lab (the course's samples/) as a fresh submission folder under root."""
     if root.exists():
         shutil.rmtree(root)
-    names = students(assignment_id)
+    course = course_root(course)
+    samples_dir = course / "samples" / assignment_id
+    names = students(assignment_id, samples_dir)
     for student in names:
-        materialise(assignment_id, student, root / student)
+        materialise(assignment_id, student, root / student, release_dir=course / "release" / assignment_id,
+                    samples_dir=samples_dir)
     return names
 
 
-def run(out_dir: Path | None = None, jobs: int = 2, rebuild: bool = True, console: Console | None = None) -> DemoRun:
+def run(out_dir: Path | None = None, jobs: int = 2, rebuild: bool = True, console: Console | None = None,
+        course: Path | None = None) -> DemoRun:
     console = console or Console()
-    out_dir = Path(out_dir or REPO_ROOT / "demo-out")
+    course = course_root(course)
+    out_dir = Path(out_dir or course / "demo-out")
     out_dir.mkdir(parents=True, exist_ok=True)
     demo = DemoRun(out_dir, sqlite_url(out_dir / "gradebook.db"))
     labs = all_assignments()
@@ -58,15 +64,15 @@ def run(out_dir: Path | None = None, jobs: int = 2, rebuild: bool = True, consol
 
         started = time.perf_counter()
         with console.status("course staff: regenerating stubs, source/ and release/ from reference/"):
-            release(list(labs))
+            release(list(labs), root=course)
         demo.seconds["release"] = time.perf_counter() - started
-        console.print(f"released {len(labs)} labs into {REPO_ROOT / 'release'} "
+        console.print(f"released {len(labs)} labs into {course / 'release'} "
                       f"({demo.seconds['release']:.1f} s)", highlight=False)
 
     for lab_id in labs:
         started = time.perf_counter()
         root = out_dir / "submissions" / lab_id
-        materialise_class(lab_id, root)
+        materialise_class(lab_id, root, course)
         # A fresh grades folder: the sample class is rebuilt each run, so nothing is resumed from
         # an older build of the release.
         grades = out_dir / "grades" / lab_id
@@ -78,7 +84,7 @@ def run(out_dir: Path | None = None, jobs: int = 2, rebuild: bool = True, consol
         from .batch import load_result
 
         demo.scores[lab_id] = {}
-        for student in students(lab_id):
+        for student in students(lab_id, course / "samples" / lab_id):
             data = load_result(grades / "results" / f"{student}.json")
             if data:
                 demo.scores[lab_id][student] = (float(data["score"]), float(data["scalelabs"]["max_score"]))

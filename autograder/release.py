@@ -3,10 +3,13 @@ build release/<id>/ from it.
 
 Steps per declared assignment, each a function of its own: the stub module (stubgen), the
 provided modules (copied verbatim from reference/), the public checks (publictests), the source
-notebook (notebook), then `nbgrader generate_assignment <id> --force` run from the repository
-root (so the repository's nbgrader_config.py applies) with a throw-away gradebook. Nothing
-carries a timestamp, so the output is byte-for-byte reproducible and a test compares a fresh
-build in a temporary root with the committed source/ and release/.
+notebook (notebook), then `nbgrader generate_assignment <id> --force` with the course's
+nbgrader_config.py, which registers each assignment (notebooks, grade cells) in the gradebook of the
+folder released into (nbgrader's default `<root>/gradebook.db`), so `nbgrader autograde <id>` works
+right after. The course is the current directory's (autograder/course.py); the reference modules
+come from the installed package. Nothing carries a timestamp, so the output is byte-for-byte
+reproducible and a test compares a fresh build in a temporary root with the committed source/ and
+release/.
 """
 from __future__ import annotations
 
@@ -14,15 +17,16 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Iterable
 
+import reference
+
 from . import notebook, publictests, stubgen
+from .course import MARKER, course_root, find_course
 from .spec import Assignment
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-REFERENCE_DIR = REPO_ROOT / "reference"
+REFERENCE_DIR = Path(reference.__file__).resolve().parent
 
 
 def nbgrader_executable() -> str:
@@ -66,27 +70,28 @@ def build_source(assignment: Assignment, root: Path, properties: Path | None = N
 
 
 def generate_assignments(assignment_ids: list[str], root: Path) -> list[Path]:
-    """`nbgrader generate_assignment <id> --force` for each id into <root>/release/, with a
-    throw-away gradebook, in one subprocess (importing nbgrader is slow)."""
+    """`nbgrader generate_assignment <id> --force` for each id into <root>/release/, registering each
+    in <root>'s gradebook, in one subprocess (importing nbgrader is slow). The nbgrader configuration
+    is root's own nbgrader_config.py, else the current course's (a scratch root, as in the tests)."""
     root = Path(root).resolve()
-    with tempfile.TemporaryDirectory(prefix="scalelabs-gb-") as tmp:
-        command = [sys.executable, "-m", "autograder.release", "--nbgrader", str(root),
-                   f"sqlite:///{tmp}/gradebook.db", *assignment_ids]
-        done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, env=tool_env())
+    config_dir = find_course(root) or course_root()
+    command = [sys.executable, "-m", "autograder.release", "--nbgrader", str(root), str(config_dir),
+               *assignment_ids]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=tool_env())
     if done.returncode != 0:
         raise RuntimeError(f"nbgrader generate_assignment failed:\n{done.stdout}\n{done.stderr}")
     return [root / "release" / i for i in assignment_ids]
 
 
-def _nbgrader_generate(root: str, db_url: str, assignment_ids: list[str]) -> int:
-    """Run inside the subprocess: nbgrader's own API with the repository's nbgrader_config.py."""
+def _nbgrader_generate(root: str, config_dir: str, assignment_ids: list[str]) -> int:
+    """Run inside the subprocess: nbgrader's own API with the course's nbgrader_config.py; the
+    gradebook is nbgrader's default for `root` (root/gradebook.db) unless that config names one."""
     from nbgrader.apps.api import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config.loader import PyFileConfigLoader
 
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(REPO_ROOT)).load_config()
+    config = PyFileConfigLoader(MARKER, path=config_dir).load_config()
     config.CourseDirectory.root = root
-    config.CourseDirectory.db_url = db_url
     api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
     for assignment_id in assignment_ids:
         result = api.generate_assignment(assignment_id, force=True, create=True)
@@ -96,18 +101,21 @@ def _nbgrader_generate(root: str, db_url: str, assignment_ids: list[str]) -> int
     return 0
 
 
-def release_one(assignment: Assignment, root: Path = REPO_ROOT, properties: Path | None = None) -> Path:
+def release_one(assignment: Assignment, root: Path | None = None, properties: Path | None = None) -> Path:
+    root = Path(root) if root is not None else course_root()
     build_source(assignment, root, properties)
     return generate_assignments([assignment.id], root)[0]
 
 
-def release(ids: Iterable[str] | None = None, root: Path = REPO_ROOT) -> list[Path]:
-    """Regenerate source/ and release/ for the given (default: every declared) assignment."""
+def release(ids: Iterable[str] | None = None, root: Path | None = None) -> list[Path]:
+    """Regenerate source/ and release/ for the given (default: every declared) assignment, in
+    `root` (default: the course of the current directory), and register them in its gradebook."""
     from .labs import all_assignments, load
+    root = Path(root) if root is not None else course_root()
     assignments = [load(i) for i in ids] if ids else list(all_assignments().values())
     for a in assignments:
-        build_source(a, Path(root))
-    return generate_assignments([a.id for a in assignments], Path(root))
+        build_source(a, root)
+    return generate_assignments([a.id for a in assignments], root)
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--nbgrader"]:

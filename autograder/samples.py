@@ -3,7 +3,8 @@
 `samples/<id>/<student>/` holds an optional `<module>.py` (absent = the untouched stub) and an
 `answers.json`: `{"act1_prediction": "B" | "@key" | "@wrong" | {"source": "raw cell source"}}`.
 "@key" is the declaration's computed key and "@wrong" a deterministic wrong letter, so no key
-letter is typed anywhere.
+letter is typed anywhere. samples/ and release/ are the course's (autograder/course.py); the
+reference modules are the installed package's.
 """
 from __future__ import annotations
 
@@ -14,10 +15,9 @@ from pathlib import Path
 
 import nbformat
 
+from .course import course_root
 from .spec import Assignment
 from .stubgen import flat_imports
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def wrong_letter(options, key: str) -> str:
@@ -58,8 +58,8 @@ def materialise(assignment_id: str, student: str, dest: Path, *, assignment: Ass
     if assignment is None:
         from .labs import load
         assignment = load(assignment_id)
-    release_dir = Path(release_dir or REPO_ROOT / "release" / assignment_id)
-    sample = Path(samples_dir or REPO_ROOT / "samples" / assignment_id) / student
+    release_dir = Path(release_dir or course_root() / "release" / assignment_id)
+    sample = Path(samples_dir or course_root() / "samples" / assignment_id) / student
     if not sample.is_dir():
         raise FileNotFoundError(f"no sample student {student!r} in {sample.parent}")
     dest = Path(dest)
@@ -74,13 +74,15 @@ def materialise(assignment_id: str, student: str, dest: Path, *, assignment: Ass
 
 
 def students(assignment_id: str, samples_dir: Path | None = None) -> list[str]:
-    root = Path(samples_dir or REPO_ROOT / "samples" / assignment_id)
+    root = Path(samples_dir or course_root() / "samples" / assignment_id)
     return sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 
 
 def flat_reference_modules(dest: Path) -> None:
     """Every reference module into `dest`, relative imports made flat (staff-only solution build)."""
-    for path in (REPO_ROOT / "reference").glob("*.py"):
+    from .release import REFERENCE_DIR
+
+    for path in REFERENCE_DIR.glob("*.py"):
         if path.name != "__init__.py":
             (Path(dest) / path.name).write_text(flat_imports(path.read_text()))
 
@@ -88,7 +90,7 @@ def flat_reference_modules(dest: Path) -> None:
 def reference_submission(assignment: Assignment, dest: Path, release_dir: Path | None = None) -> Path:
     """A staff-only submission that should earn full marks: the reference and the computed keys."""
     dest = Path(dest)
-    shutil.copytree(Path(release_dir or REPO_ROOT / "release" / assignment.id), dest, dirs_exist_ok=True)
+    shutil.copytree(Path(release_dir or course_root() / "release" / assignment.id), dest, dirs_exist_ok=True)
     flat_reference_modules(dest)
     write_answers(assignment, dest / f"{assignment.id}.ipynb", {q.id: "@key" for q in assignment.questions})
     return dest

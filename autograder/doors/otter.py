@@ -27,9 +27,11 @@ from pathlib import Path
 
 from otter.plugins import AbstractOtterPlugin
 
+from ..course import course_root
 from ..spec import Assignment
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+# Where the installed autograder/ and reference/ packages are (site-packages, or the clone for -e).
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = "autograder.doors.otter.EngineOverride"
 VERDICTS = ".scalelabs_results.json"
 INSTALL_DIR = "/autograder/source/scalelabs"
@@ -99,27 +101,33 @@ def otter_config(assignment_id: str, declaration: str = "") -> dict:
     return {"lang": "python", "show_hidden": True, "plugins": [{PLUGIN: plugin_config}]}
 
 
-def add_scalelabs_source(zip_path: Path) -> None:
-    """The engine's source under scalelabs/ (staff-only zip), installable with pip."""
+def add_scalelabs_source(zip_path: Path, course: Path | None = None) -> None:
+    """The engine's source under scalelabs/ (staff-only zip), installable with pip: the installed
+    packages, with the course's pyproject.toml and README.md (the course is a clone of scalelabs)."""
+    course = course_root(course)
+    if not (course / "pyproject.toml").is_file():
+        raise FileNotFoundError(f"{course / 'pyproject.toml'} is missing: the zip installs scalelabs from it")
     with zipfile.ZipFile(zip_path, "a", compression=zipfile.ZIP_DEFLATED) as zf:
         for top in ("autograder", "reference"):
-            for path in sorted((REPO_ROOT / top).rglob("*")):
+            for path in sorted((PACKAGE_ROOT / top).rglob("*")):
                 if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-                    zf.write(path, f"scalelabs/{path.relative_to(REPO_ROOT)}")
+                    zf.write(path, f"scalelabs/{path.relative_to(PACKAGE_ROOT)}")
         for name in ("pyproject.toml", "README.md"):
-            if (REPO_ROOT / name).exists():
-                zf.write(REPO_ROOT / name, f"scalelabs/{name}")
+            if (course / name).exists():
+                zf.write(course / name, f"scalelabs/{name}")
 
 
 def build_zip(assignment_id: str, dest: Path | None = None, *, assignment: Assignment | None = None,
-              release_dir: Path | None = None, declaration: str = "") -> Path:
-    """Build the Gradescope autograder zip of an assignment; returns its path."""
+              release_dir: Path | None = None, declaration: str = "", course: Path | None = None) -> Path:
+    """Build the Gradescope autograder zip of an assignment; returns its path (default: the
+    course's dist/<id>-autograder.zip, from the course's release/<id>/)."""
     from ..release import tool_env
     if assignment is None:
         from ..labs import load
         assignment = load(assignment_id)
-    release_dir = Path(release_dir or REPO_ROOT / "release" / assignment_id)
-    dest = Path(dest or REPO_ROOT / "dist" / f"{assignment_id}-autograder.zip").resolve()
+    course = course_root(course)
+    release_dir = Path(release_dir or course / "release" / assignment_id)
+    dest = Path(dest or course / "dist" / f"{assignment_id}-autograder.zip").resolve()
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="scalelabs-otter-") as tmp:
         work = Path(tmp)
@@ -136,7 +144,7 @@ def build_zip(assignment_id: str, dest: Path | None = None, *, assignment: Assig
                               cwd=work, capture_output=True, text=True, env=tool_env())
         if done.returncode != 0:
             raise RuntimeError(f"otter generate failed:\n{done.stdout}\n{done.stderr}")
-    add_scalelabs_source(dest)
+    add_scalelabs_source(dest, course)
     return dest
 
 
