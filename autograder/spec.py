@@ -118,7 +118,8 @@ class Assignment:
     questions: Sequence[Question]
     notebook: Sequence[Cell]
     provided: Sequence[str] = ("_domain", "constants")  # reference modules shipped as-is (no secrets)
-    seed_source: str = ""                       # the seed lab file under ../shared/seeds/
+    # The public lab this assignment retells and corrects: "Vol II Lab NN, Title: where it is published".
+    source_lab: str = ""
 
     def function(self, name: str) -> FunctionItem:
         for item in self.functions:

@@ -1,6 +1,6 @@
 """Benchmark: median wall time to grade one submission (>= 5 runs) and a class of 100 with --jobs 2.
 
-    /work/venv/bin/python bench/bench_grade.py [ASSIGNMENT] [--runs 5] [--class-size 100] [--jobs 2]
+    python bench/bench_grade.py [ASSIGNMENT] [--runs 5] [--class-size 100] [--jobs 2]
 
 ASSIGNMENT defaults to lab06_collectives when declared, else the engine tests' toy assignment. The
 submission is the reference module flattened like release/ (every function item fully exercised:

@@ -1,60 +1,57 @@
-"""The student-facing contract of ../shared/spec/PHYSICS.md holds in reference/ and in every declaration:
-each required function exists in its lab's module with exactly the parameter names and order the
-spec gives, and is a graded item of that lab. Parsed from the spec itself, not restated here."""
+"""The physics contract of docs/physics.md holds in reference/ and in every declaration: each listed
+function exists in its lab's module with exactly the parameter names and order the page gives and is
+a graded item of that lab; each lab grades only functions the page lists; the constants have the
+page's values. Parsed from the page itself (tests/physics_doc.py), not restated here."""
 from __future__ import annotations
 
 import importlib
 import inspect
-import re
-from pathlib import Path
+import math
 
 import pytest
 
+import reference.constants
 from autograder.labs import all_assignments
+from physics_doc import constants, functions
 
-SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec" / "PHYSICS.md"
-SECTION = re.compile(r"^## Lab \d+ .*`(\w+)\.py`", re.M)
-ROW = re.compile(r"^\| `(\w+)\((.*?)\)` \|", re.M)
-
-
-def required_functions() -> list[tuple[str, str, list[str] | None]]:
-    """(module, function, parameter names or None where the spec says 'you define the signature')."""
-    text = SPEC.read_text(encoding="utf-8")
-    sections = list(SECTION.finditer(text))
-    found = []
-    for i, section in enumerate(sections):
-        body = text[section.end(): sections[i + 1].start() if i + 1 < len(sections) else len(text)]
-        for row in ROW.finditer(body):
-            args = row.group(2).strip()
-            params = None if args == "..." else [a.split("=")[0].strip() for a in args.split(",") if a.strip()]
-            found.append((section.group(1), row.group(1), params))
-    return found
+REQUIRED = functions()
+LABS = {a.module: a for a in all_assignments().values()}
 
 
-REQUIRED = required_functions()
+def test_the_contract_was_parsed():
+    assert {f.module for f in REQUIRED} == {"collectives", "interconnect", "parallelism", "scaling", "performance"}
+    assert len(REQUIRED) >= 50
+    assert len({(f.module, f.name) for f in REQUIRED}) == len(REQUIRED), "a function is listed twice"
 
 
-def test_the_spec_was_parsed():
-    modules = {m for m, _, _ in REQUIRED}
-    assert modules == {"collectives", "interconnect", "parallelism", "scaling", "performance"}
-    assert len(REQUIRED) >= 45
+@pytest.mark.parametrize("f", REQUIRED, ids=[f"{f.module}.{f.name}" for f in REQUIRED])
+def test_reference_has_the_documented_signature(f):
+    function = getattr(importlib.import_module(f"reference.{f.module}"), f.name, None)
+    assert callable(function), f"reference/{f.module}.py lacks {f.name}"
+    parameters = inspect.signature(function).parameters
+    actual = tuple(parameters)
+    assert actual[: len(f.params)] == f.params, f"{f.name}{actual}: docs/physics.md says {f.params}"
+    assert all(parameters[p].default is not inspect.Parameter.empty for p in actual[len(f.params):]), \
+        "parameters beyond the documented ones must be optional"
 
 
-@pytest.mark.parametrize("module, name, params", REQUIRED, ids=[f"{m}.{n}" for m, n, _ in REQUIRED])
-def test_reference_has_the_required_signature(module, name, params):
-    function = getattr(importlib.import_module(f"reference.{module}"), name, None)
-    assert callable(function), f"reference/{module}.py lacks {name}"
-    if params is not None:
-        actual = list(inspect.signature(function).parameters)
-        assert actual[: len(params)] == params, f"{name}{tuple(actual)}: the spec says {tuple(params)}"
-        extra = inspect.signature(function).parameters
-        assert all(extra[p].default is not inspect.Parameter.empty for p in actual[len(params):]), \
-            "parameters beyond the spec's must be optional"
+@pytest.mark.parametrize("f", REQUIRED, ids=[f"{f.module}.{f.name}" for f in REQUIRED])
+def test_documented_function_is_a_graded_item(f):
+    assert f.module in LABS, f"no lab edits {f.module}.py"
+    graded = {item.name: item.points for item in LABS[f.module].functions}
+    assert graded.get(f.name, 0) > 0, f"{f.name} is not a graded item of {LABS[f.module].id}"
 
 
-@pytest.mark.parametrize("module, name, params", REQUIRED, ids=[f"{m}.{n}" for m, n, _ in REQUIRED])
-def test_required_function_is_a_graded_item(module, name, params):
-    labs = [a for a in all_assignments().values() if a.module == module]
-    assert len(labs) == 1, f"exactly one lab edits {module}.py"
-    graded = {f.name: f.points for f in labs[0].functions}
-    assert graded.get(name, 0) > 0, f"{name} is not a graded item of {labs[0].id}"
+@pytest.mark.parametrize("module", sorted(LABS))
+def test_every_graded_function_is_documented(module):
+    documented = {f.name for f in REQUIRED if f.module == module}
+    undocumented = [item.name for item in LABS[module].functions if item.name not in documented]
+    assert not undocumented, f"{LABS[module].id} grades {undocumented}, which docs/physics.md does not list"
+
+
+def test_constants_have_the_documented_values():
+    documented = constants()
+    defined = {n: v for n, v in vars(reference.constants).items() if n.isupper()}
+    assert set(documented) == set(defined), "docs/physics.md and reference/constants.py list different constants"
+    wrong = {n: (documented[n], defined[n]) for n in documented if not math.isclose(documented[n], defined[n])}
+    assert not wrong, f"(documented, defined): {wrong}"

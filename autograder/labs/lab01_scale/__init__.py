@@ -1,6 +1,6 @@
 """Lab 01 — the scale illusion and fleet TCO (`lab01_scale`, stub `scaling.py`).
 
-Source: ../shared/seeds/004_3b74f5731f293353.txt, analysed in ../shared/spec/labs/lab01_scale_illusion.md.
+Source lab: `source_lab` below (Vol II Lab 01, The Scale Illusion).
 Every number a student sees is computed here from reference/ at the scenario inputs below; the
 changes against the source lab are listed in docs/errata/lab01_scale.md.
 """
@@ -476,5 +476,6 @@ ASSIGNMENT = spec.Assignment(
     functions=FUNCTIONS,
     questions=QUESTIONS,
     notebook=NOTEBOOK,
-    seed_source="004_3b74f5731f293353.txt",
+    source_lab=("Vol II Lab 01, The Scale Illusion: "
+                "the Lab 01 Marimo notebook in labs/vol2/ of https://github.com/harvard-edge/cs249r_book"),
 )

@@ -1,7 +1,6 @@
 """Lab 02 — the interconnect wall: the declaration (staff only: keys and hidden domains).
 
-Source lab: ../shared/seeds/002_b31f3f8cd1676c06.txt, analysed in
-../shared/spec/labs/lab02_interconnect_wall.md; every departure from it is in docs/errata/lab02_interconnect.md.
+Source lab: `source_lab` below (Vol II Lab 02, The Interconnect Wall); every departure from it is in docs/errata/lab02_interconnect.md.
 Every number a student sees is computed here from reference/ (or is a cited constant or a stated
 scenario input below); no key letter is typed: keys come from `letters(...)` over computed indices.
 """
@@ -477,5 +476,6 @@ ASSIGNMENT = Assignment(
     functions=FUNCTIONS,
     questions=QUESTIONS,
     notebook=NOTEBOOK,
-    seed_source="002_b31f3f8cd1676c06.txt",
+    source_lab=("Vol II Lab 02, The Interconnect Wall: "
+                "labs/vol2/lab_02_compute_infra.py of https://github.com/harvard-edge/cs249r_book"),
 )

@@ -1,7 +1,6 @@
 """Lab 05 — the parallelism paradox: the data-parallel wall, 3D parallelism, the pipeline bubble.
 
-Source lab: ../shared/seeds/001_145237bc88b2b2a8.txt, analysed in
-../shared/spec/labs/lab05_parallelism_paradox.md. Every number a student reads below is computed
+Source lab: `source_lab` below (Vol II Lab 05, The Parallelism Paradox). Every number a student reads below is computed
 from reference/ at the scenario's parameters; docs/errata/lab05_parallelism.md lists each place
 the assignment corrects the lab.
 """
@@ -568,5 +567,6 @@ ASSIGNMENT = Assignment(
     functions=FUNCTIONS,
     questions=QUESTIONS,
     notebook=NOTEBOOK,
-    seed_source="001_145237bc88b2b2a8.txt",
+    source_lab=("Vol II Lab 05, The Parallelism Paradox: "
+                "the Lab 05 Marimo notebook in labs/vol2/ of https://github.com/harvard-edge/cs249r_book"),
 )

@@ -1,7 +1,6 @@
 """Lab 06 — collective communication ("The Bandwidth Invariant"): the declaration.
 
-Source lab: ../shared/seeds/000_50ffcdc64ef3286b.txt, analysed in
-../shared/spec/labs/lab06_collective_comms.md; corrections in docs/errata/lab06_collectives.md.
+Source lab: `source_lab` below (Vol II Lab 06, The Bandwidth Invariant); corrections in docs/errata/lab06_collectives.md.
 Every number in a story, option or key below is computed from reference/ at the scenario's
 inputs (SCENARIO_* / WORKLOADS), never typed.
 """
@@ -511,5 +510,6 @@ ASSIGNMENT = Assignment(
     functions=FUNCTIONS,
     questions=QUESTIONS,
     notebook=NOTEBOOK,
-    seed_source="000_50ffcdc64ef3286b.txt",
+    source_lab=("Vol II Lab 06, The Bandwidth Invariant: "
+                "labs/vol2/lab_06_collective_comms.py of https://github.com/harvard-edge/cs249r_book"),
 )

@@ -1,7 +1,6 @@
 """Lab 09 (performance engineering, Amdahl at scale): the declaration of `lab09_performance`.
 
-Source lab: ../shared/seeds/003_294c9dc28d47afdb.txt, analysed in
-../shared/spec/labs/lab09_perf_engineering.md; the corrections are in docs/errata/lab09_performance.md.
+Source lab: `source_lab` below (Vol II Lab 09, Performance Engineering); the corrections are in docs/errata/lab09_performance.md.
 Every number in the story, the option texts and the keys is computed here from reference/ at the
 scenario inputs below (the lab's profiles, levers and cost model), never typed.
 """
@@ -493,5 +492,6 @@ ASSIGNMENT = Assignment(
     functions=FUNCTIONS,
     questions=QUESTIONS,
     notebook=NOTEBOOK,
-    seed_source="003_294c9dc28d47afdb.txt",
+    source_lab=("Vol II Lab 09, Performance Engineering: "
+                "labs/vol2/lab_09_perf_engr.py of https://github.com/harvard-edge/cs249r_book"),
 )

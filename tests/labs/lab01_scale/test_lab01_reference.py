@@ -1,8 +1,8 @@
 """Lab 01 reference (reference/scaling.py): published anchors, properties, input validation.
 
 Anchors are independent of the reference: NCCL-tests' worked AllReduce value, the Megatron-LM
-throughput headline, Chinchilla's 6ND, and the Act II numbers recomputed by hand in the lab's
-analysis (../shared/spec/labs/lab01_scale_illusion.md, section 7).
+throughput headline, Chinchilla's 6ND, and the Act II numbers recomputed by hand from the source
+lab's scenario (docs/errata/lab01_scale.md).
 """
 import math
 

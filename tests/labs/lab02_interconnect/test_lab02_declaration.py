@@ -23,7 +23,7 @@ REQUIRED = ["gbit_to_bytes_per_s", "gradient_bytes", "transfer_time", "intra_nod
 
 def test_identity():
     assert (A.id, A.module, A.reference) == ("lab02_interconnect", "interconnect", ic)
-    assert A.seed_source == "002_b31f3f8cd1676c06.txt"
+    assert A.source_lab.startswith("Vol II Lab 02, The Interconnect Wall: ")
 
 
 def test_every_required_function_is_a_graded_item():

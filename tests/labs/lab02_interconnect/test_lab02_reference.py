@@ -17,7 +17,7 @@ FAST = settings(max_examples=40, deadline=None, derandomize=True, suppress_healt
 close = lambda a, b, rel=1e-9: math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
 floats = lambda lo, hi: st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False)
 
-# PHYSICS.md, Lab 02: the required names and their parameter order.
+# docs/physics.md, Lab 02: the required names and their parameter order.
 REQUIRED = {
     "gbit_to_bytes_per_s": ["gbit_per_s"],
     "gradient_bytes": ["params", "bytes_per_value"],
@@ -52,7 +52,7 @@ def test_anchor_gbit_ndr_and_hdr_ports():
 
 
 def test_anchor_gradient_bytes():
-    # The lab's "70B model (140 GB FP16)" (L225) and PHYSICS.md's "350 GB (175B params, FP16)".
+    # The lab's "70B model (140 GB FP16)" (L225) and docs/physics.md's "350 GB (175B params, FP16)".
     assert ic.gradient_bytes(70e9) == 140e9
     assert ic.gradient_bytes(175e9, 2) == 350e9
     assert ic.gradient_bytes(70e9, 4) == 280e9

@@ -23,7 +23,7 @@ PROPERTIES_FILE = Path(L.__file__).with_name("properties.py")
 
 def test_identity():
     assert (A.id, A.module, A.reference) == ("lab05_parallelism", "parallelism", ref)
-    assert (Path(__file__).parents[3].parent / "shared" / "seeds" / A.seed_source).exists()
+    assert A.source_lab.startswith("Vol II Lab 05, The Parallelism Paradox: ")
 
 
 def test_every_required_and_design_function_is_graded():

@@ -1,6 +1,6 @@
-"""reference/parallelism.py against independent published values (PHYSICS.md checked values and
-../shared/spec/labs/anchors_nbgrader_otter_peers.md section E), hypothesis properties, and
-ValueErrors that name the bad parameter."""
+"""reference/parallelism.py against independent published values (the checks of docs/physics.md,
+Lab 05, and the papers' own worked numbers), hypothesis properties, and ValueErrors that name the
+bad parameter."""
 from __future__ import annotations
 
 import math

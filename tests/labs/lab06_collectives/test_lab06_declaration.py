@@ -1,4 +1,4 @@
-"""The lab06_collectives declaration: contract with PHYSICS.md, computed keys, notebook cells."""
+"""The lab06_collectives declaration: contract with docs/physics.md, computed keys, notebook cells."""
 from __future__ import annotations
 
 import inspect
@@ -24,22 +24,13 @@ from autograder.notebook import build_notebook  # noqa: E402
 from autograder.spec import Code, Markdown  # noqa: E402
 from reference import collectives as ref  # noqa: E402
 
+import physics_doc  # noqa: E402
+
 A = decl.ASSIGNMENT
 REPO = Path(__file__).resolve().parents[3]
-PHYSICS = REPO.parent / "shared" / "spec" / "PHYSICS.md"
 
-
-def physics_signatures() -> dict[str, list[str]]:
-    """name -> parameter names of every required Lab 06 function in PHYSICS.md."""
-    text = PHYSICS.read_text(encoding="utf-8")
-    section = text[text.index("## Lab 06"):text.index("## Lab 02")]
-    return {m.group(1): [p.strip() for p in m.group(2).split(",")]
-            for m in re.finditer(r"^\| `(\w+)\(([^)]*)\)`", section, re.M)}
-
-
-@pytest.mark.skipif(not PHYSICS.exists(), reason="PHYSICS.md is outside the repository")
-def test_every_required_function_is_graded_with_its_signature():
-    required = physics_signatures()
+def test_every_documented_function_is_graded_in_order_with_its_signature():
+    required = {f.name: list(f.params) for f in physics_doc.functions() if f.module == "collectives"}
     assert len(required) == 14
     assert [f.name for f in A.functions] == list(required)
     for name, params in required.items():

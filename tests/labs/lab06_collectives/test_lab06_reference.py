@@ -1,8 +1,8 @@
 """reference/collectives.py against independent published values, properties and its input checks.
 
 Anchors: nccl-tests doc/PERFORMANCE.md (bus bandwidth), Thakur, Rabenseifner & Gropp 2005 (ring and
-Rabenseifner), Kaplan et al. 2020 / Hoffmann et al. 2022 (6ND), and the worked numbers recomputed
-in ../shared/spec/labs/lab06_collective_comms.md sec. 7 (PHYSICS.md's checked values).
+Rabenseifner), Kaplan et al. 2020 / Hoffmann et al. 2022 (6ND), and the worked values of
+docs/physics.md, Lab 06, recomputed by hand (docs/errata/lab06_collectives.md).
 """
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_critical_message_sizes():
 
 
 def test_crossover_and_selection_checked_values():
-    # PHYSICS.md: ring-tree crossover ~1.5 MB at n = 128 on NDR (analysis: 1.498 MB)
+    # docs/physics.md: ring-tree crossover ~1.5 MB at n = 128 on NDR (by hand: 1.498 MB)
     assert math.isclose(c.ring_tree_crossover_bytes(128, ALPHA, NDR), 1.498e6, rel_tol=1e-3)
     assert c.best_allreduce_algorithm(350e9, 128, ALPHA, NDR) == "ring"   # 175B FP16 gradient
     assert c.best_allreduce_algorithm(0.5e6, 128, ALPHA, NDR) == "tree"   # a sub-MB update
