@@ -75,7 +75,8 @@ def generate_assignments(assignment_ids: list[str], root: Path) -> list[Path]:
     is root's own nbgrader_config.py, else the current course's (a scratch root, as in the tests)."""
     root = Path(root).resolve()
     config_dir = find_course(root) or course_root()
-    command = [sys.executable, "-m", "autograder.release", "--nbgrader", str(root), str(config_dir),
+    # -P: the installed autograder, not a same-named folder in the course (the subprocess runs there).
+    command = [sys.executable, "-P", "-m", "autograder.release", "--nbgrader", str(root), str(config_dir),
                *assignment_ids]
     done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=tool_env())
     if done.returncode != 0:

@@ -5,33 +5,15 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from autograder.labs import all_assignments
+from repo_copy import REPO, copy_tracked, tracked_files
 
-REPO = Path(__file__).resolve().parents[1]
 # Spelled in pieces so this file does not match itself.
 OUTSIDE = re.compile(re.escape("../" + "shared") + "|" + re.escape("/" + "work" + "/"))
-
-
-def tracked_files() -> list[str]:
-    done = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"{REPO} is not a git work tree (git ls-files: {done.stderr.strip()})")
-    return [name for name in done.stdout.split("\0") if name]
-
-
-def copy_tracked(dest: Path) -> Path:
-    for name in tracked_files():
-        target = dest / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO / name, target)
-    return dest
 
 
 def collected(root: Path) -> tuple[int, str]:
