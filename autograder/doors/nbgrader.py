@@ -1,12 +1,14 @@
-"""nbgrader door: the engine scores a submission outside the student's kernel.
+"""nbgrader door: the engine scores the files the student submitted; no kernel ever runs.
 
-`EngineScores` is an nbgrader preprocessor placed right after `Execute` in
-`Autograde.autograde_preprocessors` (see nbgrader_config.py). It grades the submission folder
-(the autograded copy, which holds the student's module thanks to `exclude_overwriting`) with
-`autograder.grade.grade_submission` in the nbgrader process, then replaces every grade cell's
-outputs with the item's feedback (stdout) and its score as a float `execute_result`, which
-nbgrader's `determine_grade` reads as partial credit. Nothing the notebook's code does in the
-kernel can change a score: the kernel never sees the grader.
+`EngineScores` is an nbgrader preprocessor in `Autograde.autograde_preprocessors`, which holds no
+`Execute` (see nbgrader_config.py): `nbgrader autograde` never runs a student's notebook, so no
+student code runs as the grading user, beside the course, the gradebook or a classmate's folder.
+It grades the student's `submitted/<student>/<assignment>/` folder (nbgrader's own record of the
+submission, which nothing in the autograde run can write) with
+`autograder.grade.grade_submission`, whose sandbox runs the student's module on a read-only copy,
+then replaces every grade cell's outputs with the item's feedback (stdout) and its score as a float
+`execute_result`, which nbgrader's `determine_grade` reads as partial credit. The student's other
+cells keep the outputs they saved (the sanitizing pass does not clear them), for the feedback page.
 """
 from __future__ import annotations
 
@@ -49,11 +51,17 @@ class EngineScores(NbGraderPreprocessor):
         from ..labs import load
         return load(assignment_id)
 
+    def submitted_folder(self, student: str, assignment_id: str) -> Path:
+        """`submitted/<student>/<assignment>/` of the course this autograde runs in."""
+        from nbgrader.coursedir import CourseDirectory
+        course = CourseDirectory(config=self.config)
+        return Path(course.format_path(course.submitted_directory, student, assignment_id))
+
     def preprocess(self, nb, resources):
         from ..grade import grade_submission
 
         info = resources["nbgrader"]
-        folder = Path(resources["metadata"]["path"]).resolve()
+        folder = self.submitted_folder(info["student"], info["assignment"])
         result = grade_submission(self.assignment(info["assignment"]), folder, info["student"])
         scores = result.item_scores()
         for cell in nb.cells:
