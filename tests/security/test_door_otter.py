@@ -1,0 +1,121 @@
+"""otter door under attack (issue 12): `otter run -a <zip> <submission.zip>` (the local run of what
+Gradescope runs) of cheaters whose untouched stub's notebook carries one added cell, then of an
+honest classmate on the same machine. Each results.json must hold the engine's scores of the
+files submitted; the classmate's must not move. The zip's setup installs the sandbox and locks the
+secrets away from other users.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import zipfile
+
+import pytest
+
+import door_attacks as attacks
+from door_attacks import BIN
+
+from autograder.doors import otter as otter_door
+from autograder.grade import grade_submission
+
+CHEATERS = {
+    "copy_ref": attacks.COPY_REFERENCE,     # (a)
+    "keys": attacks.WRITE_KEYS,             # (b)
+    "verdicts": attacks.FORGE_VERDICTS,     # (c)
+    "pickle": attacks.PICKLE_PAYLOAD,       # (d)
+}
+
+
+def _otter_run(zip_path, folder, work, student):
+    archive = shutil.make_archive(str(work / student), "zip", folder)
+    out = work / f"{student}-out"
+    out.mkdir()
+    return out, subprocess.Popen(
+        [str(BIN / "otter"), "run", "-a", str(zip_path), "-o", str(out), "--no-logo", archive],
+        cwd=work, env=attacks.run.__globals__["env"](), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+@pytest.fixture(scope="module")
+def otter_class(tmp_path_factory):
+    """The zip built once; the cheaters run (two at a time), then the honest classmates."""
+    root = tmp_path_factory.mktemp("otter-attacks")
+    assignment, folders = attacks.make_course(root, CHEATERS)
+    pristine = {s: grade_submission(assignment, f, "anonymous").item_scores() for s, f in folders.items()}
+    zip_path = otter_door.build_zip(assignment.id, root / "autograder.zip", assignment=assignment,
+                                    release_dir=root / "release" / assignment.id, declaration="release_toy:make")
+    work = root / "runs"
+    work.mkdir()
+    at_once = max(1, (os.cpu_count() or 1) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    results, logs = {}, {}
+    for wave in (sorted(CHEATERS), list(attacks.honest_class())):
+        for start in range(0, len(wave), at_once):
+            running = {s: _otter_run(zip_path, folders[s], work, s) for s in wave[start:start + at_once]}
+            for student, (out, process) in running.items():
+                logs[student], _ = process.communicate(timeout=600)
+                if (out / "results.json").exists():
+                    results[student] = json.loads((out / "results.json").read_text())
+    return dict(assignment=assignment, pristine=pristine, results=results, logs=logs, zip=zip_path)
+
+
+def _assert_engine_scores(otter_class, student):
+    assert student in otter_class["results"], otter_class["logs"][student][-3000:]
+    results, pristine = otter_class["results"][student], otter_class["pristine"][student]
+    tests = {t["name"]: t for t in results["tests"] if "max_score" in t}
+    assert set(tests) == set(pristine)
+    for item, (score, max_score) in pristine.items():
+        assert math.isclose(tests[item]["score"], score, abs_tol=1e-4), (student, item, tests[item], score)
+        assert math.isclose(tests[item]["max_score"], max_score, abs_tol=1e-4)
+    if "score" in results:
+        assert math.isclose(results["score"], sum(s for s, _ in pristine.values()), abs_tol=1e-3)
+
+
+@pytest.mark.parametrize("student", sorted(CHEATERS))
+def test_cheater_earns_only_the_submitted_stub(otter_class, student):
+    _assert_engine_scores(otter_class, student)
+    assert sum(s for s, _ in otter_class["pristine"][student].values()) == 0
+
+
+@pytest.mark.parametrize("student", sorted(attacks.honest_class()))
+def test_honest_classmate_graded_after_the_cheaters_does_not_move(otter_class, student):
+    _assert_engine_scores(otter_class, student)
+    assert sum(s for s, _ in otter_class["pristine"][student].values()) > 0
+
+
+def test_setup_installs_bubblewrap_and_locks_the_secrets(otter_class):
+    zf = zipfile.ZipFile(otter_class["zip"])
+    setup = zf.read("setup.sh").decode()
+    assert "apt-get install -y bubblewrap" in setup
+    assert setup.index("apt-get install -y bubblewrap") < setup.index("mamba env create")
+    lockdown = f"bash /autograder/source/{otter_door.LOCKDOWN}"
+    assert setup.rstrip().endswith(lockdown)  # after the environment (and scalelabs) is installed
+    run_autograder = zf.read("run_autograder").decode()
+    assert run_autograder.index(lockdown) < run_autograder.index("run_otter.py")
+
+
+def test_lockdown_makes_the_secrets_unreadable_to_other_users(otter_class, tmp_path):
+    """The lockdown script on a fake /autograder: the zip's source (engine, reference, tests,
+    config) and the installed scalelabs packages are root-only; a non-root uid cannot read them."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root and setpriv to read as another uid")
+    ag = tmp_path / "autograder"
+    zipfile.ZipFile(otter_class["zip"]).extractall(ag / "source")
+    (ag / "submission").mkdir()
+    site = tmp_path / "site"
+    for package in ("autograder", "reference"):
+        (site / package).mkdir(parents=True)
+        (site / package / "__init__.py").write_text("SECRET = 1\n")
+    tmp_path.chmod(0o755)
+    done = subprocess.run(["bash", str(ag / "source" / otter_door.LOCKDOWN), str(ag), str(site / "autograder"),
+                           str(site / "reference")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    secrets = [ag / "source" / "scalelabs" / "reference" / "collectives.py", ag / "source" / "tests",
+               ag / "source" / "otter_config.json", site / "reference" / "__init__.py",
+               ag / "source" / "scalelabs" / "autograder" / "grade.py"]
+    for path in secrets:
+        assert path.exists()
+        read = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                               "cat" if path.is_file() else "ls", str(path)], capture_output=True, text=True)
+        assert read.returncode != 0 and "Permission denied" in read.stderr, (path, read.stdout[:200])
