@@ -223,6 +223,7 @@ def strip_submission(folder: Path, notebook: Path, keep: set[str]) -> None:
             shutil.rmtree(entry)
         else:
             entry.unlink()
+    (folder / "__init__.py").write_text("")  # otter only appends to it: a student's would stay
     notebook.unlink(missing_ok=True)
     if notebook.suffix == ".ipynb":
         nbformat.write(nbformat.v4.new_notebook(), notebook)

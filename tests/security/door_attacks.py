@@ -87,6 +87,15 @@ def dump(obj, f, *args, **kwargs):
 pickle.dump = dump
 '''
 
+# (f) no cell at all: a submitted `otter/` package in the folder the kernel runs in shadows the
+# real otter (the kernel's cwd is first on sys.path), loads the real one and plants (d)'s payload.
+SHADOW_OTTER = {"otter/__init__.py": '''\
+import os, sys
+sys.path[:] = [p for p in sys.path if p not in ("", ".", os.getcwd())]
+del sys.modules["otter"]
+import otter
+''' + PICKLE_PAYLOAD}
+
 # (e) every classmate's submitted module replaced by a constant (nbgrader: the kernel runs in
 # autograded/<student>/<id>/, so the course root is three levels up).
 OVERWRITE_CLASSMATES = '''\
@@ -128,9 +137,11 @@ def honest_class() -> dict[str, tuple[str | None, dict]]:
     return {"ada": shipped["ada"], "bob": shipped["bob"]}
 
 
-def make_course(root: Path, attackers: dict[str, str]) -> tuple[object, dict[str, Path]]:
+def make_course(root: Path, attackers: dict[str, str],
+                attacker_files: dict[str, dict[str, str]] | None = None) -> tuple[object, dict[str, Path]]:
     """A toy course root with release/ generated and the class submitted: the honest classmates
-    plus one untouched stub per attacker whose notebook carries the attack cell.
+    plus one untouched stub per attacker whose notebook carries the attack cell (an empty cell
+    adds none) and whose folder holds the attacker's extra files.
     Returns (assignment, student -> submitted folder)."""
     assignment = toy.make()
     release.build_source(assignment, root, toy.PROPERTIES_PATH)
@@ -148,7 +159,13 @@ def make_course(root: Path, attackers: dict[str, str]) -> tuple[object, dict[str
         folders[student] = samples.materialise(
             assignment.id, student, root / "submitted" / student / assignment.id, assignment=assignment,
             release_dir=root / "release" / assignment.id, samples_dir=root / "samples")
+    for student, files in (attacker_files or {}).items():
+        for relative, text in files.items():
+            (folders[student] / relative).parent.mkdir(parents=True, exist_ok=True)
+            (folders[student] / relative).write_text(text)
     for student, cell in attackers.items():
+        if not cell:
+            continue
         add_cell(folders[student] / f"{assignment.id}.ipynb", cell,
                  [nbformat.v4.new_output("stream", name="stdout", text=f"{student} saved this output\n")])
     return assignment, folders

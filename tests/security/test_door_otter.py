@@ -26,7 +26,9 @@ CHEATERS = {
     "keys": attacks.WRITE_KEYS,             # (b)
     "verdicts": attacks.FORGE_VERDICTS,     # (c)
     "pickle": attacks.PICKLE_PAYLOAD,       # (d)
+    "shadow": "",                           # (f) no cell: a submitted otter/ package
 }
+CHEATER_FILES = {"shadow": attacks.SHADOW_OTTER}
 
 
 def _otter_run(zip_path, folder, work, student):
@@ -42,7 +44,7 @@ def _otter_run(zip_path, folder, work, student):
 def otter_class(tmp_path_factory):
     """The zip built once; the cheaters run (two at a time), then the honest classmates."""
     root = tmp_path_factory.mktemp("otter-attacks")
-    assignment, folders = attacks.make_course(root, CHEATERS)
+    assignment, folders = attacks.make_course(root, CHEATERS, CHEATER_FILES)
     pristine = {s: grade_submission(assignment, f, "anonymous").item_scores() for s, f in folders.items()}
     zip_path = otter_door.build_zip(assignment.id, root / "autograder.zip", assignment=assignment,
                                     release_dir=root / "release" / assignment.id, declaration="release_toy:make")
@@ -50,7 +52,7 @@ def otter_class(tmp_path_factory):
     work.mkdir()
     at_once = max(1, (os.cpu_count() or 1) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
     results, logs = {}, {}
-    for wave in (sorted(CHEATERS), list(attacks.honest_class())):
+    for wave in (sorted(CHEATERS), ["ada"]):  # one honest classmate, graded after every cheater
         for start in range(0, len(wave), at_once):
             running = {s: _otter_run(zip_path, folders[s], work, s) for s in wave[start:start + at_once]}
             for student, (out, process) in running.items():
@@ -78,7 +80,7 @@ def test_cheater_earns_only_the_submitted_stub(otter_class, student):
     assert sum(s for s, _ in otter_class["pristine"][student].values()) == 0
 
 
-@pytest.mark.parametrize("student", sorted(attacks.honest_class()))
+@pytest.mark.parametrize("student", ["ada"])
 def test_honest_classmate_graded_after_the_cheaters_does_not_move(otter_class, student):
     _assert_engine_scores(otter_class, student)
     assert sum(s for s, _ in otter_class["pristine"][student].values()) > 0
@@ -119,3 +121,37 @@ def test_lockdown_makes_the_secrets_unreadable_to_other_users(otter_class, tmp_p
         read = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                                "cat" if path.is_file() else "ls", str(path)], capture_output=True, text=True)
         assert read.returncode != 0 and "Permission denied" in read.stderr, (path, read.stdout[:200])
+
+
+def test_in_kernel_cases_never_pass_without_the_plugin(tmp_path):
+    """A zip whose plugin did not run scores 0 from the kernel, never full marks."""
+    from types import SimpleNamespace
+
+    from otter.test_files.exception_test import ExceptionTestFile
+
+    assignment = attacks.toy.make()
+    source = otter_door.test_file_source(assignment, "ring_allreduce_time",
+                                         [SimpleNamespace(name="ring_allreduce_time: examples", max_score=2.0)])
+    path = tmp_path / "ring_allreduce_time.py"
+    path.write_text(source)
+    test_file = ExceptionTestFile.from_file(str(path))
+    test_file.run({})
+    assert (test_file.score, test_file.possible) == (0, 2.0)
+    assert otter_door.PLUGIN in test_file.test_case_results[0].message
+
+
+def test_engine_failure_scores_every_item_zero_with_its_reason():
+    """Results come from the engine alone: with no engine result, whatever the kernel reported
+    (here: full marks) is discarded, every item scores 0 and says why."""
+    from otter.test_files import GradingResults
+    from otter.test_files.abstract_test import TestCase, TestCaseResult
+    from otter.test_files.exception_test import ExceptionTestFile
+
+    assignment = attacks.toy.make()
+    forged = ExceptionTestFile("ring_allreduce_time", "x", [TestCase("c", None, False, 4.0, None, None)])
+    forged.test_case_results = [TestCaseResult(forged.test_cases[0], "", True)]
+    results = GradingResults([forged])
+    otter_door.engine_results(results, assignment, None, "the scalelabs engine could not grade this submission: boom")
+    assert set(results.results) == set(assignment.item_ids)
+    assert results.total == 0 and results.possible == assignment.total_points
+    assert "boom" in results.output and "boom" in results.results["ring_allreduce_time"].summary()
