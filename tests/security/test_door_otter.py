@@ -11,7 +11,9 @@ import math
 import os
 import shutil
 import subprocess
+import tempfile
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -41,13 +43,20 @@ def _otter_run(zip_path, folder, work, student):
 
 
 @pytest.fixture(scope="module")
-def otter_class(tmp_path_factory):
-    """The zip built once; the cheaters run (two at a time), then the honest classmates."""
+def course_zip(tmp_path_factory):
+    """The class submitted and the zip, built once: (root, assignment, folders, zip path)."""
     root = tmp_path_factory.mktemp("otter-attacks")
     assignment, folders = attacks.make_course(root, CHEATERS, CHEATER_FILES)
-    pristine = {s: grade_submission(assignment, f, "anonymous").item_scores() for s, f in folders.items()}
     zip_path = otter_door.build_zip(assignment.id, root / "autograder.zip", assignment=assignment,
                                     release_dir=root / "release" / assignment.id, declaration="release_toy:make")
+    return root, assignment, folders, zip_path
+
+
+@pytest.fixture(scope="module")
+def otter_class(course_zip):
+    """The cheaters run (two at a time), then an honest classmate."""
+    root, assignment, folders, zip_path = course_zip
+    pristine = {s: grade_submission(assignment, f, "anonymous").item_scores() for s, f in folders.items()}
     work = root / "runs"
     work.mkdir()
     at_once = max(1, (os.cpu_count() or 1) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
@@ -59,7 +68,7 @@ def otter_class(tmp_path_factory):
                 logs[student], _ = process.communicate(timeout=600)
                 if (out / "results.json").exists():
                     results[student] = json.loads((out / "results.json").read_text())
-    return dict(assignment=assignment, pristine=pristine, results=results, logs=logs, zip=zip_path)
+    return dict(assignment=assignment, pristine=pristine, results=results, logs=logs)
 
 
 def _assert_engine_scores(otter_class, student):
@@ -86,8 +95,8 @@ def test_honest_classmate_graded_after_the_cheaters_does_not_move(otter_class, s
     assert sum(s for s, _ in otter_class["pristine"][student].values()) > 0
 
 
-def test_setup_installs_bubblewrap_and_locks_the_secrets(otter_class):
-    zf = zipfile.ZipFile(otter_class["zip"])
+def test_setup_installs_bubblewrap_and_locks_the_secrets(course_zip):
+    zf = zipfile.ZipFile(course_zip[3])
     setup = zf.read("setup.sh").decode()
     assert "apt-get install -y bubblewrap" in setup
     assert setup.index("apt-get install -y bubblewrap") < setup.index("mamba env create")
@@ -97,30 +106,43 @@ def test_setup_installs_bubblewrap_and_locks_the_secrets(otter_class):
     assert run_autograder.index(lockdown) < run_autograder.index("run_otter.py")
 
 
-def test_lockdown_makes_the_secrets_unreadable_to_other_users(otter_class, tmp_path):
+def _read_as_nobody(path):
+    return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                           "cat" if path.is_file() else "ls", str(path)], capture_output=True, text=True)
+
+
+def test_lockdown_makes_the_secrets_unreadable_to_other_users(course_zip):
     """The lockdown script on a fake /autograder: the zip's source (engine, reference, tests,
-    config) and the installed scalelabs packages are root-only; a non-root uid cannot read them."""
+    config) and the installed scalelabs packages are root-only; a non-root uid cannot read them,
+    while it still reads the student's submission (the control: the tree is traversable)."""
     if os.geteuid() != 0 or not shutil.which("setpriv"):
         pytest.skip("needs root and setpriv to read as another uid")
-    ag = tmp_path / "autograder"
-    zipfile.ZipFile(otter_class["zip"]).extractall(ag / "source")
-    (ag / "submission").mkdir()
-    site = tmp_path / "site"
-    for package in ("autograder", "reference"):
-        (site / package).mkdir(parents=True)
-        (site / package / "__init__.py").write_text("SECRET = 1\n")
-    tmp_path.chmod(0o755)
-    done = subprocess.run(["bash", str(ag / "source" / otter_door.LOCKDOWN), str(ag), str(site / "autograder"),
-                           str(site / "reference")], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    secrets = [ag / "source" / "scalelabs" / "reference" / "collectives.py", ag / "source" / "tests",
-               ag / "source" / "otter_config.json", site / "reference" / "__init__.py",
-               ag / "source" / "scalelabs" / "autograder" / "grade.py"]
-    for path in secrets:
-        assert path.exists()
-        read = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                               "cat" if path.is_file() else "ls", str(path)], capture_output=True, text=True)
-        assert read.returncode != 0 and "Permission denied" in read.stderr, (path, read.stdout[:200])
+    base = Path(tempfile.mkdtemp(prefix="scalelabs-lockdown-"))  # pytest's tmp dirs are 0700
+    try:
+        base.chmod(0o755)
+        ag = base / "autograder"
+        zipfile.ZipFile(course_zip[3]).extractall(ag / "source")
+        (ag / "submission").mkdir()
+        (ag / "submission" / "collectives.py").write_text("x = 1\n")
+        site = base / "site"
+        for package in ("autograder", "reference"):
+            (site / package).mkdir(parents=True)
+            (site / package / "__init__.py").write_text("SECRET = 1\n")
+        for path in [*base.rglob("*"), base]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        secrets = [ag / "source" / "scalelabs" / "reference" / "collectives.py", ag / "source" / "tests",
+                   ag / "source" / "otter_config.json", site / "reference" / "__init__.py",
+                   ag / "source" / "scalelabs" / "autograder" / "grade.py"]
+        assert all(_read_as_nobody(path).returncode == 0 for path in secrets)  # readable before
+        done = subprocess.run(["bash", str(ag / "source" / otter_door.LOCKDOWN), str(ag), str(site / "autograder"),
+                               str(site / "reference")], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        for path in secrets:
+            read = _read_as_nobody(path)
+            assert read.returncode != 0 and "Permission denied" in read.stderr, (path, read.stdout[:200])
+        assert _read_as_nobody(ag / "submission" / "collectives.py").stdout == "x = 1\n"
+    finally:
+        shutil.rmtree(base)
 
 
 def test_in_kernel_cases_never_pass_without_the_plugin(tmp_path):
