@@ -57,9 +57,24 @@ class EngineScores(NbGraderPreprocessor):
         course = CourseDirectory(config=self.config)
         return Path(course.format_path(course.submitted_directory, student, assignment_id))
 
+    def check_nothing_executes(self) -> None:
+        """Refuse to grade where this autograde also executes notebooks: a kernel run as the
+        grading user, beside the course, reopens every attack the door closes."""
+        from nbconvert.preprocessors import ExecutePreprocessor
+        from traitlets.utils.importstring import import_item
+        listed = self.config.get("Autograde", {}).get("autograde_preprocessors", [])
+        executing = [p for p in listed
+                     if isinstance(p, type) and issubclass(p, ExecutePreprocessor)
+                     or isinstance(p, str) and issubclass(import_item(p), ExecutePreprocessor)]
+        if executing:
+            raise ValueError(f"scalelabs will not grade while Autograde.autograde_preprocessors executes "
+                             f"student notebooks ({executing}); remove it from nbgrader_config.py: "
+                             f"scores come from the engine, a kernel would run the student's code as the grader")
+
     def preprocess(self, nb, resources):
         from ..grade import grade_submission
 
+        self.check_nothing_executes()
         info = resources["nbgrader"]
         folder = self.submitted_folder(info["student"], info["assignment"])
         result = grade_submission(self.assignment(info["assignment"]), folder, info["student"])

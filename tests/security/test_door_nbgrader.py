@@ -109,3 +109,21 @@ def test_feedback_notebook_keeps_the_students_own_outputs(graded_class):
                        as_version=4)
     texts = [o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert any("copy_ref saved this output" in t for t in texts)
+
+
+def test_engine_scores_refuses_a_config_that_executes_notebooks():
+    """A course config that puts nbgrader's Execute back would run every student's notebook as
+    the grader: EngineScores refuses, naming the fix, instead of grading beside it."""
+    from nbgrader.preprocessors import Execute
+    from traitlets.config import Config
+
+    from autograder.doors.nbgrader import EngineScores
+
+    for listed in ([Execute, EngineScores], ["nbgrader.preprocessors.Execute"]):
+        config = Config()
+        config.Autograde.autograde_preprocessors = listed
+        with pytest.raises(ValueError, match="remove it from nbgrader_config.py"):
+            EngineScores(config=config).preprocess(None, {})
+    config = Config()
+    config.Autograde.autograde_preprocessors = [EngineScores]
+    EngineScores(config=config).check_nothing_executes()
