@@ -11,7 +11,8 @@
   gradebook holds exactly the per-item scores of `scalelabs grade`.
 * The sanitizing pass keeps the outputs the student saved (no `ClearOutput`): the feedback page
   shows the student's own outputs; grade cells are overwritten by the engine's. Stored stderr is
-  dropped and `LimitOutput` caps the rest.
+  dropped, `InertOutputs` keeps only text and images (no HTML/JavaScript for a TA's browser) and
+  `LimitOutput` caps the rest.
 * ClearSolutions is off: source notebooks hold no solutions at all (keys and reference code live
   only in autograder/ and reference/), and it would replace the answer cells `<qid> = None`.
 """
@@ -20,7 +21,7 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Dedu
                                     LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
 from autograder.config import COURSE_ID
-from autograder.doors.nbgrader import EngineScores
+from autograder.doors.nbgrader import EngineScores, InertOutputs
 from autograder.labs import all_assignments
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
@@ -31,7 +32,7 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 c.Autograde.exclude_overwriting = {a.id: [f"{a.module}.py"] for a in all_assignments().values()}
 c.Autograde.sanitize_preprocessors = [DeduplicateIds, OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
 c.Autograde.autograde_preprocessors = [
-    IgnorePattern, EngineScores, ClearMetadataPreprocessor, LimitOutput,
+    IgnorePattern, InertOutputs, EngineScores, ClearMetadataPreprocessor, LimitOutput,
     SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
 ]
 c.IgnorePattern.enabled = True

@@ -91,3 +91,26 @@ class EngineScores(NbGraderPreprocessor):
             score, max_score = scores[item]
             cell.outputs = score_outputs(item_feedback(result, item), score, max_score, float(meta["points"]))
         return nb, resources
+
+
+INERT_MIME = ("text/plain", "image/png", "image/jpeg")
+
+
+class InertOutputs(NbGraderPreprocessor):
+    """Keep only inert outputs in the student's cells: streams, errors and the text/plain, PNG and
+    JPEG of results. The outputs a student saved are not from a grading run, and HTML or
+    JavaScript in them would run in the TA's browser (formgrader) or on the feedback page."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type != "code":
+            return cell, resources
+        kept = []
+        for output in cell.get("outputs", []):
+            if output.get("output_type") in ("execute_result", "display_data"):
+                output["data"] = {k: v for k, v in output.get("data", {}).items() if k in INERT_MIME}
+                output["metadata"] = {}
+                if not output["data"]:
+                    continue
+            kept.append(output)
+        cell.outputs = kept
+        return cell, resources

@@ -167,7 +167,10 @@ def make_course(root: Path, attackers: dict[str, str],
         if not cell:
             continue
         add_cell(folders[student] / f"{assignment.id}.ipynb", cell,
-                 [nbformat.v4.new_output("stream", name="stdout", text=f"{student} saved this output\n")])
+                 [nbformat.v4.new_output("stream", name="stdout", text=f"{student} saved this output\n"),
+                  nbformat.v4.new_output("display_data", data={
+                      "text/html": "<script>fetch('/formgrader/api/grade')</script>",
+                      "application/javascript": "alert(document.cookie)", "text/plain": "<IPython.HTML>"})])
     return assignment, folders
 
 

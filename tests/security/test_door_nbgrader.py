@@ -102,13 +102,16 @@ def test_class_is_graded_in_bounded_time(graded_class):
 
 
 def test_feedback_notebook_keeps_the_students_own_outputs(graded_class):
-    """Grade cells hold the engine's verdicts; the student's other cells keep what they saved."""
+    """Grade cells hold the engine's verdicts; the student's other cells keep what they saved,
+    inert: no HTML or JavaScript reaches the TA's browser."""
     import nbformat
     assignment = graded_class["assignment"]
     nb = nbformat.read(graded_class["root"] / "autograded" / "copy_ref" / assignment.id / f"{assignment.id}.ipynb",
                        as_version=4)
     texts = [o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert any("copy_ref saved this output" in t for t in texts)
+    mimes = {m for c in nb.cells if c.cell_type == "code" for o in c.outputs for m in o.get("data", {})}
+    assert "text/plain" in mimes and not mimes & {"text/html", "application/javascript"}, mimes
 
 
 def test_engine_scores_refuses_a_config_that_executes_notebooks():
