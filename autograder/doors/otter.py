@@ -121,10 +121,9 @@ def harden_scripts(setup_sh: str, run_autograder: str) -> tuple[str, str]:
     return setup_sh, run_autograder
 
 
-def finish_zip(zip_path: Path) -> None:
-    """Harden otter's scripts (`harden_scripts`), add the lockdown script and the engine's source
-    under scalelabs/ (staff-only zip, installable with pip). A zip entry cannot be replaced in
-    place, so the zip is rewritten."""
+def harden_zip(zip_path: Path) -> None:
+    """Harden otter's scripts in the zip (`harden_scripts`) and add the lockdown script. A zip
+    entry cannot be replaced in place, so the zip is rewritten."""
     with zipfile.ZipFile(zip_path) as zf:
         entries = [(info, zf.read(info)) for info in zf.infolist()]
     scripts = {info.filename: data.decode() for info, data in entries if info.filename in ("setup.sh", "run_autograder")}
@@ -134,6 +133,11 @@ def finish_zip(zip_path: Path) -> None:
         for info, data in entries:
             zf.writestr(info, replaced.get(info.filename, data))
         zf.write(LOCKDOWN_SCRIPT, LOCKDOWN)
+
+
+def add_scalelabs_source(zip_path: Path) -> None:
+    """The engine's source under scalelabs/ (staff-only zip), installable with pip."""
+    with zipfile.ZipFile(zip_path, "a", compression=zipfile.ZIP_DEFLATED) as zf:
         for top in ("autograder", "reference"):
             for path in sorted((REPO_ROOT / top).rglob("*")):
                 if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
@@ -168,7 +172,8 @@ def build_zip(assignment_id: str, dest: Path | None = None, *, assignment: Assig
                               cwd=work, capture_output=True, text=True, env=tool_env())
         if done.returncode != 0:
             raise RuntimeError(f"otter generate failed:\n{done.stdout}\n{done.stderr}")
-    finish_zip(dest)
+    add_scalelabs_source(dest)
+    harden_zip(dest)
     return dest
 
 
