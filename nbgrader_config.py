@@ -2,20 +2,26 @@
 
 * Stub modules are the student's work: `Autograde.exclude_overwriting` keeps them (computed from
   the declarations, one entry per assignment), or nbgrader would grade the source stub.
-* Grades come from the scalelabs engine, run outside the student's kernel by
-  `autograder.doors.nbgrader.EngineScores` after execution: it writes each grade cell's output
-  (the item's feedback on stdout, the score as a float execute_result), so nbgrader's gradebook
-  holds exactly the per-item scores of `scalelabs grade`.
-* All stderr is dropped after execution (a warning must never zero a cell).
+* Autograde executes nothing: no `Execute` preprocessor, so a student's notebook never runs as
+  the grading user next to the course, the gradebook and the classmates' folders (a cell could
+  copy reference/ over its module, write the keys into its notebook, or overwrite a classmate's
+  submission). Grades come only from the scalelabs engine: `autograder.doors.nbgrader.EngineScores`
+  grades `submitted/<student>/<assignment>/` in the engine's sandbox and writes each grade cell's
+  output (the item's feedback on stdout, the score as a float execute_result), so nbgrader's
+  gradebook holds exactly the per-item scores of `scalelabs grade`.
+* The sanitizing pass keeps the outputs the student saved (no `ClearOutput`): the feedback page
+  shows the student's own outputs; grade cells are overwritten by the engine's. Stored stderr is
+  dropped, `InertOutputs` keeps only text and images (no HTML/JavaScript for a TA's browser) and
+  `LimitOutput` caps the rest.
 * ClearSolutions is off: source notebooks hold no solutions at all (keys and reference code live
   only in autograder/ and reference/), and it would replace the answer cells `<qid> = None`.
 """
 from nbconvert.preprocessors import ClearMetadataPreprocessor
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,
-                                    LimitOutput, SaveAutoGrades)
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, DeduplicateIds, IgnorePattern,
+                                    LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
 from autograder.config import COURSE_ID
-from autograder.doors.nbgrader import EngineScores
+from autograder.doors.nbgrader import EngineScores, InertOutputs
 from autograder.labs import all_assignments
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
@@ -24,11 +30,11 @@ c.CourseDirectory.course_id = COURSE_ID
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
                             ".hypothesis", ".pytest_cache"]
 c.Autograde.exclude_overwriting = {a.id: [f"{a.module}.py"] for a in all_assignments().values()}
+c.Autograde.sanitize_preprocessors = [DeduplicateIds, OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
 c.Autograde.autograde_preprocessors = [
-    Execute, IgnorePattern, EngineScores, ClearMetadataPreprocessor, LimitOutput,
+    IgnorePattern, InertOutputs, EngineScores, ClearMetadataPreprocessor, LimitOutput,
     SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
 ]
-c.Execute.timeout = 120
 c.IgnorePattern.enabled = True
 c.IgnorePattern.pattern = r"(?s).*"
 c.ClearSolutions.enabled = False

@@ -1,12 +1,14 @@
-"""nbgrader door: the engine scores a submission outside the student's kernel.
+"""nbgrader door: the engine scores the files the student submitted; no kernel ever runs.
 
-`EngineScores` is an nbgrader preprocessor placed right after `Execute` in
-`Autograde.autograde_preprocessors` (see nbgrader_config.py). It grades the submission folder
-(the autograded copy, which holds the student's module thanks to `exclude_overwriting`) with
-`autograder.grade.grade_submission` in the nbgrader process, then replaces every grade cell's
-outputs with the item's feedback (stdout) and its score as a float `execute_result`, which
-nbgrader's `determine_grade` reads as partial credit. Nothing the notebook's code does in the
-kernel can change a score: the kernel never sees the grader.
+`EngineScores` is an nbgrader preprocessor in `Autograde.autograde_preprocessors`, which holds no
+`Execute` (see nbgrader_config.py): `nbgrader autograde` never runs a student's notebook, so no
+student code runs as the grading user, beside the course, the gradebook or a classmate's folder.
+It grades the student's `submitted/<student>/<assignment>/` folder (nbgrader's own record of the
+submission, which nothing in the autograde run can write) with
+`autograder.grade.grade_submission`, whose sandbox runs the student's module on a read-only copy,
+then replaces every grade cell's outputs with the item's feedback (stdout) and its score as a float
+`execute_result`, which nbgrader's `determine_grade` reads as partial credit. The student's other
+cells keep the outputs they saved (the sanitizing pass does not clear them), for the feedback page.
 """
 from __future__ import annotations
 
@@ -49,11 +51,32 @@ class EngineScores(NbGraderPreprocessor):
         from ..labs import load
         return load(assignment_id)
 
+    def submitted_folder(self, student: str, assignment_id: str) -> Path:
+        """`submitted/<student>/<assignment>/` of the course this autograde runs in."""
+        from nbgrader.coursedir import CourseDirectory
+        course = CourseDirectory(config=self.config)
+        return Path(course.format_path(course.submitted_directory, student, assignment_id))
+
+    def check_nothing_executes(self) -> None:
+        """Refuse to grade where this autograde also executes notebooks: a kernel run as the
+        grading user, beside the course, reopens every attack the door closes."""
+        from nbconvert.preprocessors import ExecutePreprocessor
+        from traitlets.utils.importstring import import_item
+        listed = self.config.get("Autograde", {}).get("autograde_preprocessors", [])
+        executing = [p for p in listed
+                     if isinstance(p, type) and issubclass(p, ExecutePreprocessor)
+                     or isinstance(p, str) and issubclass(import_item(p), ExecutePreprocessor)]
+        if executing:
+            raise ValueError(f"scalelabs will not grade while Autograde.autograde_preprocessors executes "
+                             f"student notebooks ({executing}); remove it from nbgrader_config.py: "
+                             f"scores come from the engine, a kernel would run the student's code as the grader")
+
     def preprocess(self, nb, resources):
         from ..grade import grade_submission
 
+        self.check_nothing_executes()
         info = resources["nbgrader"]
-        folder = Path(resources["metadata"]["path"]).resolve()
+        folder = self.submitted_folder(info["student"], info["assignment"])
         result = grade_submission(self.assignment(info["assignment"]), folder, info["student"])
         scores = result.item_scores()
         for cell in nb.cells:
@@ -68,3 +91,26 @@ class EngineScores(NbGraderPreprocessor):
             score, max_score = scores[item]
             cell.outputs = score_outputs(item_feedback(result, item), score, max_score, float(meta["points"]))
         return nb, resources
+
+
+INERT_MIME = ("text/plain", "image/png", "image/jpeg")
+
+
+class InertOutputs(NbGraderPreprocessor):
+    """Keep only inert outputs in the student's cells: streams, errors and the text/plain, PNG and
+    JPEG of results. The outputs a student saved are not from a grading run, and HTML or
+    JavaScript in them would run in the TA's browser (formgrader) or on the feedback page."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type != "code":
+            return cell, resources
+        kept = []
+        for output in cell.get("outputs", []):
+            if output.get("output_type") in ("execute_result", "display_data"):
+                output["data"] = {k: v for k, v in output.get("data", {}).items() if k in INERT_MIME}
+                output["metadata"] = {}
+                if not output["data"]:
+                    continue
+            kept.append(output)
+        cell.outputs = kept
+        return cell, resources

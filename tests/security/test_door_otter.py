@@ -1,0 +1,179 @@
+"""otter door under attack (issue 12): `otter run -a <zip> <submission.zip>` (the local run of what
+Gradescope runs) of cheaters whose untouched stub's notebook carries one added cell, then of an
+honest classmate on the same machine. Each results.json must hold the engine's scores of the
+files submitted; the classmate's must not move. The zip's setup installs the sandbox and locks the
+secrets away from other users.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import door_attacks as attacks
+from door_attacks import BIN
+
+from autograder.doors import otter as otter_door
+from autograder.grade import grade_submission
+
+CHEATERS = {
+    "copy_ref": attacks.COPY_REFERENCE,     # (a)
+    "keys": attacks.WRITE_KEYS,             # (b)
+    "verdicts": attacks.FORGE_VERDICTS,     # (c)
+    "pickle": attacks.PICKLE_PAYLOAD,       # (d)
+    "shadow": "",                           # (f) no cell: a submitted otter/ package
+}
+CHEATER_FILES = {"shadow": attacks.SHADOW_OTTER}
+
+
+def _otter_run(zip_path, folder, work, student):
+    archive = shutil.make_archive(str(work / student), "zip", folder)
+    out = work / f"{student}-out"
+    out.mkdir()
+    return out, subprocess.Popen(
+        [str(BIN / "otter"), "run", "-a", str(zip_path), "-o", str(out), "--no-logo", archive],
+        cwd=work, env=attacks.run.__globals__["env"](), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+@pytest.fixture(scope="module")
+def course_zip(tmp_path_factory):
+    """The class submitted and the zip, built once: (root, assignment, folders, zip path)."""
+    root = tmp_path_factory.mktemp("otter-attacks")
+    assignment, folders = attacks.make_course(root, CHEATERS, CHEATER_FILES)
+    zip_path = otter_door.build_zip(assignment.id, root / "autograder.zip", assignment=assignment,
+                                    release_dir=root / "release" / assignment.id, declaration="release_toy:make")
+    return root, assignment, folders, zip_path
+
+
+@pytest.fixture(scope="module")
+def otter_class(course_zip):
+    """The cheaters run (two at a time), then an honest classmate."""
+    root, assignment, folders, zip_path = course_zip
+    pristine = {s: grade_submission(assignment, f, "anonymous").item_scores() for s, f in folders.items()}
+    work = root / "runs"
+    work.mkdir()
+    at_once = max(1, (os.cpu_count() or 1) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    results, logs = {}, {}
+    for wave in (sorted(CHEATERS), ["ada"]):  # one honest classmate, graded after every cheater
+        for start in range(0, len(wave), at_once):
+            running = {s: _otter_run(zip_path, folders[s], work, s) for s in wave[start:start + at_once]}
+            for student, (out, process) in running.items():
+                logs[student], _ = process.communicate(timeout=600)
+                if (out / "results.json").exists():
+                    results[student] = json.loads((out / "results.json").read_text())
+    return dict(assignment=assignment, pristine=pristine, results=results, logs=logs)
+
+
+def _assert_engine_scores(otter_class, student):
+    assert student in otter_class["results"], otter_class["logs"][student][-3000:]
+    results, pristine = otter_class["results"][student], otter_class["pristine"][student]
+    tests = {t["name"]: t for t in results["tests"] if "max_score" in t}
+    assert set(tests) == set(pristine)
+    for item, (score, max_score) in pristine.items():
+        assert math.isclose(tests[item]["score"], score, abs_tol=1e-4), (student, item, tests[item], score)
+        assert math.isclose(tests[item]["max_score"], max_score, abs_tol=1e-4)
+    if "score" in results:
+        assert math.isclose(results["score"], sum(s for s, _ in pristine.values()), abs_tol=1e-3)
+
+
+@pytest.mark.parametrize("student", sorted(CHEATERS))
+def test_cheater_earns_only_the_submitted_stub(otter_class, student):
+    _assert_engine_scores(otter_class, student)
+    assert sum(s for s, _ in otter_class["pristine"][student].values()) == 0
+
+
+@pytest.mark.parametrize("student", ["ada"])
+def test_honest_classmate_graded_after_the_cheaters_does_not_move(otter_class, student):
+    _assert_engine_scores(otter_class, student)
+    assert sum(s for s, _ in otter_class["pristine"][student].values()) > 0
+
+
+def test_setup_installs_bubblewrap_and_locks_the_secrets(course_zip):
+    zf = zipfile.ZipFile(course_zip[3])
+    setup = zf.read("setup.sh").decode()
+    assert "apt-get install -y bubblewrap" in setup
+    assert setup.index("apt-get install -y bubblewrap") < setup.index("mamba env create")
+    lockdown = f"bash /autograder/source/{otter_door.LOCKDOWN}"
+    assert setup.rstrip().endswith(lockdown)  # after the environment (and scalelabs) is installed
+    run_autograder = zf.read("run_autograder").decode()
+    assert run_autograder.index(lockdown) < run_autograder.index("run_otter.py")
+
+
+def _read_as_nobody(path):
+    return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                           "cat" if path.is_file() else "ls", str(path)], capture_output=True, text=True)
+
+
+def test_lockdown_makes_the_secrets_unreadable_to_other_users(course_zip):
+    """The lockdown script on a fake /autograder: the zip's source (engine, reference, tests,
+    config) and the installed scalelabs packages are root-only; a non-root uid cannot read them,
+    while it still reads the student's submission (the control: the tree is traversable)."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root and setpriv to read as another uid")
+    base = Path(tempfile.mkdtemp(prefix="scalelabs-lockdown-"))  # pytest's tmp dirs are 0700
+    try:
+        base.chmod(0o755)
+        ag = base / "autograder"
+        zipfile.ZipFile(course_zip[3]).extractall(ag / "source")
+        (ag / "submission").mkdir()
+        (ag / "submission" / "collectives.py").write_text("x = 1\n")
+        site = base / "site"
+        for package in ("autograder", "reference"):
+            (site / package).mkdir(parents=True)
+            (site / package / "__init__.py").write_text("SECRET = 1\n")
+        for path in [*base.rglob("*"), base]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        secrets = [ag / "source" / "scalelabs" / "reference" / "collectives.py", ag / "source" / "tests",
+                   ag / "source" / "otter_config.json", site / "reference" / "__init__.py",
+                   ag / "source" / "scalelabs" / "autograder" / "grade.py"]
+        assert all(_read_as_nobody(path).returncode == 0 for path in secrets)  # readable before
+        done = subprocess.run(["bash", str(ag / "source" / otter_door.LOCKDOWN), str(ag), str(site / "autograder"),
+                               str(site / "reference")], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        for path in secrets:
+            read = _read_as_nobody(path)
+            assert read.returncode != 0 and "Permission denied" in read.stderr, (path, read.stdout[:200])
+        assert _read_as_nobody(ag / "submission" / "collectives.py").stdout == "x = 1\n"
+    finally:
+        shutil.rmtree(base)
+
+
+def test_in_kernel_cases_never_pass_without_the_plugin(tmp_path):
+    """A zip whose plugin did not run scores 0 from the kernel, never full marks."""
+    from types import SimpleNamespace
+
+    from otter.test_files.exception_test import ExceptionTestFile
+
+    assignment = attacks.toy.make()
+    source = otter_door.test_file_source(assignment, "ring_allreduce_time",
+                                         [SimpleNamespace(name="ring_allreduce_time: examples", max_score=2.0)])
+    path = tmp_path / "ring_allreduce_time.py"
+    path.write_text(source)
+    test_file = ExceptionTestFile.from_file(str(path))
+    test_file.run({})
+    assert (test_file.score, test_file.possible) == (0, 2.0)
+    assert otter_door.PLUGIN in test_file.test_case_results[0].message
+
+
+def test_engine_failure_scores_every_item_zero_with_its_reason():
+    """Results come from the engine alone: with no engine result, whatever the kernel reported
+    (here: full marks) is discarded, every item scores 0 and says why."""
+    from otter.test_files import GradingResults
+    from otter.test_files.abstract_test import TestCase, TestCaseResult
+    from otter.test_files.exception_test import ExceptionTestFile
+
+    assignment = attacks.toy.make()
+    forged = ExceptionTestFile("ring_allreduce_time", "x", [TestCase("c", None, False, 4.0, None, None)])
+    forged.test_case_results = [TestCaseResult(forged.test_cases[0], "", True)]
+    results = GradingResults([forged])
+    otter_door.engine_results(results, assignment, None, "the scalelabs engine could not grade this submission: boom")
+    assert set(results.results) == set(assignment.item_ids)
+    assert results.total == 0 and results.possible == assignment.total_points
+    assert "boom" in results.output and "boom" in results.results["ring_allreduce_time"].summary()
