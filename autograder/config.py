@@ -10,6 +10,13 @@ Looked up in the current folder first, then at the project root; every key is op
     hidden_examples = 30      # hypothesis examples of the hidden differential check
     property_examples = 20    # hypothesis examples per property
     output_cap_chars = 2000   # student stdout/stderr kept per call
+    tmp_mb = 256              # the jail's tmpfs /tmp (memory: at most half of memory_mb)
+    sandbox = "auto"          # auto | bubblewrap | user | unsandboxed (see below)
+
+`sandbox`: "auto" runs student code under bubblewrap where it works, else (grader running as root,
+e.g. a Gradescope container) as a separate unprivileged user; where neither can run, grading
+REFUSES. "unsandboxed" is the explicit opt-in to grading without a boundary (as is the CLI flag
+`--allow-unsandboxed`); every result then says so.
 """
 from __future__ import annotations
 
@@ -33,6 +40,9 @@ class GradingConfig:
     hidden_examples: int = 30
     property_examples: int = 20
     output_cap_chars: int = 2000
+    tmp_mb: int = 256
+    sandbox: str = "auto"
+    allow_unsandboxed: bool = False   # "auto" may fall back to unsandboxed (CLI --allow-unsandboxed)
 
 
 def load_config(path: Path | None = None) -> GradingConfig:
