@@ -1,11 +1,12 @@
 """`scalelabs`: the command line (typer + rich). See ../shared/spec/DESIGN.md, "command-line contract".
 
-    scalelabs grade ASSIGNMENT SUBMISSION_DIR [--student ID] [--json]
-    scalelabs grade-batch ASSIGNMENT SUBMISSIONS_ROOT --jobs N [--out DIR] [--db URL]
+    scalelabs grade ASSIGNMENT SUBMISSION_DIR [--student ID] [--json] [--allow-unsandboxed]
+    scalelabs grade-batch ASSIGNMENT SUBMISSIONS_ROOT --jobs N [--out DIR] [--db URL] [--allow-unsandboxed]
     scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT | demo | check
 
 ASSIGNMENT is a lab id (autograder/labs/) or `package.module:NAME` of an Assignment. Bad arguments
-print one line naming what is wrong and exit 2, without a traceback.
+print one line naming what is wrong and exit 2, without a traceback; so does grading where no sandbox
+can run (unless --allow-unsandboxed or scalelabs.toml opts in).
 """
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="Autograded ML-systems-at-scale labs: release, grade, grade a class.")
 err = Console(stderr=True)
 out = Console()
+
+
+UNSANDBOXED_HELP = ("grade even where no sandbox can run (bubblewrap or a separate user): student code then "
+                    "runs unguarded, and every result says so")
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -53,13 +58,23 @@ def _folder(path: Path, what: str) -> Path:
 def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
           submission_dir: Path = typer.Argument(..., help="a folder shaped like release/ASSIGNMENT/"),
           student: str = typer.Option("anonymous", "--student", help="student id (seeds the hidden inputs)"),
-          as_json: bool = typer.Option(False, "--json", help="print Gradescope results.json")) -> None:
+          as_json: bool = typer.Option(False, "--json", help="print Gradescope results.json"),
+          allow_unsandboxed: bool = typer.Option(False, "--allow-unsandboxed", help=UNSANDBOXED_HELP)) -> None:
     """Grade one submission."""
+    from dataclasses import replace
+
+    from .config import load_config
     from .grade import grade_submission
+    from .sandbox import SandboxUnavailable
 
     spec = _assignment(assignment)
     _folder(submission_dir, "submission folder")
-    result = grade_submission(spec, submission_dir, student)
+    config = load_config()
+    config = replace(config, allow_unsandboxed=allow_unsandboxed or config.allow_unsandboxed)
+    try:
+        result = grade_submission(spec, submission_dir, student, config=config)
+    except SandboxUnavailable as exc:
+        fail(str(exc))
     if as_json:
         print(json.dumps(result.to_gradescope(), indent=1))
         return
@@ -78,17 +93,23 @@ def grade_batch(assignment: str = typer.Argument(...),
                 submissions_root: Path = typer.Argument(..., help="one subfolder per student"),
                 jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="grading processes"),
                 out_dir: Optional[Path] = typer.Option(None, "--out", help="default: grades/ASSIGNMENT"),
-                db: Optional[str] = typer.Option(None, "--db", help="gradebook URL (default: OUT/gradebook.db)")) -> None:
+                db: Optional[str] = typer.Option(None, "--db", help="gradebook URL (default: OUT/gradebook.db)"),
+                allow_unsandboxed: bool = typer.Option(False, "--allow-unsandboxed", help=UNSANDBOXED_HELP)) -> None:
     """Grade a class in parallel; resumable; writes results, feedback pages, a CSV and the gradebook."""
     from .batch import students
     from .progress import grade_batch_with_progress
+    from .sandbox import SandboxUnavailable
 
     spec = _assignment(assignment)
     _folder(submissions_root, "submissions root")
     if not students(submissions_root):
         fail(f"submissions root {submissions_root} has no student subfolders")
     target = out_dir or Path("grades") / spec.id
-    summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err)
+    try:
+        summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err,
+                                            allow_unsandboxed=allow_unsandboxed)
+    except SandboxUnavailable as exc:
+        fail(str(exc))
     out.print(f"graded {len(summary.graded)}, skipped {len(summary.skipped)} already graded, "
               f"failed {len(summary.failed)}", highlight=False)
     for student, why in summary.failed.items():
