@@ -241,7 +241,10 @@ def hidden_stats(student_fn: StudentFunction, item: FunctionItem, drawn: list[tu
         return None
     try:
         replies = student_fn.sandbox.call_many(item.name, [kw for kw, _ in drawn])
-    except StudentError:
+    except StudentError as exc:
+        if exc.kind == "protocol":  # tampering with the channel fails the whole item
+            student_fn.abort = Abort(exc, {})
+            raise student_fn.abort
         replies, deaths = [], 0
         for kwargs, _ in drawn:
             if deaths:

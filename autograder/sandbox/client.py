@@ -136,7 +136,9 @@ def mode_note(mode: str) -> str:
     if mode == "bubblewrap":
         return "student code ran in the bubblewrap sandbox (uid 65534, no network, no capabilities)"
     if mode == "user":
-        return "student code ran as a separate unprivileged user (no capabilities, no_new_privs), without bubblewrap"
+        network = "no network" if _unshare_net() else "network NOT isolated"
+        return (f"student code ran as a separate unprivileged user (no capabilities, no_new_privs, {network}), "
+                "without bubblewrap")
     return ("WARNING: student code ran UNSANDBOXED (a plain subprocess with resource limits only; "
             "the course opted in to grading without a sandbox)")
 
@@ -148,6 +150,18 @@ _PROBE = ("import json, os, sys\n"
           "for p in json.loads(sys.argv[1]):\n"
           "    out[p] = [os.access(p, os.R_OK) or os.access(p, os.X_OK), os.access(p, os.W_OK)]\n"
           "print(json.dumps(out))\n")
+
+
+@lru_cache(maxsize=None)
+def _unshare_net() -> list[str]:
+    """`unshare --net --` where the grader may create a network namespace (root with
+    CAP_SYS_ADMIN), else [] (a container without it: the "user" mode then has the network)."""
+    path = shutil.which("unshare")
+    try:
+        ok = bool(path) and subprocess.run([path, "--net", "--", "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    return [path, "--net", "--"] if ok else []
 
 
 def drop_command(uid: int) -> list[str]:
@@ -505,7 +519,7 @@ class Sandbox:
             paths = {k: str(self.root / k) for k in ("submission", "site", "tmp")}
             cmd = [exe, "-I", "-S", str(self.root / "worker.py")]
             if self.mode == "user":
-                cmd = drop_command(self.uid) + cmd
+                cmd = _unshare_net() + drop_command(self.uid) + cmd
                 roots += [paths["submission"], paths["site"], str(private_numpy_site())]
             else:
                 roots += [paths["submission"], paths["site"]] + _numpy_dirs()
