@@ -201,6 +201,24 @@ def protect_secrets(uid: int, secrets: list[Path], outputs: list[Path]) -> None:
                                  f"failed; a read-only or shared mount?): {', '.join(leaks)}")
 
 
+@lru_cache(maxsize=None)
+def jail_stdlib(uid: int) -> tuple[str, ...]:
+    """The stdlib folders the grader's interpreter uses when `uid` runs it (a root-only install,
+    e.g. pyenv under /root, falls back to the system's libpython and stdlib): the worker's guard
+    must let it read those. SandboxUnavailable if that is not the grader's Python version."""
+    exe = _python()[0]
+    code = "import json, sys; print(json.dumps([list(sys.version_info[:2]), [p for p in sys.path if p]]))"
+    done = subprocess.run(drop_command(uid) + [exe, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=30)
+    try:
+        version, paths = json.loads(done.stdout)
+    except ValueError:
+        version, paths = None, []
+    if version != list(sys.version_info[:2]):
+        raise SandboxUnavailable(f"uid {uid} cannot run Python {sys.version_info[0]}.{sys.version_info[1]} "
+                                 f"({exe}): make the interpreter and its stdlib readable by all users")
+    return tuple(paths)
+
+
 _private_site: dict[str, Path] = {}
 
 
@@ -520,7 +538,7 @@ class Sandbox:
             cmd = [exe, "-I", "-S", str(self.root / "worker.py")]
             if self.mode == "user":
                 cmd = _unshare_net() + drop_command(self.uid) + cmd
-                roots += [paths["submission"], paths["site"], str(private_numpy_site())]
+                roots += [paths["submission"], paths["site"], str(private_numpy_site()), *jail_stdlib(self.uid)]
             else:
                 roots += [paths["submission"], paths["site"]] + _numpy_dirs()
         config = dict(paths, module=self.module, read_roots=roots, output_cap=self.config.output_cap_chars)
