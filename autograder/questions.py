@@ -49,11 +49,11 @@ def load_cells(notebook: Path) -> list[dict]:
     """The notebook's code and markdown cells as dicts with a text `source` and dict `metadata`,
     checked in shape (any JSON may arrive); BadNotebook says what is wrong."""
     try:
-        text = read_regular(notebook, NOTEBOOK_CAP_BYTES).decode("utf-8")
+        raw = read_regular(notebook, NOTEBOOK_CAP_BYTES)
     except (OSError, ValueError) as exc:
         raise BadNotebook(f"{notebook.name} cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
     try:
-        data = json.loads(text)
+        data = json.loads(raw)  # not UTF-8: a ValueError too
     except (ValueError, RecursionError):
         raise BadNotebook(f"{notebook.name} is not valid notebook JSON") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
