@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
+import itertools
 import json
 import os
 import resource
@@ -291,9 +292,9 @@ def walk_submission(root: Path) -> Tree:
     seen = 0
     while stack:
         rel_dir, depth = stack.pop()
-        try:
+        try:  # never more than the cap listed: a folder of a million entries costs no more
             with os.scandir(root / rel_dir if rel_dir else root) as it:
-                entries = sorted(it, key=lambda e: e.name)
+                entries = sorted(itertools.islice(it, TREE_FILES_CAP + 1 - seen), key=lambda e: e.name)
         except OSError as exc:
             tree.skipped.append(f"{rel_dir or '.'}: cannot be listed ({exc.strerror})")
             continue
@@ -301,6 +302,7 @@ def walk_submission(root: Path) -> Tree:
             seen += 1
             if seen > TREE_FILES_CAP:
                 tree.skipped.append(f"more than {TREE_FILES_CAP} entries: the rest is ignored")
+                tree.files.sort(key=lambda f: f.rel)
                 return tree
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             if entry.name.startswith(".") or entry.name == "__pycache__":
