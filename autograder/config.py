@@ -6,11 +6,11 @@ Looked up in the current folder first, then at the project root; every key is op
     show_expected = true      # a failed hidden check shows the reference's value
     call_timeout_s = 2.0      # one call of a student function
     budget_s = 60.0           # all of one submission's function items
-    memory_mb = 1024          # address-space limit of the sandboxed worker
+    memory_mb = 1024          # memory of the sandboxed worker: its address space plus its /tmp
     hidden_examples = 30      # hypothesis examples of the hidden differential check
     property_examples = 20    # hypothesis examples per property
     output_cap_chars = 2000   # student stdout/stderr kept per call
-    tmp_mb = 256              # the jail's tmpfs /tmp (memory: at most half of memory_mb)
+    tmp_mb = 256              # the jail's tmpfs /tmp, taken from memory_mb (at most half of it)
     sandbox = "auto"          # auto | bubblewrap | user | unsandboxed (see below)
 
 `sandbox`: "auto" runs student code under bubblewrap where it works, else (grader running as root,

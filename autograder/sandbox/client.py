@@ -165,6 +165,14 @@ def _unshare_net() -> list[str]:
     return [path, "--net", "--"] if ok else []
 
 
+def course_secrets() -> list[Path]:
+    """What student code must never read: the engine and declarations (autograder/), the reference,
+    and the course checkout around them (source/, samples/, scalelabs.toml) when it is one."""
+    import reference
+    found = [Path(__file__).resolve().parent.parent, Path(reference.__file__).resolve().parent]
+    return found + ([PROJECT_ROOT] if (PROJECT_ROOT / "pyproject.toml").is_file() else [])
+
+
 def drop_command(uid: int) -> list[str]:
     """setpriv prefix: run as `uid` (gid alike, no groups), no capabilities, no_new_privs."""
     return [shutil.which("setpriv") or "setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
@@ -456,7 +464,7 @@ class Sandbox:
             if problem:
                 raise SandboxUnavailable(f"the unprivileged-user sandbox cannot run: {problem}")
         self.uid = USER_UID_BASE + os.getpid()
-        self.secrets = [PROJECT_ROOT, self.submission_dir, *map(Path, secrets)]
+        self.secrets = [*course_secrets(), self.submission_dir, *map(Path, secrets)]
         self.outputs = list(map(Path, outputs))
         self.root: Path | None = None
         self.skipped: list[str] = []
@@ -467,7 +475,8 @@ class Sandbox:
 
     @property
     def tmp_bytes(self) -> int:
-        """Size of the jail's tmpfs /tmp: it is memory, so it counts against memory_mb."""
+        """Size of the jail's tmpfs /tmp: it is memory, so it counts against memory_mb (_limits
+        gives the address space only the rest)."""
         return min(self.config.tmp_mb, self.config.memory_mb // 2) << 20
 
     # --- lifecycle ---
@@ -549,7 +558,7 @@ class Sandbox:
     def _limits(self) -> None:
         """Runs in the child before exec: memory, CPU backstop, file size, no core dumps; in "user"
         mode also a process cap (fork bombs count against the jail uid only)."""
-        mem = self.config.memory_mb << 20
+        mem = (self.config.memory_mb << 20) - (self.tmp_bytes if self.mode == "bubblewrap" else 0)
         cpu = int(self.config.budget_s) + 10
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))

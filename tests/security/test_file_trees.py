@@ -24,6 +24,16 @@ def nest(folder, depth):
         os.mkdir(path)
 
 
+def unnest(folder):
+    """Remove what nest() made, deepest first: shutil.rmtree (and pytest's tmp cleanup) recurse."""
+    path = str(folder)
+    while os.path.isdir(path + "/d"):
+        path += "/d"
+    while path != str(folder):
+        os.rmdir(path)
+        path = os.path.dirname(path)
+
+
 def build_class(root):
     classmate = honest(root)
     sub = lambda name, module=REF: toy.make_submission(root / name, module, toy.key)  # noqa: E731
@@ -50,8 +60,11 @@ def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("class")
     out = tmp_path_factory.mktemp("out")
     build_class(root)
-    results, seconds = grade_class(root, out, timeout=900)
-    return root, out, results, seconds
+    try:
+        results, seconds = grade_class(root, out, timeout=900)
+        yield root, out, results, seconds
+    finally:
+        unnest(root / "deep")
 
 
 def test_the_class_is_graded_and_the_honest_student_keeps_full_marks(graded):
@@ -103,8 +116,11 @@ def test_fingerprint_and_walk_are_bounded(tmp_path):
     for i in range(3000):
         (folder / f"f{i}.txt").write_text("x")
     start = time.monotonic()
-    tree = walk_submission(folder)
-    sha = fingerprint(folder)
+    try:
+        tree = walk_submission(folder)
+        sha = fingerprint(folder)
+    finally:
+        unnest(folder)
     assert time.monotonic() - start < 10
     assert len(tree.files) <= 2000 and any("more than" in s for s in tree.skipped)
     (folder / "collectives.py").write_text(REF + "\n# changed\n")
