@@ -19,13 +19,16 @@ import io
 import json
 import multiprocessing
 import os
+import stat
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from .config import load_config
 from .feedback import write_atomic, write_feedback
 from .gradebook import item_scores, sqlite_url, write_gradebook
+from .sandbox.client import TREE_BYTES_CAP, choose_mode, read_regular, walk_submission
 from .spec import Assignment
 
 
@@ -45,24 +48,48 @@ def resolve_assignment(name: str) -> Assignment:
 
 
 def fingerprint(folder: Path) -> str:
-    """sha256 over the relative paths and bytes of the submission's regular files."""
+    """sha256 over what the grader takes from the submission (walk_submission: regular files, no
+    links, bounded depth and count): relative path, size and bytes of each file while the total stays
+    under TREE_BYTES_CAP (beyond it path and size only), and every skipped entry. Never reads a
+    file over COPY_CAP_BYTES, never follows a link, never recurses."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file() and not p.is_symlink()):
-        rel = path.relative_to(folder).as_posix()
-        if any(part.startswith(".") or part == "__pycache__" for part in rel.split("/")):
-            continue
-        digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    tree = walk_submission(Path(folder))
+    total = 0
+    for f in tree.files:
+        digest.update(f"{f.rel}\0{f.size}\0".encode())
+        if total + f.size <= TREE_BYTES_CAP:
+            try:
+                data = read_regular(f.path)
+                total += len(data)
+                digest.update(data)
+            except (OSError, ValueError) as exc:
+                digest.update(f"unreadable {exc}".encode())
+        digest.update(b"\0")
+    for line in tree.skipped:
+        digest.update(f"skipped {line}\0".encode())
     return digest.hexdigest()
+
+
+def _is_real_dir(path: Path) -> bool:
+    """A folder, not a link to one (a student folder linked to a classmate's is not followed)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def submission_folder(student_dir: Path, assignment: Assignment) -> Path:
     """A student's submission: nbgrader's `submitted/<student>/<assignment>/` or the folder itself."""
     nested = Path(student_dir) / assignment.id
-    return nested if nested.is_dir() else Path(student_dir)
+    return nested if _is_real_dir(nested) else Path(student_dir)
 
 
 def students(root: Path) -> list[str]:
-    return sorted(p.name for p in Path(root).iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+    """Every student subfolder; a link among them counts too (it is graded as an empty folder:
+    walk_submission never follows it), so that student gets a result that says why."""
+    with os.scandir(root) as it:
+        return sorted(e.name for e in it if not e.name.startswith((".", "_"))
+                      and (e.is_dir(follow_symlinks=False) or e.is_symlink()))
 
 
 def load_result(path: Path) -> dict | None:
@@ -76,18 +103,24 @@ def load_result(path: Path) -> dict | None:
 # --- the pool worker: one assignment per process, loaded once ---
 
 _assignment: Assignment | None = None
+_mode: str = ""
 
 
-def _init_worker(assignment_name: str) -> None:
-    global _assignment
+def _init_worker(assignment_name: str, mode: str) -> None:
+    global _assignment, _mode
     _assignment = resolve_assignment(assignment_name)
+    _mode = mode
 
 
-def grade_student(student: str, folder: str, out_dir: str, sha: str) -> str:
-    """Grade one student and write feedback then results (the results file marks it finished)."""
+def grade_student(student: str, folder: str, out_dir: str, sha: str, root: str = "") -> str:
+    """Grade one student and write feedback then results (the results file marks it finished).
+    The class root is a secret and the output folder off-limits to the student's code."""
     from .grade import grade_submission
 
-    result = grade_submission(_assignment, Path(folder), student)
+    secrets = [Path(root)] if root else []
+    result = grade_submission(_assignment, Path(folder), student, sandbox=_mode or None,
+                              secrets=secrets, outputs=[Path(out_dir), Path(out_dir) / "results",
+                                                        Path(out_dir) / "feedback"])
     data = result.to_gradescope()
     write_feedback(Path(out_dir) / "feedback" / f"{student}.html", _assignment.title, student, data)
     data["scalelabs"] = {"assignment": _assignment.id, "student": student, "fingerprint": sha,
@@ -120,14 +153,19 @@ def class_csv(assignment: Assignment, results: dict[str, dict]) -> str:
 
 def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, *, db_url: str | None = None,
                 on_start: Callable[[int, int], None] | None = None,
-                on_done: Callable[[str], None] | None = None) -> BatchSummary:
+                on_done: Callable[[str], None] | None = None, allow_unsandboxed: bool = False) -> BatchSummary:
     """Grade every student folder under root with `jobs` processes; skip finished, unchanged students.
 
+    The sandbox mode is chosen once, before anything is graded: where none can run (and the course
+    did not opt in with allow_unsandboxed or scalelabs.toml), SandboxUnavailable.
     on_start(total, to_grade) is called once, on_done(student) after each graded student.
     """
+    config = load_config()
+    mode = choose_mode(config.sandbox, allow_unsandboxed or config.allow_unsandboxed)
     assignment = resolve_assignment(assignment_name)
     root, out_dir = Path(root), Path(out_dir)
     (out_dir / "results").mkdir(parents=True, exist_ok=True)
+    (out_dir / "feedback").mkdir(parents=True, exist_ok=True)
     summary = BatchSummary(out_dir)
     todo: list[tuple[str, str]] = []
     folders = {student: submission_folder(root / student, assignment) for student in students(root)}
@@ -143,8 +181,9 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
     if todo:
         context = multiprocessing.get_context("spawn")  # no fork of a parent with threads (progress bar)
         with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context,
-                                 initializer=_init_worker, initargs=(assignment_name,)) as pool:
-            futures = {pool.submit(grade_student, s, str(folders[s]), str(out_dir), sha): s for s, sha in todo}
+                                 initializer=_init_worker, initargs=(assignment_name, mode)) as pool:
+            futures = {pool.submit(grade_student, s, str(folders[s]), str(out_dir), sha, str(root)): s
+                       for s, sha in todo}
             for future in as_completed(futures):
                 student = futures[future]
                 try:

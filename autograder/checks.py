@@ -16,12 +16,18 @@ from typing import Any, Callable
 from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import HypothesisException
+from hypothesis.internal.conjecture import providers as _providers
 
 from .config import GradingConfig
 from .sandbox import Sandbox, StudentError
 from .spec import Assignment, FunctionItem, Property
 
 REFERENCE_REJECTS = (ValueError, ArithmeticError)  # the reference says: not a valid input
+
+# Hypothesis mixes constants mined from the source of every "local" module in sys.modules into its
+# draws, so one seed drew other hidden inputs in a fresh `otter run` than in a long-lived grader
+# (and scoring.physics_gate's share with them): the draws must depend on the seed alone.
+_providers._get_local_constants = lambda: _providers.Constants()
 
 
 @dataclass(frozen=True)
@@ -30,6 +36,15 @@ class CheckOutcome:
     name: str        # shown after "<item>: "
     passed: bool
     output: str
+    hidden: "HiddenStats | None" = None   # the hidden check only: how the student did on its inputs
+
+
+@dataclass(frozen=True)
+class HiddenStats:
+    """How the student's function did on the hidden check's drawn inputs (scoring.physics_gate)."""
+    matched: int     # inputs where it matches the reference
+    total: int       # inputs drawn
+    constant: bool   # it returned one value everywhere while the reference's values vary
 
 
 class Abort(BaseException):
@@ -48,11 +63,31 @@ def seed_for(assignment_id: str, student_id: str, item: str, check: str) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+VALUE_CAP = 100  # characters of any one value shown in feedback
+
+
+def show(value: Any, like: Any = None) -> str:
+    """A value as feedback shows it: repr capped to VALUE_CAP characters. Given `like` (the
+    expected value) and a value of another kind, only its type: a wrong-typed return (a string
+    that collects the hidden inputs, a 4 MB list) is never echoed."""
+    if like is not None and isinstance(value, (str, list)) and _kind(value) != _kind(like):
+        size = f" of {len(value)} elements" if isinstance(value, list) else f" of {len(value)} characters"
+        return f"a {type(value).__name__}{size}"
+    text = repr(value)
+    return text if len(text) <= VALUE_CAP else text[:VALUE_CAP - 3] + "..."
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return type(value).__name__
+    return "number" if isinstance(value, (int, float)) else type(value).__name__
+
+
 def format_call(name: str, kwargs: Any) -> str:
     """`name(a=1.0, n=2)`: the call a student can paste into their notebook."""
     if isinstance(kwargs, dict):
-        return f"{name}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})"
-    return f"{name} with drawn value {kwargs!r}"
+        return f"{name}({', '.join(f'{k}={show(v)}' for k, v in kwargs.items())})"
+    return f"{name} with drawn value {show(kwargs)}"
 
 
 def normalise(value: Any) -> Any:
@@ -149,7 +184,8 @@ class StudentFunction:
     def describe_calls(self, limit: int = 3) -> list[str]:
         lines = []
         for kwargs, value, error in self.calls[:limit]:
-            result = error.message if error else f"returned {value!r}"
+            like = {"a string": "", "True or False": True}.get(self.expected, 0.0)
+            result = error.message if error else f"returned {show(value, like)}"
             lines.append(f"{format_call(self.name, kwargs)} {result}")
             if error and error.output:
                 lines.append(f"  it printed: {error.output[:300]}")
@@ -181,9 +217,9 @@ def run_example(student_fn: StudentFunction, label: str, kwargs: dict, item: Fun
     except StudentError as exc:
         return CheckOutcome("example", name, False, f"{format_call(item.name, kwargs)} {exc.message}")
     if values_match(expected, got, item.rel_tol, item.abs_tol):
-        return CheckOutcome("example", name, True, f"{format_call(item.name, kwargs)} = {got!r}")
+        return CheckOutcome("example", name, True, f"{format_call(item.name, kwargs)} = {show(got)}")
     return CheckOutcome("example", name, False,
-                        f"{format_call(item.name, kwargs)} returned {got!r}, expected {expected!r}")
+                        f"{format_call(item.name, kwargs)} returned {show(got, expected)}, expected {show(expected)}")
 
 
 def draw_inputs(strategy, reference_fn: Callable, seed: int, max_examples: int) -> list[tuple[dict, Any]]:
@@ -204,16 +240,36 @@ def draw_inputs(strategy, reference_fn: Callable, seed: int, max_examples: int) 
     return drawn
 
 
-def batch_passes(student_fn: StudentFunction, item: FunctionItem, drawn: list[tuple[dict, Any]]) -> bool:
-    """Fast path: every drawn input in one round trip. False means: run the shrinking path."""
+def hidden_stats(student_fn: StudentFunction, item: FunctionItem, drawn: list[tuple[dict, Any]]) -> HiddenStats | None:
+    """Fast path: every drawn input in one round trip, counted (None: nothing drawn). If the batch
+    kills the worker it has no culprit: the inputs go one by one (a worker killed on purpose must
+    not hide a lookup table from scoring.physics_gate), stopping after 3 fatal errors."""
     if not drawn:
-        return False
+        return None
     try:
         replies = student_fn.sandbox.call_many(item.name, [kw for kw, _ in drawn])
-    except StudentError:
-        return False
-    return all(ok and values_match(expected, value, item.rel_tol, item.abs_tol)
-               for (ok, value), (_, expected) in zip(replies, drawn))
+    except StudentError as exc:
+        if exc.kind == "protocol":  # tampering with the channel fails the whole item
+            student_fn.abort = Abort(exc, {})
+            raise student_fn.abort
+        replies, deaths = [], 0
+        for kwargs, _ in drawn:
+            if deaths:
+                replies.append((False, None))
+                continue
+            try:
+                if not student_fn.sandbox.alive:
+                    student_fn.sandbox.restart()
+                replies.append((True, student_fn.sandbox.call(item.name, kwargs)))
+            except StudentError as exc:
+                deaths += exc.fatal
+                replies.append((False, None))
+    matched = sum(ok and values_match(expected, value, item.rel_tol, item.abs_tol)
+                  for (ok, value), (_, expected) in zip(replies, drawn))
+    distinct = lambda values: len({repr(v) for v in values})  # noqa: E731
+    constant = distinct([v for ok, v in replies if ok]) == 1 and distinct([e for _, e in drawn]) > 1 \
+        and all(ok for ok, _ in replies)
+    return HiddenStats(matched, len(drawn), constant)
 
 
 def run_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, max_examples: int,
@@ -224,8 +280,20 @@ def run_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, max_e
     again call by call, to shrink the failure to the smallest counterexample."""
     name = "hidden checks"
     last: dict[str, Any] = {}
-    if batch_passes(student_fn, item, draw_inputs(item.domain, student_fn.reference_fn, seed, max_examples)):
-        return CheckOutcome("hidden", name, True, f"{max_examples} hidden inputs match the reference")
+    stats = hidden_stats(student_fn, item, draw_inputs(item.domain, student_fn.reference_fn, seed, max_examples))
+    if stats is not None and stats.matched == stats.total:
+        return CheckOutcome("hidden", name, True, f"{max_examples} hidden inputs match the reference", stats)
+    outcome = _shrink_hidden(student_fn, item, seed, max_examples, show_expected, last, name)
+    if outcome.passed and stats is not None:  # the same inputs one by one pass, in a batch not
+        return CheckOutcome("hidden", name, False, f"{stats.total - stats.matched} of {stats.total} hidden inputs "
+                            "do not match the reference when called together (the function's answers "
+                            "depend on earlier calls?)", stats)
+    return CheckOutcome(outcome.kind, outcome.name, outcome.passed, outcome.output, stats)
+
+
+def _shrink_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, max_examples: int,
+                   show_expected: bool, last: dict, name: str) -> CheckOutcome:
+    """The hidden check call by call, so hypothesis shrinks the failure to its smallest input."""
     if not student_fn.sandbox.alive:
         try:
             student_fn.sandbox.restart()
@@ -259,11 +327,11 @@ def run_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, max_e
     call = format_call(item.name, last["kwargs"])
     if last["error"] is not None:
         return CheckOutcome("hidden", name, False, f"{call} {last['error'].message}")
-    lines = [f"{call} returned {last['got']!r}"]
+    lines = [f"{call} returned {show(last['got'], last['expected'])}"]
     if show_expected:
         numeric = isinstance(last["expected"], (int, float)) and not isinstance(last["expected"], bool)
         tolerance = f" (tolerance: relative {item.rel_tol:g}, absolute {item.abs_tol:g})" if numeric else ""
-        lines.append(f"expected {last['expected']!r}{tolerance}")
+        lines.append(f"expected {show(last['expected'])}{tolerance}")
     else:
         lines.append("which does not match the reference value")
     return CheckOutcome("hidden", name, False, "\n".join(lines))

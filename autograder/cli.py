@@ -1,11 +1,12 @@
 """`scalelabs`: the command line (typer + rich).
 
-    scalelabs grade ASSIGNMENT SUBMISSION_DIR [--student ID] [--json]
-    scalelabs grade-batch ASSIGNMENT SUBMISSIONS_ROOT --jobs N [--out DIR] [--db URL]
+    scalelabs grade ASSIGNMENT SUBMISSION_DIR [--student ID] [--json] [--allow-unsandboxed]
+    scalelabs grade-batch ASSIGNMENT SUBMISSIONS_ROOT --jobs N [--out DIR] [--db URL] [--allow-unsandboxed]
     scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check
 
 ASSIGNMENT is a lab id (autograder/labs/) or `package.module:NAME` of an Assignment. Bad arguments
-print one line naming what is wrong and exit 2, without a traceback.
+print one line naming what is wrong and exit 2, without a traceback; so does grading where no sandbox
+can run (unless --allow-unsandboxed or scalelabs.toml opts in).
 
 The course (release/, samples/, dist/, grades/, scalelabs.toml, the gradebook) is the folder holding
 nbgrader_config.py at or above the current directory; `--course DIR` runs a command as if started
@@ -27,6 +28,10 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="Autograded ML-systems-at-scale labs: release, grade, grade a class.")
 err = Console(stderr=True)
 out = Console()
+
+
+UNSANDBOXED_HELP = ("grade even where no sandbox can run (bubblewrap or a separate user): student code then "
+                    "runs unguarded, and every result says so")
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -77,14 +82,24 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
           submission_dir: Path = typer.Argument(..., help="a folder shaped like release/ASSIGNMENT/"),
           student: str = typer.Option("anonymous", "--student", help="student id (seeds the hidden inputs)"),
           as_json: bool = typer.Option(False, "--json", help="print Gradescope results.json"),
+          allow_unsandboxed: bool = typer.Option(False, "--allow-unsandboxed", help=UNSANDBOXED_HELP),
           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Grade one submission (the course's scalelabs.toml applies when there is a course)."""
+    from dataclasses import replace
+
+    from .config import load_config
     from .grade import grade_submission
+    from .sandbox import SandboxUnavailable
 
     spec = _assignment(assignment)
     submission_dir = _folder(submission_dir, "submission folder").resolve()
     _course(course, required=False)
-    result = grade_submission(spec, submission_dir, student)
+    config = load_config()
+    config = replace(config, allow_unsandboxed=allow_unsandboxed or config.allow_unsandboxed)
+    try:
+        result = grade_submission(spec, submission_dir, student, config=config)
+    except SandboxUnavailable as exc:
+        fail(str(exc))
     if as_json:
         print(json.dumps(result.to_gradescope(), indent=1))
         return
@@ -104,11 +119,13 @@ def grade_batch(assignment: str = typer.Argument(...),
                 jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="grading processes"),
                 out_dir: Optional[Path] = typer.Option(None, "--out", help="default: grades/ASSIGNMENT"),
                 db: Optional[str] = typer.Option(None, "--db", help="gradebook URL (default: OUT/gradebook.db)"),
+                allow_unsandboxed: bool = typer.Option(False, "--allow-unsandboxed", help=UNSANDBOXED_HELP),
                 course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Grade a class in parallel; resumable; writes results, feedback pages, a CSV and the gradebook
     (default: grades/ASSIGNMENT in the course, or here when there is no course)."""
     from .batch import students
     from .progress import grade_batch_with_progress
+    from .sandbox import SandboxUnavailable
 
     spec = _assignment(assignment)
     submissions_root = _folder(submissions_root, "submissions root").resolve()
@@ -117,7 +134,11 @@ def grade_batch(assignment: str = typer.Argument(...),
     if not students(submissions_root):
         fail(f"submissions root {submissions_root} has no student subfolders")
     target = out_dir or (root or Path.cwd()) / "grades" / spec.id
-    summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err)
+    try:
+        summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err,
+                                            allow_unsandboxed=allow_unsandboxed)
+    except SandboxUnavailable as exc:
+        fail(str(exc))
     out.print(f"graded {len(summary.graded)}, skipped {len(summary.skipped)} already graded, "
               f"failed {len(summary.failed)}", highlight=False)
     for student, why in summary.failed.items():

@@ -7,10 +7,17 @@ is optional:
     show_expected = true      # a failed hidden check shows the reference's value
     call_timeout_s = 2.0      # one call of a student function
     budget_s = 60.0           # all of one submission's function items
-    memory_mb = 1024          # address-space limit of the sandboxed worker
+    memory_mb = 1024          # memory of the sandboxed worker: its address space plus its /tmp
     hidden_examples = 30      # hypothesis examples of the hidden differential check
     property_examples = 20    # hypothesis examples per property
     output_cap_chars = 2000   # student stdout/stderr kept per call
+    tmp_mb = 256              # the jail's tmpfs /tmp, taken from memory_mb (at most half of it)
+    sandbox = "auto"          # auto | bubblewrap | user | unsandboxed (see below)
+
+`sandbox`: "auto" runs student code under bubblewrap where it works, else (grader running as root,
+e.g. a Gradescope container) as a separate unprivileged user; where neither can run, grading
+REFUSES. "unsandboxed" is the explicit opt-in to grading without a boundary (as is the CLI flag
+`--allow-unsandboxed`); every result then says so.
 """
 from __future__ import annotations
 
@@ -33,6 +40,9 @@ class GradingConfig:
     hidden_examples: int = 30
     property_examples: int = 20
     output_cap_chars: int = 2000
+    tmp_mb: int = 256
+    sandbox: str = "auto"
+    allow_unsandboxed: bool = False   # "auto" may fall back to unsandboxed (CLI --allow-unsandboxed)
 
 
 def load_config(path: Path | None = None) -> GradingConfig:

@@ -10,7 +10,8 @@ from .batch import BatchSummary, grade_batch
 
 
 def grade_batch_with_progress(assignment: str, root: Path, out_dir: Path, jobs: int, *,
-                              db_url: str | None, console: Console, label: str = "grading") -> BatchSummary:
+                              db_url: str | None, console: Console, label: str = "grading",
+                              allow_unsandboxed: bool = False) -> BatchSummary:
     """grade_batch with a bar that starts at the students already graded by an earlier run."""
     with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=console, transient=False) as progress:
@@ -20,5 +21,5 @@ def grade_batch_with_progress(assignment: str, root: Path, out_dir: Path, jobs: 
             progress.update(task, total=total, completed=total - todo,
                             description=f"({total - todo} already graded)" if todo < total else "")
 
-        return grade_batch(assignment, root, out_dir, jobs, db_url=db_url,
+        return grade_batch(assignment, root, out_dir, jobs, db_url=db_url, allow_unsandboxed=allow_unsandboxed,
                            on_start=on_start, on_done=lambda _student: progress.advance(task))

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nbformat.v4 import new_output
+from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode
 
@@ -53,7 +54,6 @@ class EngineScores(NbGraderPreprocessor):
 
     def submitted_folder(self, student: str, assignment_id: str) -> Path:
         """`submitted/<student>/<assignment>/` of the course this autograde runs in."""
-        from nbgrader.coursedir import CourseDirectory
         course = CourseDirectory(config=self.config)
         return Path(course.format_path(course.submitted_directory, student, assignment_id))
 
@@ -77,7 +77,10 @@ class EngineScores(NbGraderPreprocessor):
         self.check_nothing_executes()
         info = resources["nbgrader"]
         folder = self.submitted_folder(info["student"], info["assignment"])
-        result = grade_submission(self.assignment(info["assignment"]), folder, info["student"])
+        # The whole course (classmates' submissions, the gradebook, release/) is out of the worker's
+        # reach; the sandbox grades its own copy of the folder.
+        course = Path(CourseDirectory(config=self.config).root).resolve()
+        result = grade_submission(self.assignment(info["assignment"]), folder, info["student"], secrets=[course])
         scores = result.item_scores()
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})

@@ -38,6 +38,7 @@ from pathlib import Path
 from otter.plugins import AbstractOtterPlugin
 
 from ..course import course_root
+from ..sandbox import SandboxUnavailable
 from ..spec import Assignment
 
 # Where the installed autograder/ and reference/ packages are (site-packages, or the clone for -e).
@@ -207,9 +208,15 @@ class EngineOverride(AbstractOtterPlugin):
         from ..grade import grade_submission
         self.assignment = self._assignment()
         folder = Path(self.submission_path).parent
+        # The zip's contents (tests, this engine, the reference) are secrets the unprivileged-user
+        # sandbox verifies out of the worker's reach; no sandbox at all stops the run (SandboxUnavailable
+        # propagates): zeros for the whole class would hide a setup fault from the staff.
+        secrets = [p for p in (Path(AUTOGRADER_DIR) / "source",) if p.exists()]
         try:
-            self.result, self.error = grade_submission(self.assignment, folder,
-                                                       student_of(self.submission_metadata)), ""
+            self.result, self.error = grade_submission(self.assignment, folder, student_of(self.submission_metadata),
+                                                       secrets=secrets), ""
+        except SandboxUnavailable:
+            raise
         except Exception as error:  # noqa: BLE001  (the grader never crashes on a submission)
             self.result, self.error = None, f"the scalelabs engine could not grade this submission: {error}"
         strip_submission(folder, Path(self.submission_path), keep={f"{name}.py" for name in self.assignment.provided})

@@ -22,7 +22,7 @@ def test_literal_answers(source, letter):
     ('act1_prediction = f"{chr(65)}"', "not a literal"),
     ('x = 1\nact1_prediction = "A"', "something else"),
     ('act1_prediction = "A"\nprint(1)', "something else"),
-    ('act1_prediction = ', "syntax error"),
+    ('act1_prediction = ', "not short, valid Python"),
 ])
 def test_non_literal_answers_score_zero_with_a_reason(source, reason):
     letter, why = parse_answer(source, "act1_prediction")

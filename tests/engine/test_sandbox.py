@@ -41,7 +41,7 @@ def probe_dir(tmp_path):
 
 @pytest.mark.skipif(not bwrap_available(), reason="bubblewrap not usable here")
 def test_bubblewrap_hides_repo_reference_and_site_packages(probe_dir):
-    with Sandbox(probe_dir, "probe", GradingConfig(), use_bwrap=True) as sb:
+    with Sandbox(probe_dir, "probe", GradingConfig(), mode="bubblewrap") as sb:
         sb.load()
         assert sb.mode == "bubblewrap"
         assert sb.call("probe", {}) == [False, False, False, False, False, "/tmp"]
@@ -55,9 +55,9 @@ def test_bubblewrap_hides_repo_reference_and_site_packages(probe_dir):
 
 
 def test_fallback_subprocess_still_isolates_imports(probe_dir):
-    with Sandbox(probe_dir, "probe", GradingConfig(), use_bwrap=False) as sb:
+    with Sandbox(probe_dir, "probe", GradingConfig(), mode="unsandboxed") as sb:
         sb.load()
-        assert sb.mode == "subprocess"
+        assert sb.mode == "unsandboxed"
         assert sb.call("numpy_ok", {}) == 2.0
         with pytest.raises(StudentError, match="No module named 'hypothesis'"):
             sb.call("hypothesis_visible", {})
@@ -66,9 +66,9 @@ def test_fallback_subprocess_still_isolates_imports(probe_dir):
 
 def test_fallback_grades_and_says_so(tmp_path):
     folder = toy.make_submission(tmp_path / "s", toy.reference_source(), toy.key)
-    result = grade_submission(toy.ASSIGNMENT, folder, "alice", use_bwrap=False)
+    result = grade_submission(toy.ASSIGNMENT, folder, "alice", sandbox="unsandboxed")
     assert result.score == result.max_score
-    assert "bubblewrap (bwrap) is not available" in result.to_gradescope()["output"]
+    assert "UNSANDBOXED" in result.to_gradescope()["output"]
 
 
 def test_symlink_to_reference_is_not_followed(tmp_path):

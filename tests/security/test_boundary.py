@@ -1,0 +1,206 @@
+"""The sandbox is a boundary, not the audit hook: with the hook's deny lists cleared (module globals
+and closure cells), student code still cannot read the course files or a classmate's, write outside
+its tmp, run /bin/sh as root, use the network or write past the caps -- under bubblewrap and in the
+unprivileged-user mode (root without bwrap). Where neither can run, grading refuses."""
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import toy
+from attack import FULL, REPO, UNHOOK, env_with_only, grade_class, grade_json, honest, outputs, run, TOY
+from autograder.config import GradingConfig
+from autograder.sandbox import Sandbox, bwrap_available
+from autograder.sandbox.client import user_mode_problem
+
+MODES = [pytest.param("bubblewrap", marks=pytest.mark.skipif(not bwrap_available(), reason="no usable bwrap")),
+         pytest.param("user", marks=pytest.mark.skipif(user_mode_problem() is not None, reason="not root"))]
+CONFIG = GradingConfig(call_timeout_s=20.0, import_timeout_s=10.0, tmp_mb=128)
+
+PROBE = UNHOOK + '''
+import os, sys, socket, subprocess
+
+def _try(f):
+    try:
+        return f()
+    except BaseException as exc:
+        return "denied:" + type(exc).__name__
+
+def read(path):
+    return _try(lambda: open(path, "rb").read(40).decode("latin-1"))
+
+def listdir(path):
+    return _try(lambda: sorted(os.listdir(path))[:5])
+
+def write(path):
+    def go():
+        with open(path, "w") as f:
+            f.write("x")
+        return "wrote"
+    return _try(go)
+
+def here():
+    return sys.path[0]
+
+def sh(command):
+    return _try(lambda: subprocess.run(["/bin/sh", "-c", command], capture_output=True, text=True, timeout=5).stdout.strip()[:200])
+
+def ids():
+    return [os.getuid(), os.geteuid(), os.getgid()]
+
+def caps():
+    return _try(lambda: [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")][0])
+
+def net():
+    def go():
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.settimeout(2)
+        s.connect(("1.1.1.1", 53))
+        return "connected"
+    return _try(go)
+
+def fill(chunk_mb, chunks):
+    """MB written to /tmp before the first failure (several files: the cap is on the total)."""
+    written = 0
+    block = b"x" * (1 << 20)
+    for i in range(chunks):
+        try:
+            with open("/tmp/fill%d" % i, "wb") as f:
+                for _ in range(chunk_mb):
+                    f.write(block)
+                    f.flush()
+                    written += 1
+        except BaseException:
+            return written
+    return written
+
+def big_file(mb):
+    return fill(mb, 1)
+'''
+
+
+@pytest.fixture
+def jail(tmp_path):
+    """A sandbox per mode on a probe module, with a classmate and a results folder next to it."""
+    classmate = honest(tmp_path / "class", "bob")
+    sub = tmp_path / "class" / "mallory"
+    sub.mkdir()
+    (sub / "probe.py").write_text(PROBE)
+    results = tmp_path / "out" / "results"
+    results.mkdir(parents=True)
+    (results / "bob.json").write_text("{}")
+    boxes = []
+
+    def make(mode):
+        box = Sandbox(sub, "probe", CONFIG, mode=mode, secrets=[tmp_path / "class"],
+                      outputs=[tmp_path / "out", results])
+        boxes.append(box)
+        box.load()
+        return box
+    yield make, classmate, sub, results
+    for box in boxes:
+        box.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_unhooked_student_code_stays_in_the_jail(jail, mode):
+    make, classmate, sub, results = jail
+    box = make(mode)
+    call = box.call
+    assert call("ids", {})[0] != 0 and call("ids", {})[1] != 0
+    assert call("caps", {}) in ("0000000000000000",) or call("caps", {}).startswith("denied")
+    secrets = [REPO / "reference" / "collectives.py", REPO / "autograder" / "labs" / "lab06_collectives" / "__init__.py",
+               classmate / "collectives.py", sub / "probe.py", REPO / "scalelabs.toml", REPO / "pyproject.toml"]
+    for path in secrets:
+        assert str(call("read", {"path": str(path)})).startswith("denied"), path
+    for folder in (REPO, REPO / "reference", classmate.parent, results):
+        assert str(call("listdir", {"path": str(folder)})).startswith("denied"), folder
+    for path in (results / "bob.json", results / "mallory.json", classmate / "collectives.py",
+                 sub / "probe.py", Path(call("here", {})) / "probe.py", "/etc/passwd", "/usr/lib/x"):
+        assert call("write", {"path": str(path)}).startswith("denied"), path
+    assert json.loads((results / "bob.json").read_text()) == {}
+    # /bin/sh runs, but as the jail's uid, and it cannot read the reference either
+    assert call("sh", {"command": "id -u"}) not in ("0", "")
+    assert call("sh", {"command": f"cat {REPO / 'reference' / 'collectives.py'} | head -c 20"}) == ""
+    assert call("net", {}).startswith("denied")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_writes_are_capped(jail, mode):
+    make, *_ = jail
+    box = make(mode)
+    assert box.call("big_file", {"mb": 100}) <= 64          # RLIMIT_FSIZE: one file
+    if mode == "bubblewrap":                                # tmpfs --size: all files together
+        assert box.call("fill", {"chunk_mb": 40, "chunks": 10}) <= CONFIG.tmp_mb
+
+
+def test_no_sandbox_refuses_with_the_fix(tmp_path):
+    """bwrap and setpriv hidden from PATH: no boundary, so `scalelabs grade` and `grade-batch`
+    refuse (exit 2, one line naming the fix and the opt-in), and grade nothing."""
+    env = env_with_only(tmp_path)
+    folder = honest(tmp_path / "class")
+    for args in (("grade", TOY, folder), ("grade-batch", TOY, tmp_path / "class", "--out", tmp_path / "out")):
+        proc = run(*args, env=env)
+        message = " ".join(proc.stderr.split())
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert "apt-get install bubblewrap" in message and "--allow-unsandboxed" in message, message
+        assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "out" / "results" / "honest.json").exists()
+
+
+def test_opt_in_grades_unsandboxed_and_every_result_says_so(tmp_path):
+    env = env_with_only(tmp_path)
+    folder = honest(tmp_path / "class")
+    data = grade_json(folder, "honest", "--allow-unsandboxed", env=env)
+    assert data["score"] == FULL and "UNSANDBOXED" in data["output"]
+    results, _ = grade_class(tmp_path / "class", tmp_path / "out", "--allow-unsandboxed", env=env)
+    assert results["honest"]["scalelabs"]["sandbox"] == "unsandboxed" and "UNSANDBOXED" in results["honest"]["output"]
+    assert "UNSANDBOXED" in (tmp_path / "out" / "feedback" / "honest.html").read_text()
+
+
+def test_opt_in_through_scalelabs_toml(tmp_path):
+    env = env_with_only(tmp_path)
+    env["PYTHONPATH"] = str(Path(toy.__file__).parent)
+    (tmp_path / "scalelabs.toml").write_text('[grading]\nsandbox = "unsandboxed"\n')
+    data = json.loads(run("grade", TOY, honest(tmp_path / "class"), "--json", cwd=tmp_path, env=env).stdout)
+    assert data["score"] == FULL and "UNSANDBOXED" in data["output"]
+
+
+@pytest.mark.skipif(user_mode_problem() is not None, reason="the unprivileged-user mode needs root")
+def test_root_without_bwrap_grades_as_a_separate_user_and_protects_the_class(tmp_path):
+    """bwrap hidden from PATH, grader is root (a Gradescope container): grade-batch runs student code
+    as its own uid; an attacker that unhooks and writes a classmate's results file, reads the
+    reference or overwrites the classmate's module gets nothing, and the classmate keeps full marks."""
+    env = env_with_only(tmp_path, "setpriv", "unshare")
+    root, out = tmp_path / "class", tmp_path / "out"
+    honest(root)
+    target = out / "results" / "honest.json"
+    attack = toy.reference_source() + UNHOOK + f'''
+def _steal():
+    for p in ({str(REPO / "reference" / "collectives.py")!r}, {str(root / "honest" / "collectives.py")!r}):
+        try:
+            return open(p).read()
+        except OSError:
+            pass
+    return ""
+STOLEN = _steal()
+for _p in ({str(target)!r}, {str(root / "honest" / "collectives.py")!r}):
+    try:
+        open(_p, "w").write("{{}}")
+    except OSError:
+        pass
+def comm_fraction(comm_s, compute_s):
+    return float(len(STOLEN))
+'''
+    toy.make_submission(root / "mallory", attack, toy.key)
+    results, _ = grade_class(root, out, env=env)
+    results2, _ = grade_class(root, out, env=env)   # a resumed batch: the honest result was not touched
+    for data in (results, results2):
+        assert data["honest"]["score"] == FULL
+        assert data["honest"]["scalelabs"]["sandbox"] == "user"
+        assert "separate unprivileged user" in data["honest"]["output"]
+        assert data["mallory"]["scalelabs"]["max_score"] == FULL
+    fraction = [t for t in results["mallory"]["tests"] if t["name"].startswith("comm_fraction: worked")]
+    assert fraction and fraction[0]["score"] == 0 and "returned 0.0" in fraction[0]["output"]  # nothing stolen
+    assert (root / "honest" / "collectives.py").read_text() == toy.reference_source()
