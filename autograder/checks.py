@@ -1,23 +1,26 @@
 """The checks of one function item: worked examples, the hidden differential check, properties.
 
-Every student call goes through `StudentFunction`, which calls the sandbox. Hypothesis drives the
-hidden check and the properties with a seed derived from (assignment, student, item, check), so a
-regrade is identical and two students see different hidden inputs. Hypothesis replays the shrunk
-failing example last, so the last failing call recorded in a test body is the counterexample.
+Every student call goes through `StudentFunction`, which calls the sandbox (or answers from the
+values prefetched for a check in one round trip). The hidden check and the properties run over
+inputs drawn from their hypothesis strategies with a seed derived from (assignment, student, item,
+check), so a regrade is identical and two students see different hidden inputs (autograder.draw).
+Hypothesis shrinks a failure and replays the shrunk failing example last, so the last failing call
+recorded in a test body is the counterexample.
 """
 from __future__ import annotations
 
 import hashlib
 import inspect
+import json
 import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
-from hypothesis import seed as hypothesis_seed
+from hypothesis import reject
 from hypothesis.errors import HypothesisException
 
 from .config import GradingConfig
+from .draw import run_drawn
 from .sandbox import Sandbox, StudentError
 from .spec import Assignment, FunctionItem, Property
 
@@ -46,6 +49,14 @@ def seed_for(assignment_id: str, student_id: str, item: str, check: str) -> int:
     """The hypothesis seed of one check: sha256 of (assignment, student, item, check), 64 bits."""
     digest = hashlib.sha256("\0".join((assignment_id, student_id, item, check)).encode()).digest()
     return int.from_bytes(digest[:8], "big")
+
+
+def call_key(kwargs: dict) -> str | None:
+    """What the worker receives for these kwargs (its JSON), so equal keys are equal calls."""
+    try:
+        return json.dumps(kwargs, sort_keys=True)
+    except (TypeError, ValueError):
+        return None
 
 
 def format_call(name: str, kwargs: Any) -> str:
@@ -106,12 +117,14 @@ class StudentFunction:
         self.calls: list[tuple[dict, Any, StudentError | None]] = []
         self.abort: Abort | None = None
         self.reject_reference_errors = False
+        self.prefetched: dict[str, Any] = {}    # call key -> the value the student's function returned
 
     def __call__(self, **kwargs: Any) -> Any:
         if self.abort is not None:
             raise self.abort
         try:
-            value = self.sandbox.call(self.name, kwargs)
+            key = call_key(kwargs)
+            value = self.prefetched[key] if key in self.prefetched else self.sandbox.call(self.name, kwargs)
         except StudentError as exc:
             if exc.kind == "wrong_type":
                 exc = StudentError(f"{exc.message}, expected {self.expected}", "wrong_type", output=exc.output)
@@ -128,6 +141,41 @@ class StudentFunction:
             raise exc
         self.calls.append((kwargs, value, None))
         return value
+
+    def prefetch(self, kwargs_list: list[dict]) -> None:
+        """Fetch the student's values for these calls in one round trip. Only successful calls are
+        kept: a failing call runs again live, so its error (kind, printed output) is exact. If the
+        batch itself fails (a timeout somewhere in it) the worker restarts and every call runs live."""
+        wanted = {call_key(kw): kw for kw in kwargs_list}
+        wanted = {key: kw for key, kw in wanted.items() if key is not None and key not in self.prefetched}
+        if not wanted or self.abort is not None:
+            return
+        try:
+            replies = self.sandbox.call_many(self.name, list(wanted.values()))
+        except StudentError:
+            try:
+                self.sandbox.restart()
+            except StudentError as exc:
+                self.abort = Abort(exc, {})
+                raise self.abort
+            return
+        self.prefetched.update((key, value) for key, (ok, value) in zip(wanted, replies) if ok)
+
+    def calls_of(self, check: Callable[[Callable, Any], None], drawn_values: list) -> list[dict]:
+        """The calls `check(f, drawn)` makes for each drawn value when f is the reference (a correct
+        student makes the same ones; a call the student's values lead elsewhere runs live)."""
+        calls: list[dict] = []
+
+        def recorder(**kwargs: Any) -> Any:
+            calls.append(kwargs)
+            return normalise(self.reference_fn(**kwargs))
+
+        for drawn in drawn_values:
+            try:
+                check(recorder, drawn)
+            except Exception:
+                pass
+        return calls
 
     def _reference_is_finite(self, kwargs: dict) -> bool:
         """NaN or inf is wrong wherever the reference gives a finite number (or rejects the input)."""
@@ -158,15 +206,6 @@ class StudentFunction:
         return lines
 
 
-def run_hypothesis(body: Callable[[Any], None], strategy, seed: int, max_examples: int) -> None:
-    """Run body(drawn) over the strategy like a @given test; raises the (shrunk) failure."""
-    test = given(strategy)(body)
-    test = settings(database=None, deadline=None, derandomize=False, max_examples=max_examples,
-                    suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False,
-                    verbosity=Verbosity.quiet, phases=(Phase.explicit, Phase.generate, Phase.shrink))(test)
-    hypothesis_seed(seed)(test)()
-
-
 def aborted_outcome(kind: str, name: str, abort: Abort, student_fn: StudentFunction) -> CheckOutcome:
     where = f" on {format_call(student_fn.name, abort.kwargs)}" if abort.kwargs else ""
     return CheckOutcome(kind, name, False, f"{abort.error.message}{where}")
@@ -186,55 +225,28 @@ def run_example(student_fn: StudentFunction, label: str, kwargs: dict, item: Fun
                         f"{format_call(item.name, kwargs)} returned {got!r}, expected {expected!r}")
 
 
-def draw_inputs(strategy, reference_fn: Callable, seed: int, max_examples: int) -> list[tuple[dict, Any]]:
-    """The (kwargs, expected) pairs the hidden check draws while nothing fails: the same seed gives
-    the same sequence as the real run up to its first failure."""
-    drawn: list[tuple[dict, Any]] = []
-
-    def collect(kwargs: dict) -> None:
-        try:
-            drawn.append((kwargs, normalise(reference_fn(**kwargs))))
-        except REFERENCE_REJECTS:
-            reject()
-
-    try:
-        run_hypothesis(collect, strategy, seed, max_examples)
-    except HypothesisException:
-        pass
-    return drawn
-
-
-def batch_passes(student_fn: StudentFunction, item: FunctionItem, drawn: list[tuple[dict, Any]]) -> bool:
-    """Fast path: every drawn input in one round trip. False means: run the shrinking path."""
-    if not drawn:
-        return False
-    try:
-        replies = student_fn.sandbox.call_many(item.name, [kw for kw, _ in drawn])
-    except StudentError:
-        return False
-    return all(ok and values_match(expected, value, item.rel_tol, item.abs_tol)
-               for (ok, value), (_, expected) in zip(replies, drawn))
-
-
 def run_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, max_examples: int,
                show_expected: bool) -> CheckOutcome:
     """The differential check: student vs reference on drawn inputs, under the item's tolerance.
 
-    All inputs go to the worker in one batch; only when something fails does hypothesis run
-    again call by call, to shrink the failure to the smallest counterexample."""
+    The student's values for all drawn inputs come in one round trip (the reference value is
+    computed once per input); hypothesis only shrinks a failure already found."""
     name = "hidden checks"
     last: dict[str, Any] = {}
-    if batch_passes(student_fn, item, draw_inputs(item.domain, student_fn.reference_fn, seed, max_examples)):
-        return CheckOutcome("hidden", name, True, f"{max_examples} hidden inputs match the reference")
-    if not student_fn.sandbox.alive:
-        try:
-            student_fn.sandbox.restart()
-        except StudentError as exc:
-            raise Abort(exc, {})
+    expected_of: dict[str | None, Any] = {}     # call key -> reference value, for the drawn inputs
+
+    def prefetch(drawn: list[dict]) -> None:
+        for kwargs in drawn:
+            try:
+                expected_of[call_key(kwargs)] = normalise(student_fn.reference_fn(**kwargs))
+            except REFERENCE_REJECTS:
+                pass    # not a valid input: the student is not asked
+        student_fn.prefetch([kwargs for kwargs in drawn if call_key(kwargs) in expected_of])
 
     def body(kwargs: dict) -> None:
+        key = call_key(kwargs)
         try:
-            expected = normalise(student_fn.reference_fn(**kwargs))
+            expected = expected_of[key] if key in expected_of else normalise(student_fn.reference_fn(**kwargs))
         except REFERENCE_REJECTS:
             reject()
         student_fn.calls = []
@@ -248,7 +260,7 @@ def run_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, max_e
             raise AssertionError("mismatch")
 
     try:
-        run_hypothesis(body, item.domain, seed, max_examples)
+        run_drawn(body, item.domain, seed, max_examples, prefetch=prefetch)
     except (StudentError, AssertionError):
         pass
     except HypothesisException as exc:  # Unsatisfiable etc.: no valid input, not the student's fault
@@ -283,7 +295,8 @@ def run_property(student_fn: StudentFunction, prop: Property, seed: int, max_exa
 
     student_fn.reject_reference_errors = True
     try:
-        run_hypothesis(body, prop.strategy, seed, max_examples)
+        run_drawn(body, prop.strategy, seed, max_examples,
+                  prefetch=lambda values: student_fn.prefetch(student_fn.calls_of(prop.check, values)))
     except HypothesisException as exc:
         if not last:
             return CheckOutcome("property", prop.name, True, f"no valid inputs were drawn ({type(exc).__name__})")
