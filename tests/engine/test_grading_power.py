@@ -1,6 +1,9 @@
 """The engine discriminates: reference full marks, untouched stub 0, plausible wrong formulas lose
 points, correct implementations written differently keep full marks; grading is reproducible."""
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -101,6 +104,23 @@ def test_same_student_twice_gives_identical_json(submit):
     folder = submit(toy.with_function(REF, *list(WRONG.items())[0][0:1], WRONG["ring_allreduce_time"][0]))
     first, second = (json.dumps(grade(folder, "carol").to_gradescope()) for _ in range(2))
     assert first == second
+
+
+def test_grading_under_load_gives_identical_json(submit):
+    """More busy processes than cores must not change a result: no timing decides a verdict (the
+    batched calls, the fallback to single calls and hypothesis' shrinking give the same JSON)."""
+    wrong = toy.with_function(REF, "ring_allreduce_time", WRONG["ring_allreduce_time"][1])
+    folder = submit(toy.with_function(wrong, "comm_fraction", WRONG["comm_fraction"][1]))
+    quiet = json.dumps(grade(folder, "dana").to_gradescope())
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * (os.cpu_count() or 1) + 1)]
+    try:
+        loaded = json.dumps(grade(folder, "dana").to_gradescope())
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+    assert quiet == loaded
+    assert '"score": 0.0' in quiet    # the failures (and their shrunk counterexamples) are part of it
 
 
 def test_two_students_get_different_hidden_inputs():
