@@ -7,8 +7,8 @@ Looked up in the current folder first, then at the project root; every key is op
     call_timeout_s = 2.0      # one call of a student function
     budget_s = 60.0           # all of one submission's function items
     memory_mb = 1024          # address-space limit of the sandboxed worker
-    hidden_examples = 30      # hypothesis examples of the hidden differential check
-    property_examples = 20    # hypothesis examples per property
+    hidden_examples = 30      # sampled inputs of the hidden differential check (plus the simplest)
+    property_examples = 20    # sampled inputs per property (plus the simplest)
     output_cap_chars = 2000   # student stdout/stderr kept per call
 """
 from __future__ import annotations

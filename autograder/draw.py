@@ -101,15 +101,16 @@ def run_drawn(body: Callable[[Any], None], strategy, seed: int, max_examples: in
 
     `prefetch(values)` is called with the inputs before body runs on them (the caller fetches the
     student calls they need in one round trip)."""
-    values = sample_inputs(strategy, seed, max_examples)
+    values, simplest_first = _sample(strategy, seed, max_examples)
     found = _first_failure(body, values, prefetch)
     if found is None:
         return
     if isinstance(found, Unsatisfiable):
         raise found
-    # a failure: hypothesis' own draws give choice sequences its shrinker can start from
-    drawn = draw_inputs(strategy, seed, max_examples)
-    index = _first_failure(body, [d.value for d in drawn], prefetch)
+    # a failure: hypothesis' own draws give choice sequences its shrinker can start from (unless
+    # the simplest input, which comes first and cannot shrink, is the one that fails)
+    drawn = draw_inputs(strategy, seed, max_examples) if found or not simplest_first else []
+    index = _first_failure(body, [d.value for d in drawn], prefetch) if drawn else None
     if isinstance(index, int):
         try:
             shrink(body, strategy, seed, drawn[index].choices, max_examples)
@@ -260,11 +261,17 @@ _SAMPLERS: dict[int, tuple[Any, Callable]] = {}
 
 def sample_inputs(strategy, seed: int, max_examples: int) -> list:
     """The simplest input, then up to `max_examples` sampled ones: the same seed, the same list."""
+    return _sample(strategy, seed, max_examples)[0]
+
+
+def _sample(strategy, seed: int, max_examples: int) -> tuple[list, bool]:
+    """(inputs, whether the first is the strategy's simplest: a filter may refuse that one)."""
     cached = _SAMPLERS.get(id(strategy))
     if cached is None or cached[0] is not strategy:
         cached = _SAMPLERS[id(strategy)] = (strategy, _sampler(strategy))
     sample = cached[1]
     values = []
+    simplest = True
     random = Random(seed)
     for r in [None] + [random] * (max_examples * DRAW_ATTEMPTS_PER_EXAMPLE):
         if len(values) > max_examples:
@@ -272,5 +279,6 @@ def sample_inputs(strategy, seed: int, max_examples: int) -> list:
         try:
             values.append(sample(r))
         except _Rejected:
+            simplest = simplest and r is not None
             continue
-    return values
+    return values, simplest
