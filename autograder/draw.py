@@ -1,19 +1,25 @@
-"""Run a check's body over drawn inputs without hypothesis' engine; shrink only a failure found.
+"""Run a check's body over sampled inputs without hypothesis' engine; shrink only a failure found.
 
 hypothesis' engine costs about 3 ms per example (generation heuristics, mutation, the example
-tree); the student's functions take microseconds. So a check here:
+tree) and even driving its strategies by hand costs about 0.3 ms per input; the student's functions
+take microseconds. So a check here (`run_drawn`):
 
-1. draws its inputs from the declared strategy with hypothesis' own strategies and random provider
-   (`ConjectureData` driven directly, no engine), seeded by `checks.seed_for`: the simplest input
-   first (as hypothesis' engine tries first), then `max_examples` random ones;
-2. lets the caller prefetch every student call those inputs will make, in one round trip;
-3. runs the body on each input in order; at the first failure it hands that input's choice
-   sequence to hypothesis (an in-memory example database, phases reuse + shrink) so the failure
-   the student sees is hypothesis' shrunk, small counterexample. The shrunk failure is raised
-   exactly as `@given` would raise it.
+1. samples its inputs from the declared strategy's own structure (fixed_dictionaries, floats,
+   integers, one_of, map, filter, flatmap, composite, lists, ...) with `random.Random(seed)`, the
+   seed from `checks.seed_for`: the strategy's simplest input first (what hypothesis tries first),
+   then `max_examples` inputs, a share of them at the bounds and near the lower bound of integers
+   (n = 1, 2, 3). A strategy kind not listed is drawn by hypothesis itself, from the same Random;
+2. lets the caller prefetch every student call those inputs need, in one round trip;
+3. runs the body on each input in order. At the first failure hypothesis takes over: it draws its
+   own inputs with the same seed (`draw_inputs`, `ConjectureData` driven without the engine), and
+   the first of those that fails is handed to its shrinker (an in-memory example database, phases
+   reuse + shrink), so the failure the student sees is hypothesis' shrunk, small counterexample,
+   raised as `@given` would raise it. If hypothesis' draws do not fail, or the simplest input
+   failed (it cannot shrink), the failure is raised as found.
 
-Draws ignore hypothesis' "local constants" (literals it harvests from whatever modules happen to be
-imported), so the inputs depend on the seed alone, not on which door or process grades.
+Nothing here depends on time, and hypothesis' draws ignore the "local constants" it harvests from
+whatever modules happen to be imported: the inputs depend on the seed alone, not on the door, the
+process or the machine's load.
 """
 from __future__ import annotations
 
@@ -21,7 +27,7 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 from random import Random
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis.control import BuildContext
