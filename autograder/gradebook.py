@@ -78,10 +78,10 @@ def write_gradebook(db_url: str, assignment: Assignment, results_by_student: Map
             gb.update_or_create_submission(aid, student)
             submitted_nb = gb.find_submission_notebook(aid, aid, student)
             scores = item_scores(results)
+            grades = {grade.cell.name: grade for grade in submitted_nb.grades}   # one query, not one per item
             for item in points:
-                try:
-                    grade = gb.find_grade(item, aid, aid, student)
-                except MissingEntry:  # a grade cell added after this submission was created
+                grade = grades.get(item)
+                if grade is None:  # a grade cell added after this submission was created
                     grade = Grade(cell_id=cells[item].id, notebook=submitted_nb)
                     gb.db.add(grade)
                 grade.auto_score = scores.get(item, 0.0)
