@@ -1,33 +1,30 @@
 """The checks of one function item: worked examples, the hidden differential check, properties.
 
-Every student call goes through `StudentFunction`, which calls the sandbox. Hypothesis drives the
-hidden check and the properties with a seed derived from (assignment, student, item, check), so a
-regrade is identical and two students see different hidden inputs. Hypothesis replays the shrunk
-failing example last, so the last failing call recorded in a test body is the counterexample.
+Every student call goes through `StudentFunction`, which calls the sandbox (or answers from the
+values prefetched for a check in one round trip). The hidden check and the properties run over
+inputs drawn from their hypothesis strategies with a seed derived from (assignment, student, item,
+check), so a regrade is identical and two students see different hidden inputs (autograder.draw).
+Hypothesis shrinks a failure and replays the shrunk failing example last, so the last failing call
+recorded in a test body is the counterexample.
 """
 from __future__ import annotations
 
 import hashlib
 import inspect
+import json
 import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
-from hypothesis import seed as hypothesis_seed
+from hypothesis import reject
 from hypothesis.errors import HypothesisException
-from hypothesis.internal.conjecture import providers as _providers
 
 from .config import GradingConfig
+from .draw import run_drawn
 from .sandbox import Sandbox, StudentError
 from .spec import Assignment, FunctionItem, Property
 
 REFERENCE_REJECTS = (ValueError, ArithmeticError)  # the reference says: not a valid input
-
-# Hypothesis mixes constants mined from the source of every "local" module in sys.modules into its
-# draws, so one seed drew other hidden inputs in a fresh `otter run` than in a long-lived grader
-# (and scoring.physics_gate's share with them): the draws must depend on the seed alone.
-_providers._get_local_constants = lambda: _providers.Constants()
 
 
 @dataclass(frozen=True)
@@ -81,6 +78,14 @@ def _kind(value: Any) -> str:
     if isinstance(value, bool) or value is None:
         return type(value).__name__
     return "number" if isinstance(value, (int, float)) else type(value).__name__
+
+
+def call_key(kwargs: dict) -> str | None:
+    """What the worker receives for these kwargs (its JSON), so equal keys are equal calls."""
+    try:
+        return json.dumps(kwargs, sort_keys=True)
+    except (TypeError, ValueError):
+        return None
 
 
 def format_call(name: str, kwargs: Any) -> str:
@@ -141,12 +146,14 @@ class StudentFunction:
         self.calls: list[tuple[dict, Any, StudentError | None]] = []
         self.abort: Abort | None = None
         self.reject_reference_errors = False
+        self.prefetched: dict[str, Any] = {}    # call key -> the value the student's function returned
 
     def __call__(self, **kwargs: Any) -> Any:
         if self.abort is not None:
             raise self.abort
         try:
-            value = self.sandbox.call(self.name, kwargs)
+            key = call_key(kwargs)
+            value = self.prefetched[key] if key in self.prefetched else self.sandbox.call(self.name, kwargs)
         except StudentError as exc:
             if exc.kind == "wrong_type":
                 exc = StudentError(f"{exc.message}, expected {self.expected}", "wrong_type", output=exc.output)
@@ -163,6 +170,46 @@ class StudentFunction:
             raise exc
         self.calls.append((kwargs, value, None))
         return value
+
+    def prefetch(self, kwargs_list: list[dict]) -> bool:
+        """Fetch the student's values for these calls in one round trip. Only successful calls are
+        kept: a failing call runs again live, so its error (kind, printed output) is exact. If the
+        batch itself fails (a timeout somewhere in it) the worker restarts, every call runs live and
+        this returns False; tampering with the channel aborts the item."""
+        wanted = {call_key(kw): kw for kw in kwargs_list}
+        wanted = {key: kw for key, kw in wanted.items() if key is not None and key not in self.prefetched}
+        if not wanted or self.abort is not None:
+            return True
+        try:
+            replies = self.sandbox.call_many(self.name, list(wanted.values()))
+        except StudentError as exc:
+            if exc.kind == "protocol":
+                self.abort = Abort(exc, {})
+                raise self.abort
+            try:
+                self.sandbox.restart()
+            except StudentError as exc:
+                self.abort = Abort(exc, {})
+                raise self.abort
+            return False
+        self.prefetched.update((key, value) for key, (ok, value) in zip(wanted, replies) if ok)
+        return True
+
+    def calls_of(self, check: Callable[[Callable, Any], None], drawn_values: list) -> list[dict]:
+        """The calls `check(f, drawn)` makes for each drawn value when f is the reference (a correct
+        student makes the same ones; a call the student's values lead elsewhere runs live)."""
+        calls: list[dict] = []
+
+        def recorder(**kwargs: Any) -> Any:
+            calls.append(kwargs)
+            return normalise(self.reference_fn(**kwargs))
+
+        for drawn in drawn_values:
+            try:
+                check(recorder, drawn)
+            except Exception:
+                pass
+        return calls
 
     def _reference_is_finite(self, kwargs: dict) -> bool:
         """NaN or inf is wrong wherever the reference gives a finite number (or rejects the input)."""
@@ -194,15 +241,6 @@ class StudentFunction:
         return lines
 
 
-def run_hypothesis(body: Callable[[Any], None], strategy, seed: int, max_examples: int) -> None:
-    """Run body(drawn) over the strategy like a @given test; raises the (shrunk) failure."""
-    test = given(strategy)(body)
-    test = settings(database=None, deadline=None, derandomize=False, max_examples=max_examples,
-                    suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False,
-                    verbosity=Verbosity.quiet, phases=(Phase.explicit, Phase.generate, Phase.shrink))(test)
-    hypothesis_seed(seed)(test)()
-
-
 def aborted_outcome(kind: str, name: str, abort: Abort, student_fn: StudentFunction) -> CheckOutcome:
     where = f" on {format_call(student_fn.name, abort.kwargs)}" if abort.kwargs else ""
     return CheckOutcome(kind, name, False, f"{abort.error.message}{where}")
@@ -222,48 +260,21 @@ def run_example(student_fn: StudentFunction, label: str, kwargs: dict, item: Fun
                         f"{format_call(item.name, kwargs)} returned {show(got, expected)}, expected {show(expected)}")
 
 
-def draw_inputs(strategy, reference_fn: Callable, seed: int, max_examples: int) -> list[tuple[dict, Any]]:
-    """The (kwargs, expected) pairs the hidden check draws while nothing fails: the same seed gives
-    the same sequence as the real run up to its first failure."""
-    drawn: list[tuple[dict, Any]] = []
-
-    def collect(kwargs: dict) -> None:
-        try:
-            drawn.append((kwargs, normalise(reference_fn(**kwargs))))
-        except REFERENCE_REJECTS:
-            reject()
-
-    try:
-        run_hypothesis(collect, strategy, seed, max_examples)
-    except HypothesisException:
-        pass
-    return drawn
-
-
-def hidden_stats(student_fn: StudentFunction, item: FunctionItem, drawn: list[tuple[dict, Any]]) -> HiddenStats | None:
-    """Fast path: every drawn input in one round trip, counted (None: nothing drawn). If the batch
-    kills the worker it has no culprit: the inputs go one by one (a worker killed on purpose must
-    not hide a lookup table from scoring.physics_gate), stopping after 3 fatal errors."""
-    if not drawn:
-        return None
-    try:
-        replies = student_fn.sandbox.call_many(item.name, [kw for kw, _ in drawn])
-    except StudentError as exc:
-        if exc.kind == "protocol":  # tampering with the channel fails the whole item
-            student_fn.abort = Abort(exc, {})
-            raise student_fn.abort
-        replies, deaths = [], 0
+def hidden_stats(student_fn: StudentFunction, item: FunctionItem, drawn: list[tuple[dict, Any]],
+                 batch_ran: bool) -> HiddenStats:
+    """How the student did on the drawn (kwargs, expected) pairs, from the prefetched values. If the
+    batch killed the worker it had no culprit: the inputs go one by one (a worker killed on purpose
+    must not hide a lookup table from scoring.physics_gate), up to the first fatal error."""
+    if not batch_ran:
         for kwargs, _ in drawn:
-            if deaths:
-                replies.append((False, None))
-                continue
             try:
                 if not student_fn.sandbox.alive:
                     student_fn.sandbox.restart()
-                replies.append((True, student_fn.sandbox.call(item.name, kwargs)))
+                student_fn.prefetched[call_key(kwargs)] = student_fn.sandbox.call(item.name, kwargs)
             except StudentError as exc:
-                deaths += exc.fatal
-                replies.append((False, None))
+                if exc.fatal:
+                    break
+    replies = [(call_key(kw) in student_fn.prefetched, student_fn.prefetched.get(call_key(kw))) for kw, _ in drawn]
     matched = sum(ok and values_match(expected, value, item.rel_tol, item.abs_tol)
                   for (ok, value), (_, expected) in zip(replies, drawn))
     distinct = lambda values: len({repr(v) for v in values})  # noqa: E731
@@ -276,33 +287,28 @@ def run_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, max_e
                show_expected: bool) -> CheckOutcome:
     """The differential check: student vs reference on drawn inputs, under the item's tolerance.
 
-    All inputs go to the worker in one batch; only when something fails does hypothesis run
-    again call by call, to shrink the failure to the smallest counterexample."""
+    The student's values for all drawn inputs come in one round trip (the reference value is
+    computed once per input); hypothesis only shrinks a failure already found."""
     name = "hidden checks"
     last: dict[str, Any] = {}
-    stats = hidden_stats(student_fn, item, draw_inputs(item.domain, student_fn.reference_fn, seed, max_examples))
-    if stats is not None and stats.matched == stats.total:
-        return CheckOutcome("hidden", name, True, f"{max_examples} hidden inputs match the reference", stats)
-    outcome = _shrink_hidden(student_fn, item, seed, max_examples, show_expected, last, name)
-    if outcome.passed and stats is not None:  # the same inputs one by one pass, in a batch not
-        return CheckOutcome("hidden", name, False, f"{stats.total - stats.matched} of {stats.total} hidden inputs "
-                            "do not match the reference when called together (the function's answers "
-                            "depend on earlier calls?)", stats)
-    return CheckOutcome(outcome.kind, outcome.name, outcome.passed, outcome.output, stats)
+    expected_of: dict[str | None, Any] = {}     # call key -> reference value, for the drawn inputs
+    stats: list[HiddenStats] = []                # of the first (sampled) inputs: for the physics gate
 
-
-def _shrink_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, max_examples: int,
-                   show_expected: bool, last: dict, name: str) -> CheckOutcome:
-    """The hidden check call by call, so hypothesis shrinks the failure to its smallest input."""
-    if not student_fn.sandbox.alive:
-        try:
-            student_fn.sandbox.restart()
-        except StudentError as exc:
-            raise Abort(exc, {})
+    def prefetch(drawn: list[dict]) -> None:
+        for kwargs in drawn:
+            try:
+                expected_of[call_key(kwargs)] = normalise(student_fn.reference_fn(**kwargs))
+            except REFERENCE_REJECTS:
+                pass    # not a valid input: the student is not asked
+        valid = [kwargs for kwargs in drawn if call_key(kwargs) in expected_of]
+        batch_ran = student_fn.prefetch(valid)
+        if not stats and valid:
+            stats.append(hidden_stats(student_fn, item, [(kw, expected_of[call_key(kw)]) for kw in valid], batch_ran))
 
     def body(kwargs: dict) -> None:
+        key = call_key(kwargs)
         try:
-            expected = normalise(student_fn.reference_fn(**kwargs))
+            expected = expected_of[key] if key in expected_of else normalise(student_fn.reference_fn(**kwargs))
         except REFERENCE_REJECTS:
             reject()
         student_fn.calls = []
@@ -316,17 +322,19 @@ def _shrink_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, m
             raise AssertionError("mismatch")
 
     try:
-        run_hypothesis(body, item.domain, seed, max_examples)
+        run_drawn(body, item.domain, seed, max_examples, prefetch=prefetch)
     except (StudentError, AssertionError):
         pass
     except HypothesisException as exc:  # Unsatisfiable etc.: no valid input, not the student's fault
         if not last:
-            return CheckOutcome("hidden", name, True, f"no valid hidden inputs were drawn ({type(exc).__name__})")
+            return CheckOutcome("hidden", name, True, f"no valid hidden inputs were drawn ({type(exc).__name__})",
+                                stats[0] if stats else None)
     else:
-        return CheckOutcome("hidden", name, True, f"{max_examples} hidden inputs match the reference")
+        return CheckOutcome("hidden", name, True, f"{max_examples} hidden inputs match the reference",
+                            stats[0] if stats else None)
     call = format_call(item.name, last["kwargs"])
     if last["error"] is not None:
-        return CheckOutcome("hidden", name, False, f"{call} {last['error'].message}")
+        return CheckOutcome("hidden", name, False, f"{call} {last['error'].message}", stats[0] if stats else None)
     lines = [f"{call} returned {show(last['got'], last['expected'])}"]
     if show_expected:
         numeric = isinstance(last["expected"], (int, float)) and not isinstance(last["expected"], bool)
@@ -334,7 +342,7 @@ def _shrink_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, m
         lines.append(f"expected {show(last['expected'])}{tolerance}")
     else:
         lines.append("which does not match the reference value")
-    return CheckOutcome("hidden", name, False, "\n".join(lines))
+    return CheckOutcome("hidden", name, False, "\n".join(lines), stats[0] if stats else None)
 
 
 def run_property(student_fn: StudentFunction, prop: Property, seed: int, max_examples: int) -> CheckOutcome:
@@ -351,7 +359,8 @@ def run_property(student_fn: StudentFunction, prop: Property, seed: int, max_exa
 
     student_fn.reject_reference_errors = True
     try:
-        run_hypothesis(body, prop.strategy, seed, max_examples)
+        run_drawn(body, prop.strategy, seed, max_examples,
+                  prefetch=lambda values: student_fn.prefetch(student_fn.calls_of(prop.check, values)))
     except HypothesisException as exc:
         if not last:
             return CheckOutcome("property", prop.name, True, f"no valid inputs were drawn ({type(exc).__name__})")

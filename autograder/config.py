@@ -8,8 +8,8 @@ is optional:
     call_timeout_s = 2.0      # one call of a student function
     budget_s = 60.0           # all of one submission's function items
     memory_mb = 1024          # memory of the sandboxed worker: its address space plus its /tmp
-    hidden_examples = 30      # hypothesis examples of the hidden differential check
-    property_examples = 20    # hypothesis examples per property
+    hidden_examples = 30      # sampled inputs of the hidden differential check (plus the simplest)
+    property_examples = 20    # sampled inputs per property (plus the simplest)
     output_cap_chars = 2000   # student stdout/stderr kept per call
     tmp_mb = 256              # the jail's tmpfs /tmp, taken from memory_mb (at most half of it)
     sandbox = "auto"          # auto | bubblewrap | user | unsandboxed (see below)

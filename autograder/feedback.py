@@ -6,13 +6,19 @@ Nothing from reference/ or the declaration's keys or hidden domains is passed to
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
-
 TEMPLATES = Path(__file__).with_name("templates")
-_env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]),
-                   keep_trailing_newline=True)
+
+
+@lru_cache(maxsize=None)
+def _env():
+    """The jinja2 environment, built on first use (a single `scalelabs grade` renders no page)."""
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+    return Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]),
+                       keep_trailing_newline=True)
 
 
 def _status(score: float, max_score: float) -> str:
@@ -34,7 +40,7 @@ def render_feedback(title: str, student_id: str, results: dict) -> str:
     for entry in items.values():
         entry["status"] = _status(entry["score"], entry["max_score"])
     max_score = sum(e["max_score"] for e in items.values())
-    return _env.get_template("feedback.html.j2").render(
+    return _env().get_template("feedback.html.j2").render(
         title=title, student=student_id, score=results.get("score", 0.0), max_score=max_score,
         note=results.get("output", ""), items=list(items.values()), tests=tests)
 

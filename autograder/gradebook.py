@@ -35,6 +35,18 @@ def _alembic_on_path() -> None:
         os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 
 
+def _nbgrader_api():
+    """nbgrader.api, ready to use. nbgrader imports nbformat -> jsonschema, which imports the optional
+    rfc3987-syntax when installed (jupyter-events pulls it in); it compiles ~40 grammars at import,
+    2.3 s CPU for IRI format checks no gradebook access makes. Unless something in this process
+    imported it already, it is skipped here (jsonschema then leaves those format checks out)."""
+    sys.modules.setdefault("rfc3987_syntax", None)
+    _alembic_on_path()
+    import nbgrader.api
+
+    return nbgrader.api
+
+
 def sqlite_url(path: Path) -> str:
     return f"sqlite:///{Path(path).resolve()}"
 
@@ -42,9 +54,8 @@ def sqlite_url(path: Path) -> str:
 def write_gradebook(db_url: str, assignment: Assignment, results_by_student: Mapping[str, dict],
                     course_id: str = COURSE_ID) -> None:
     """Set auto_score of every (student, item) grade cell from the students' results dicts."""
-    from nbgrader.api import Grade, Gradebook, MissingEntry
-
-    _alembic_on_path()
+    api = _nbgrader_api()
+    Grade, Gradebook, MissingEntry = api.Grade, api.Gradebook, api.MissingEntry
     warnings.filterwarnings("ignore", module="nbgrader")  # nbgrader's own SQLAlchemy autoflush warnings
     warnings.filterwarnings("ignore", message=".*not in session.*")
     aid = assignment.id
@@ -67,10 +78,10 @@ def write_gradebook(db_url: str, assignment: Assignment, results_by_student: Map
             gb.update_or_create_submission(aid, student)
             submitted_nb = gb.find_submission_notebook(aid, aid, student)
             scores = item_scores(results)
+            grades = {grade.cell.name: grade for grade in submitted_nb.grades}   # one query, not one per item
             for item in points:
-                try:
-                    grade = gb.find_grade(item, aid, aid, student)
-                except MissingEntry:  # a grade cell added after this submission was created
+                grade = grades.get(item)
+                if grade is None:  # a grade cell added after this submission was created
                     grade = Grade(cell_id=cells[item].id, notebook=submitted_nb)
                     gb.db.add(grade)
                 grade.auto_score = scores.get(item, 0.0)
@@ -79,9 +90,8 @@ def write_gradebook(db_url: str, assignment: Assignment, results_by_student: Map
 
 def read_gradebook(db_url: str, assignment_id: str, course_id: str = COURSE_ID) -> dict[str, dict[str, float]]:
     """student -> item -> auto_score, as stored (for checks and the demo)."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    _alembic_on_path()
+    api = _nbgrader_api()
+    Gradebook, MissingEntry = api.Gradebook, api.MissingEntry
     out: dict[str, dict[str, float]] = {}
     with Gradebook(db_url, course_id=course_id) as gb:
         try:

@@ -1,4 +1,4 @@
-"""Benchmark: median wall time to grade one submission (>= 5 runs) and a class of 100 with --jobs 2.
+"""Benchmark: one submission (in-process and as a `scalelabs grade` process) and a class with --jobs 2.
 
     python bench/bench_grade.py [ASSIGNMENT] [--runs 5] [--class-size 100] [--jobs 2]
 
@@ -10,6 +10,8 @@ all examples, hidden inputs and properties run). Targets (issue 3): one submissi
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -35,6 +37,12 @@ def reference_submission(dest: Path, answers: str | None = None) -> Path:
     return dest
 
 
+def cpu_s() -> float:
+    """CPU seconds of this process and its finished children (the sandboxed workers)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("assignment", nargs="?")
@@ -54,14 +62,24 @@ def main() -> int:
     try:
         one = reference_submission(work / "one")
         grade_submission(spec, one, "warmup")
-        times = []
+        times, cpus = [], []
+        print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         for i in range(args.runs):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), cpu_s()
             result = grade_submission(spec, one, f"student{i}")
             times.append(time.perf_counter() - start)
-        print(f"{spec.id}: one submission, median of {args.runs}: {statistics.median(times):.2f} s "
-              f"(min {min(times):.2f}, max {max(times):.2f}); score {result.score}/{result.max_score}, "
-              f"{len(result.tests)} checks, sandbox {result.sandbox_mode}")
+            cpus.append(cpu_s() - cpu)
+        print(f"{spec.id}: one submission, median of {args.runs}: {statistics.median(times):.2f} s wall "
+              f"(min {min(times):.2f}, max {max(times):.2f}), {statistics.median(cpus):.2f} s CPU; "
+              f"score {result.score}/{result.max_score}, {len(result.tests)} checks, sandbox {result.sandbox_mode}")
+        walls = []
+        for i in range(args.runs):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "autograder.cli", "grade", name, str(one), "--json",
+                            "--student", f"cli{i}"], cwd=ROOT / "tests" / "engine", capture_output=True, check=True)
+            walls.append(time.perf_counter() - start)
+        print(f"{spec.id}: `scalelabs grade --json` (a whole process: start-up, imports, sandbox, grading), "
+              f"median of {args.runs}: {statistics.median(walls):.2f} s wall")
         root = work / "class"
         for i in range(args.class_size):
             shutil.copytree(one, root / f"student{i:03d}")

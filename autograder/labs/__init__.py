@@ -25,7 +25,20 @@ def all_assignments() -> dict[str, Assignment]:
 
 
 def load(assignment_id: str) -> Assignment:
-    """The declared assignment, or a ValueError that lists the ones that exist."""
+    """The declared assignment, or a ValueError that lists the ones that exist.
+
+    A lab whose package is named like its id is imported alone (grading one lab should not pay
+    for importing every declaration); anything else falls back to scanning every lab."""
+    if assignment_id.isidentifier() and not assignment_id.startswith("_"):
+        try:
+            module = importlib.import_module(f"{__name__}.{assignment_id}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{assignment_id}":
+                raise
+        else:
+            assignment = getattr(module, "ASSIGNMENT", None)
+            if isinstance(assignment, Assignment) and assignment.id == assignment_id:
+                return assignment
     found = all_assignments()
     if assignment_id not in found:
         known = ", ".join(sorted(found)) or "none"

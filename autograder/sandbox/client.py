@@ -34,7 +34,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
-from ..config import PROJECT_ROOT, GradingConfig
+from ..config import GradingConfig
+from ..course import find_course
 
 WORKER = Path(__file__).with_name("worker.py")
 REPLY_CAP_BYTES = 4 << 20       # a reply longer than this is a flood on the protocol fd
@@ -167,10 +168,13 @@ def _unshare_net() -> list[str]:
 
 def course_secrets() -> list[Path]:
     """What student code must never read: the engine and declarations (autograder/), the reference,
-    and the course checkout around them (source/, samples/, scalelabs.toml) when it is one."""
+    the checkout around them when the packages are installed from one (pip install -e), and the
+    course the grader runs in (source/, samples/, grades/, scalelabs.toml)."""
     import reference
-    found = [Path(__file__).resolve().parent.parent, Path(reference.__file__).resolve().parent]
-    return found + ([PROJECT_ROOT] if (PROJECT_ROOT / "pyproject.toml").is_file() else [])
+    package = Path(__file__).resolve().parent.parent
+    found = [package, Path(reference.__file__).resolve().parent]
+    checkout = package.parent if (package.parent / "pyproject.toml").is_file() else None
+    return found + [p for p in {checkout, find_course()} if p is not None]
 
 
 def drop_command(uid: int) -> list[str]:

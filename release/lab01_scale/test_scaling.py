@@ -54,7 +54,7 @@ def test_property(prop):
     function = getattr(scaling, prop["item"])
 
     @settings(database=None, deadline=None, derandomize=True, report_multiple_bugs=False,
-              max_examples=prop.get("max_examples") or 100, suppress_health_check=list(HealthCheck))
+              max_examples=prop.get("max_examples") or 10, suppress_health_check=list(HealthCheck))
     @given(prop["strategy"])
     def check(drawn):
         prop["check"](function, drawn)

@@ -1,11 +1,15 @@
 """The engine discriminates: reference full marks, untouched stub 0, plausible wrong formulas lose
 points, correct implementations written differently keep full marks; grading is reproducible."""
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
 import toy
-from autograder.checks import draw_inputs, seed_for
+from autograder.checks import seed_for
+from autograder.draw import sample_inputs
 from autograder.grade import grade_submission
 from toy import FAST
 
@@ -102,12 +106,45 @@ def test_same_student_twice_gives_identical_json(submit):
     assert first == second
 
 
+def test_grading_under_load_gives_identical_json(submit):
+    """More busy processes than cores must not change a result: no timing decides a verdict (the
+    batched calls, the fallback to single calls and hypothesis' shrinking give the same JSON)."""
+    wrong = toy.with_function(REF, "ring_allreduce_time", WRONG["ring_allreduce_time"][1])
+    folder = submit(toy.with_function(wrong, "comm_fraction", WRONG["comm_fraction"][1]))
+    quiet = json.dumps(grade(folder, "dana").to_gradescope())
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * (os.cpu_count() or 1) + 1)]
+    try:
+        loaded = json.dumps(grade(folder, "dana").to_gradescope())
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+    assert quiet == loaded
+    assert '"score": 0.0' in quiet    # the failures (and their shrunk counterexamples) are part of it
+
+
+def test_correct_module_is_graded_in_one_round_trip_per_check(submit, monkeypatch):
+    """Every hidden input and every call a property makes reach the worker in one batch per check;
+    only the worked examples are single calls."""
+    from autograder.sandbox import Sandbox
+
+    requests = {"call": 0, "call_many": 0}
+    for op in requests:
+        def counted(self, *args, _op=op, _real=getattr(Sandbox, op)):
+            requests[_op] += 1
+            return _real(self, *args)
+        monkeypatch.setattr(Sandbox, op, counted)
+    result = grade(submit(REF, toy.key))
+    assert result.score == result.max_score
+    assert requests["call"] == sum(len(item.examples) for item in A.functions)
+    assert requests["call_many"] == sum(1 + len(item.properties) for item in A.functions)
+
+
 def test_two_students_get_different_hidden_inputs():
     item = A.function("ring_allreduce_time")
-    ref = getattr(A.reference, item.name)
-    inputs = {s: draw_inputs(item.domain, ref, seed_for(A.id, s, item.name, "hidden"), 30) for s in ("alice", "bob")}
+    inputs = {s: sample_inputs(item.domain, seed_for(A.id, s, item.name, "hidden"), 30) for s in ("alice", "bob")}
     assert inputs["alice"] != inputs["bob"]
-    assert inputs["alice"] == draw_inputs(item.domain, ref, seed_for(A.id, "alice", item.name, "hidden"), 30)
+    assert inputs["alice"] == sample_inputs(item.domain, seed_for(A.id, "alice", item.name, "hidden"), 30)
 
 
 def test_failed_property_reports_meaning_and_shrunk_call(submit):
@@ -117,6 +154,15 @@ def test_failed_property_reports_meaning_and_shrunk_call(submit):
     assert "With one rank there is nothing to reduce" in prop.output
     assert "ring_allreduce_time(message_bytes=" in prop.output and ", n=1, alpha_s=" in prop.output
     assert "returned" in prop.output
+
+
+def test_failed_hidden_check_shows_the_shrunk_smallest_input(submit):
+    """The sampled input that fails is large and random; the feedback shows hypothesis' shrunk one:
+    two ranks, a one-byte message, no latency (the smallest input on which the formula is wrong)."""
+    result = grade(submit(toy.with_function(REF, "ring_allreduce_time", WRONG["ring_allreduce_time"][0])), "erin")
+    hidden = next(t for t in result.tests if t.name == "ring_allreduce_time: hidden checks")
+    assert hidden.score == 0
+    assert hidden.output.startswith("ring_allreduce_time(message_bytes=1.0, n=2, alpha_s=0.0, bandwidth="), hidden.output
 
 
 def test_failed_hidden_check_shows_inputs_expected_returned_unless_switched_off(submit):

@@ -39,9 +39,14 @@ def test_broken_module_scores_zero_on_every_function(graded):
 
 def test_partly_wrong_loses_exactly_on_its_wrong_functions(graded):
     wrong = {"data_parallel_speedup", "on_prem_cost", "breakeven_utilization"}
+    # its cheapest_option is right but calls its own wrong on_prem_cost, so hidden inputs near a cost
+    # tie pick another option: it loses the hidden share only (its examples and properties hold)
+    hidden_share = {"cheapest_option"}
     for f in FUNCTIONS:
         score, max_score = graded["partly_wrong"][f]
-        assert (score < max_score) == (f in wrong), f
+        assert (score < max_score) == (f in wrong | hidden_share), f
+        if f in hidden_share:
+            assert score >= max_score / 2, (f, score)
     answers = json.loads((SAMPLES / "partly_wrong" / "answers.json").read_text())
     for q in QUESTIONS:
         assert (graded["partly_wrong"][q][0] > 0) == (answers[q] == "@key"), q

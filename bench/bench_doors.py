@@ -1,0 +1,145 @@
+"""Benchmark: one realistic class through every door, side by side, in one run.
+
+    python bench/bench_doors.py [--class-size 24] [--otter-runs N] [--baseline-size 6]
+
+The class cycles the shipped sample class of lab06_collectives (correct, partly_wrong, broken,
+untouched, wrong_predictions) to --class-size students and grades it with
+
+* `scalelabs grade-batch --jobs 1` and `--jobs 2` (native: results, feedback pages, CSV, gradebook),
+* `nbgrader autograde` in a temporary course root (the project's door: notebook executed, then the
+  engine scores each grade cell),
+* `otter run` of the Gradescope zip on each submission's zip (the first --otter-runs students, one
+  after the other; default: all),
+* and, as the outside baseline, plain `nbgrader autograde` of a trivial notebook with one test cell
+  (no scalelabs at all) for --baseline-size students: what nbgrader alone costs per submission.
+
+Prints seconds per submission, the CPU seconds per submission of the native batch (summed over its
+processes: the per-core cost), the ratios, and the load average before and after (the machine may be
+shared: compare figures from one run only).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from autograder import samples  # noqa: E402
+from autograder.doors import otter as otter_door  # noqa: E402
+
+LAB = "lab06_collectives"
+BIN = Path(sys.executable).parent
+TRIVIAL = "trivial"
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def run(command: list, cwd: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the command and its children)."""
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run([str(c) for c in command], cwd=cwd, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{command} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def course_root(root: Path, config: str) -> Path:
+    root.mkdir(parents=True)
+    (root / "nbgrader_config.py").write_text(config)
+    return root
+
+
+def lab_class(work: Path, size: int) -> tuple[Path, list[str]]:
+    """A course root with source/<lab> and submitted/<student>/<lab>/ for the cycled sample class."""
+    root = course_root(work / "course", f"exec(compile(open({str(ROOT / 'nbgrader_config.py')!r}).read(), "
+                                        f"'nbgrader_config.py', 'exec'))\n")
+    shutil.copytree(ROOT / "source" / LAB, root / "source" / LAB)
+    kinds = samples.students(LAB)
+    students = [f"s{i:03d}_{kinds[i % len(kinds)]}" for i in range(size)]
+    for student in students:
+        samples.materialise(LAB, student.split("_", 1)[1], root / "submitted" / student / LAB)
+    run([BIN / "nbgrader", "generate_assignment", LAB, "--force"], root)
+    return root, students
+
+
+def trivial_class(work: Path, size: int) -> Path:
+    """A plain nbgrader course: one notebook, one autograded test cell, `size` identical submissions."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    root = course_root(work / "trivial", "c = get_config()\nc.CourseDirectory.course_id = 'baseline'\n")
+    meta = {"nbgrader": {"grade": True, "grade_id": "test-sum", "locked": True, "points": 1,
+                         "schema_version": 3, "solution": False, "task": False}}
+    nb = new_notebook(cells=[new_code_cell("assert 1 + 1 == 2", metadata=meta)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (root / "source" / TRIVIAL).mkdir(parents=True)
+    nbformat.write(nb, str(root / "source" / TRIVIAL / f"{TRIVIAL}.ipynb"))
+    run([BIN / "nbgrader", "generate_assignment", TRIVIAL, "--force"], root)
+    for i in range(size):
+        shutil.copytree(root / "release" / TRIVIAL, root / "submitted" / f"b{i:03d}" / TRIVIAL)
+    return root
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--class-size", type=int, default=24)
+    parser.add_argument("--otter-runs", type=int, default=None, help="default: the whole class")
+    parser.add_argument("--baseline-size", type=int, default=6)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="scalelabs-bench-doors-"))
+    rows: list[tuple[str, int, float, float | None]] = []   # door, submissions, wall s, CPU s
+    try:
+        print(f"load average before: {load()} ({os.cpu_count()} cores)")
+        root, students = lab_class(work, args.class_size)
+        n = len(students)
+        for jobs in (1, 2):
+            wall, cpu = run([sys.executable, "-m", "autograder.cli", "grade-batch", LAB, root / "submitted",
+                             "--jobs", jobs, "--out", work / f"native{jobs}"], ROOT)
+            rows.append((f"scalelabs grade-batch --jobs {jobs}", n, wall, cpu))
+        wall, cpu = run([BIN / "nbgrader", "autograde", LAB, "--force"], root)
+        rows.append(("nbgrader autograde (scalelabs door)", n, wall, cpu))
+        zip_path = otter_door.build_zip(LAB, work / "autograder.zip")
+        otter_students = students[:args.otter_runs] if args.otter_runs else students
+        total_wall = total_cpu = 0.0
+        for student in otter_students:
+            archive = shutil.make_archive(str(work / "otter" / student), "zip", root / "submitted" / student / LAB)
+            out = work / "otter" / f"{student}-out"
+            out.mkdir(parents=True)
+            wall, cpu = run([BIN / "otter", "run", "-a", zip_path, "-o", out, "--no-logo", archive], work / "otter")
+            json.loads((out / "results.json").read_text())
+            total_wall, total_cpu = total_wall + wall, total_cpu + cpu
+        rows.append(("otter run (Gradescope zip)", len(otter_students), total_wall, total_cpu))
+        trivial = trivial_class(work, args.baseline_size)
+        wall, cpu = run([BIN / "nbgrader", "autograde", TRIVIAL, "--force"], trivial)
+        rows.append(("baseline: nbgrader autograde, trivial notebook", args.baseline_size, wall, cpu))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    native = rows[0][2] / rows[0][1]
+    baseline = rows[-1][2] / rows[-1][1]
+    print(f"{'door':<48} {'subs':>4} {'wall s':>7} {'s/sub':>6} {'CPU s/sub':>9} {'x native j1':>11} "
+          f"{'x baseline':>10}")
+    for door, count, wall, cpu in rows:
+        per = wall / count
+        print(f"{door:<48} {count:>4} {wall:>7.1f} {per:>6.2f} {cpu / count:>9.2f} {per / native:>11.2f} "
+              f"{per / baseline:>10.2f}")
+    print(f"load average after: {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
