@@ -7,6 +7,7 @@ about a minute per lab) is split by lab, so the slowest file does not serialise 
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 
 def pytest_collection_modifyitems(config, items):
@@ -16,3 +17,13 @@ def pytest_collection_modifyitems(config, items):
         if callspec is not None and "lab" in callspec.params:
             group += f"[{callspec.params['lab']}]"
         item.add_marker(pytest.mark.xdist_group(group))
+
+
+# Every hypothesis test in tests/ is reproducible and leaves no files: the same inputs on every run
+# (derandomize), no example database (`.hypothesis/` in the working directory), and no verdict that
+# depends on how busy the machine is (no deadline, no too-slow health check). Settings objects that
+# test modules build (`FEW = settings(max_examples=40)`) inherit these, since this file loads first.
+# The engine's own checks set their seed and database explicitly (autograder/checks.py).
+settings.register_profile("scalelabs-tests", derandomize=True, database=None, deadline=None,
+                          print_blob=False, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("scalelabs-tests")
