@@ -27,3 +27,35 @@ def pytest_collection_modifyitems(config, items):
 settings.register_profile("scalelabs-tests", derandomize=True, database=None, deadline=None,
                           print_blob=False, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("scalelabs-tests")
+
+
+class GradebookCheck:
+    """gradebook_matches_results(db_url, assignment, results_dir): the nbgrader gradebook holds, cell
+    by cell, each student's per-item scores as summed from their results/<student>.json (computed
+    here, not by the code under test), and no cell exceeds its item's points."""
+
+    @staticmethod
+    def per_item(results: dict, assignment) -> dict[str, float]:
+        scores = {item: 0.0 for item in assignment.item_ids}
+        for t in results["tests"]:
+            scores[t["name"].split(":", 1)[0]] += float(t["score"])
+        return scores
+
+    def __call__(self, db_url: str, assignment, results_dir) -> None:
+        import json
+        from pathlib import Path
+
+        from autograder.gradebook import read_gradebook
+
+        points = {f.name: f.points for f in assignment.functions} | {q.id: q.points for q in assignment.questions}
+        results = {p.stem: json.loads(p.read_text()) for p in Path(results_dir).glob("*.json")}
+        book = read_gradebook(db_url, assignment.id)
+        assert results and sorted(book) == sorted(results)
+        for student, data in results.items():
+            assert book[student] == pytest.approx(self.per_item(data, assignment), abs=1e-6), student
+            assert all(book[student][item] <= points[item] + 1e-9 for item in points), (student, book[student])
+
+
+@pytest.fixture
+def gradebook_matches_results():
+    return GradebookCheck()
