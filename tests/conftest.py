@@ -1,4 +1,5 @@
-"""Test distribution over the two cores (pytest-xdist, `--dist loadgroup` in pyproject.toml).
+"""Shared test setup: hypothesis settings, the gradebook check, and the distribution of tests over
+the two cores (pytest-xdist, `--dist loadgroup` in pyproject.toml).
 
 Each test module stays on one worker, so its module-scoped fixtures (a graded class, a built
 release) are built once; a module parametrized over labs with a `lab` fixture (the three-door runs,
@@ -6,8 +7,13 @@ about a minute per lab) is split by lab, so the slowest file does not serialise 
 """
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 
 def pytest_collection_modifyitems(config, items):
@@ -24,9 +30,18 @@ def pytest_collection_modifyitems(config, items):
 # depends on how busy the machine is (no deadline, no too-slow health check). Settings objects that
 # test modules build (`FEW = settings(max_examples=40)`) inherit these, since this file loads first.
 # The engine's own checks set their seed and database explicitly (autograder/checks.py).
+# Hypothesis also caches the constants it finds in source files under `<cwd>/.hypothesis/constants`,
+# database or not: send that (and the CLI subprocesses' grading runs) to a temporary folder.
+_HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="scalelabs-hypothesis-")
+os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = _HYPOTHESIS_HOME
+set_hypothesis_home_dir(_HYPOTHESIS_HOME)
 settings.register_profile("scalelabs-tests", derandomize=True, database=None, deadline=None,
                           print_blob=False, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("scalelabs-tests")
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(_HYPOTHESIS_HOME, ignore_errors=True)
 
 
 class GradebookCheck:
