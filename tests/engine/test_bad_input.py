@@ -130,7 +130,10 @@ def test_timeout_inside_hidden_check_fails_fast_and_later_items_are_graded(submi
     source = toy.with_function(REF, "ring_allreduce_time", slow)
     result = grade(submit(source, toy.key))
     hidden = next(t for t in result.tests if t.name == "ring_allreduce_time: hidden checks")
-    assert hidden.score == 0 and "did not finish within" in hidden.output and "n=" in hidden.output
+    # the limit the worker is given (and the student is told) is the configured one; when it runs
+    # out is wall-clock time, which a test does not measure, but the limit it waits for is pinned here
+    assert hidden.score == 0 and f"did not finish within {FAST.call_timeout_s:g} s" in hidden.output
+    assert "n=" in hidden.output
     later = [t for t in item_lines(result, "ring_allreduce_time") if t.name.endswith(("single rank", "message size"))]
     assert all(t.output.startswith("not run: ") for t in later)
     assert result.item_scores()["tree_allreduce_time"] == (3.0, 3.0)
