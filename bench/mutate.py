@@ -167,8 +167,10 @@ def copy_tree(dest: Path) -> None:
 
 def run_tests(root: Path, args: tuple[str, ...]) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.run([sys.executable, "-m", "pytest", "-n", "0", "-x", "-q", "-p", "no:cacheprovider", *args],
-                          cwd=root, env=env, capture_output=True, text=True)
+    # a private --basetemp: pytest never touches (or trips over) other runs' folders in /tmp
+    basetemp = root.parent / f"{root.name}-pytest"
+    return subprocess.run([sys.executable, "-m", "pytest", "-n", "0", "-x", "-q", "-p", "no:cacheprovider",
+                           f"--basetemp={basetemp}", *args], cwd=root, env=env, capture_output=True, text=True)
 
 
 def check_isolation(root: Path) -> None:
@@ -217,6 +219,7 @@ def main(argv: list[str]) -> int:
             rows.append((m.id, verdict, f"{seconds:.0f} s", m.breaks, detail))
             print(f"{m.id:24s} {verdict:13s} {seconds:5.0f} s  {m.breaks}\n{'':24s} {detail}", flush=True)
             shutil.rmtree(root, ignore_errors=True)
+            shutil.rmtree(root.parent / f"{root.name}-pytest", ignore_errors=True)
     caught = sum(r[1] == "caught" for r in rows)
     print(f"\n{caught} of {len(rows)} breaks caught")
     return 0 if ok else 1
