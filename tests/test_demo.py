@@ -37,10 +37,12 @@ def test_scores_are_what_the_sample_names_say(demo):
         assert s["broken"][0] < s["partly_wrong"][0], lab_id
 
 
-def test_gradebook_holds_the_printed_scores_and_pages_exist(demo):
+def test_gradebook_holds_each_students_item_scores_and_pages_exist(demo, gradebook_matches_results):
     result, printed = demo
     assert "correct" in printed and "feedback pages" in printed
     for lab_id, per_student in result.scores.items():
+        gradebook_matches_results(result.db_url, all_assignments()[lab_id],
+                                  result.out_dir / "grades" / lab_id / "results")
         book = read_gradebook(result.db_url, lab_id)
         for student, (score, _top) in per_student.items():
             assert sum(book[student].values()) == pytest.approx(score), (lab_id, student)

@@ -87,3 +87,16 @@ def test_otter_output_leaks_nothing(otter_results, assignment):
     secrets = leakscan.secrets_for([assignment], {assignment.id: Path(toy.__file__)})
     for student, results in otter_results.items():
         assert leakscan.scan_text(student, json.dumps(results, indent=1), secrets, keys=False) == []
+
+
+@pytest.mark.parametrize("student", sorted(sample_class()))
+def test_each_test_case_verdict_is_the_engines(otter_results, anonymous_engine_scores, student):
+    """Otter marks a case failed (❌) exactly when the engine gave that check less than full points;
+    an item whose checks all passed reads "All test cases passed"."""
+    outputs = {t["name"]: t.get("output", "") for t in otter_results[student]["tests"] if "score" in t}
+    assert outputs
+    for item, output in outputs.items():
+        checks = [t for t in anonymous_engine_scores[student].tests if t.item == item]
+        failed = sum(t.score < t.max_score for t in checks)
+        assert ("All test cases passed" in output) == (failed == 0), (item, output)
+        assert output.count("❌") == failed, (item, output)

@@ -172,3 +172,45 @@ def test_failed_hidden_check_shows_inputs_expected_returned_unless_switched_off(
     assert "comm_fraction(comm_s=" in shown.output and "returned" in shown.output and "expected" in shown.output
     hidden_off = hidden(grade(folder, show_expected=False))
     assert "returned" in hidden_off.output and "expected" not in hidden_off.output
+
+
+def test_a_formula_half_a_percent_off_loses_the_examples_and_the_hidden_check(submit):
+    """The tolerance is pinned: 0.5 % too high is wrong (the default is 1e-9 relative), so a ring
+    AllReduce scaled by 1.005 fails both worked examples and the hidden check; only the properties
+    it still satisfies (zero for one rank, monotone in the message) keep their points."""
+    assert (toy.ASSIGNMENT.function("ring_allreduce_time").rel_tol, A.function("ring_allreduce_time").abs_tol) \
+        == (1e-9, 1e-12)
+    off = ("def ring_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
+           "    return 1.005 * (2 * (n - 1) * alpha_s + 2 * (n - 1) / n * message_bytes / bandwidth)\n")
+    result = grade(submit(toy.with_function(REF, "ring_allreduce_time", off)))
+    lines = {t.name.split(": ", 1)[1]: t for t in result.tests if t.item == "ring_allreduce_time"}
+    lost = {name for name, t in lines.items() if t.score == 0}
+    assert lost == {"worked example (Act I)", "worked example (small message)", "hidden checks"}, lost
+    assert "tolerance: relative 1e-09" in lines["hidden checks"].output
+    assert result.item_scores()["ring_allreduce_time"] == (pytest.approx(0.3 * 4), 4)
+
+
+def test_hidden_counterexample_is_shrunk_to_the_edge_of_the_failing_region(submit):
+    """Wrong only from 1000 bytes on (and only where the time is not 0): hypothesis shrinks the first
+    random failure to the smallest input of that region, which a student can read and retrace."""
+    edge = ("def ring_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
+            "    t = 2 * (n - 1) * alpha_s + 2 * (n - 1) / n * message_bytes / bandwidth\n"
+            "    return 2 * t if message_bytes >= 1000 else t\n")
+    hidden = next(t for t in grade(submit(toy.with_function(REF, "ring_allreduce_time", edge))).tests
+                  if t.name == "ring_allreduce_time: hidden checks")
+    assert hidden.score == 0
+    assert hidden.output.splitlines()[0].startswith(
+        "ring_allreduce_time(message_bytes=1000.0, n=2, alpha_s=0.0, bandwidth=1000000.0) returned "), hidden.output
+
+
+def test_property_counterexample_is_shrunk_to_the_edge_of_the_failing_region(submit):
+    """One rank 'sends' messages of 1 kB and more: 'zero for a single rank' fails on almost every
+    drawn input; shrunk, the counterexample is the smallest one (every other argument at its floor)."""
+    lonely = ("def ring_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
+              "    if n == 1 and message_bytes >= 1000:\n        return message_bytes / bandwidth\n"
+              "    return 2 * (n - 1) * alpha_s + 2 * (n - 1) / n * message_bytes / bandwidth\n")
+    prop = next(t for t in grade(submit(toy.with_function(REF, "ring_allreduce_time", lonely))).tests
+                if t.name == "ring_allreduce_time: zero for a single rank")
+    assert prop.score == 0
+    assert "ring_allreduce_time(message_bytes=1000.0, n=1, alpha_s=0.0, bandwidth=1000000.0) returned 0.001" \
+        in prop.output, prop.output

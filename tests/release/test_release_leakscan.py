@@ -19,12 +19,49 @@ def toy_secrets(toy_assignment):
     return leakscan.secrets_for([toy_assignment], {toy_assignment.id: Path(toy.__file__)})
 
 
-def test_committed_release_is_clean():
-    assert leakscan.scan([REPO / "release"]) == []
+def _scan_recording(monkeypatch, paths, **kw) -> tuple[list[str], set[Path]]:
+    """scan(paths), and the set of files it actually read (every file passes through readable_text)."""
+    read: set[Path] = set()
+    original = leakscan.readable_text
+
+    def recording(path):
+        read.add(Path(path).resolve())
+        return original(path)
+    monkeypatch.setattr(leakscan, "readable_text", recording)
+    return leakscan.scan(paths, **kw), read
 
 
-def test_committed_source_is_clean():
-    assert leakscan.scan([REPO / "source"]) == []
+def _shipped(folder: Path, assignment) -> set[Path]:
+    """What a student receives of a lab: module, notebook, public tests (test file and properties)."""
+    names = [f"{assignment.module}.py", f"{assignment.id}.ipynb", f"test_{assignment.module}.py", "_properties.py",
+             *(f"{p}.py" for p in assignment.provided)]
+    return {(folder / assignment.id / name).resolve() for name in names}
+
+
+@pytest.mark.parametrize("tree", ["release", "source"])
+def test_committed_tree_is_clean_and_every_shipped_file_was_scanned(tree, monkeypatch):
+    problems, read = _scan_recording(monkeypatch, [REPO / tree])
+    assert problems == []
+    labs = all_assignments().values()
+    assert len(labs) >= 5
+    for assignment in labs:
+        expected = _shipped(REPO / tree, assignment)
+        assert all(p.is_file() for p in expected), sorted(p for p in expected if not p.is_file())
+        assert expected <= read, f"{assignment.id}: not scanned: {sorted(expected - read)}"
+    assert read == {p.resolve() for p in (REPO / tree).rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("assignment", list(all_assignments().values()), ids=lambda a: a.id)
+def test_leak_planted_in_a_nested_folder_of_the_committed_release_is_caught(assignment, tmp_path):
+    """A solution line of the lab's reference, two folders down in a copy of its release."""
+    copy = tmp_path / "release"
+    shutil.copytree(REPO / "release" / assignment.id, copy / assignment.id)
+    line = sorted(leakscan.solution_lines(Path(assignment.reference.__file__).read_text()))[0]
+    nested = copy / assignment.id / "notes" / "old"
+    nested.mkdir(parents=True)
+    (nested / "scratch.py").write_text(f"# kept from the solution\n{line}\n")
+    problems = leakscan.scan([copy], [assignment])
+    assert problems and all("notes/old/scratch.py: solution: " in p for p in problems), problems
 
 
 def test_toy_release_is_clean(toy_root, toy_secrets):

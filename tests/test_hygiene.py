@@ -1,0 +1,88 @@
+"""The suite's own rules: hypothesis runs are reproducible and write no files, no verdict reads the
+clock, and no test is without a check that can fail (issue 17)."""
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+from hypothesis import given, settings, strategies as st
+from hypothesis.configuration import storage_directory
+
+TESTS = Path(__file__).parent
+REPO = TESTS.parent
+# calls that cannot fail a test: formatting and printing
+PURE = {"print", "disabled", "len", "str", "join", "format", "range", "items", "sorted", "list", "dict",
+        "enumerate", "zip", "repr"}
+CLOCKS = {"time", "monotonic", "perf_counter", "monotonic_ns", "perf_counter_ns", "time_ns"}
+
+
+def _test_sources():
+    return [(p, ast.parse(p.read_text(encoding="utf-8"))) for p in sorted(TESTS.rglob("*.py"))
+            if "impls" not in p.parts]
+
+
+def _call_name(call: ast.Call) -> str:
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+
+
+def test_hypothesis_profile_makes_every_run_reproducible_and_fileless():
+    assert settings.default.derandomize is True
+    assert settings.default.database is None
+    assert settings.default.deadline is None
+
+
+def test_a_property_draws_the_same_inputs_twice_and_writes_nothing_here(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    runs = []
+    for _ in range(2):
+        drawn = []
+
+        @settings(max_examples=20)  # as the test modules write it: everything else from the profile
+        @given(st.floats(0, 1e12), st.integers(1, 4096))
+        def body(x, n):
+            drawn.append((x, n))
+        body()
+        runs.append(drawn)
+    assert runs[0] == runs[1] and len(set(runs[0])) > 1
+    assert list(tmp_path.iterdir()) == []
+    # hypothesis's own cache (constants found in source files) goes to a temporary folder, also for
+    # the CLI subprocesses the tests start
+    home = storage_directory("constants", intent_to_write=False).path.resolve()
+    assert not home.is_relative_to(REPO) and not home.is_relative_to(tmp_path)
+    assert Path(os.environ["HYPOTHESIS_STORAGE_DIRECTORY"]).resolve() == home.parent
+
+
+def test_no_test_overrides_the_profile_or_reads_the_clock():
+    found = []
+    for path, tree in _test_sources():
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = _call_name(node)
+            if name == "settings":
+                for kw in node.keywords:
+                    value = kw.value.value if isinstance(kw.value, ast.Constant) else kw.value
+                    if (kw.arg == "derandomize" and value is not True) or (kw.arg in ("database", "deadline")
+                                                                           and value is not None):
+                        found.append(f"{path}:{node.lineno}: settings({kw.arg}=...)")
+            if name in ("seed", "register_profile", "load_profile") and path.name != "conftest.py":
+                found.append(f"{path}:{node.lineno}: {name}(...)")
+            if name in CLOCKS and isinstance(node.func, ast.Attribute) and getattr(node.func.value, "id", "") == "time":
+                found.append(f"{path}:{node.lineno}: time.{name}() in a test")
+    assert not found, found
+
+
+def test_every_test_function_can_fail():
+    """A test must hold an assert, a pytest.raises, or call something (a check, a helper that
+    asserts); a test that only prints or only assigns is a report, not a test."""
+    idle = []
+    for path, tree in _test_sources():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                checks = [n for n in ast.walk(node) if isinstance(n, ast.Assert)
+                          or (isinstance(n, ast.Call) and _call_name(n) not in PURE)]
+                if not checks:
+                    idle.append(f"{path}:{node.lineno}: {node.name}")
+    assert not idle, idle
