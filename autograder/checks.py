@@ -274,6 +274,12 @@ def hidden_stats(student_fn: StudentFunction, item: FunctionItem, drawn: list[tu
             except StudentError as exc:
                 if exc.fatal:
                     break
+        if not student_fn.sandbox.alive:  # the check goes on live: its failure must be the student's own
+            try:
+                student_fn.sandbox.restart()
+            except StudentError as exc:
+                student_fn.abort = Abort(exc, {})
+                raise student_fn.abort
     replies = [(call_key(kw) in student_fn.prefetched, student_fn.prefetched.get(call_key(kw))) for kw, _ in drawn]
     matched = sum(ok and values_match(expected, value, item.rel_tol, item.abs_tol)
                   for (ok, value), (_, expected) in zip(replies, drawn))
