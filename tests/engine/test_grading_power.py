@@ -193,14 +193,19 @@ def test_a_formula_half_a_percent_off_loses_the_examples_and_the_hidden_check(su
     assert result.item_scores()["ring_allreduce_time"] == (0, 4)
 
 
+def ring_check(submit, source: str, check: str):
+    """The named check of ring_allreduce_time when the toy's reference has this ring body."""
+    return next(t for t in grade(submit(toy.with_function(REF, "ring_allreduce_time", source))).tests
+                if t.name == f"ring_allreduce_time: {check}")
+
+
 def test_hidden_counterexample_is_shrunk_to_the_edge_of_the_failing_region(submit):
     """Wrong only from 1000 bytes on (and only where the time is not 0): hypothesis shrinks the first
     random failure to the smallest input of that region, which a student can read and retrace."""
     edge = ("def ring_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
             "    t = 2 * (n - 1) * alpha_s + 2 * (n - 1) / n * message_bytes / bandwidth\n"
             "    return 2 * t if message_bytes >= 1000 else t\n")
-    hidden = next(t for t in grade(submit(toy.with_function(REF, "ring_allreduce_time", edge))).tests
-                  if t.name == "ring_allreduce_time: hidden checks")
+    hidden = ring_check(submit, edge, "hidden checks")
     assert hidden.score == 0
     assert hidden.output.splitlines()[0].startswith(
         "ring_allreduce_time(message_bytes=1000.0, n=2, alpha_s=0.0, bandwidth=1000000.0) returned "), hidden.output
@@ -212,8 +217,7 @@ def test_property_counterexample_is_shrunk_to_the_edge_of_the_failing_region(sub
     lonely = ("def ring_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
               "    if n == 1 and message_bytes >= 1000:\n        return message_bytes / bandwidth\n"
               "    return 2 * (n - 1) * alpha_s + 2 * (n - 1) / n * message_bytes / bandwidth\n")
-    prop = next(t for t in grade(submit(toy.with_function(REF, "ring_allreduce_time", lonely))).tests
-                if t.name == "ring_allreduce_time: zero for a single rank")
+    prop = ring_check(submit, lonely, "zero for a single rank")
     assert prop.score == 0
     assert "ring_allreduce_time(message_bytes=1000.0, n=1, alpha_s=0.0, bandwidth=1000000.0) returned 0.001" \
         in prop.output, prop.output
