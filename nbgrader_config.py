@@ -20,9 +20,9 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, DeduplicateIds, IgnorePattern,
                                     LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
-from autograder.config import COURSE_ID
+from autograder.engine.config import COURSE_ID
 from autograder.doors.nbgrader import EngineScores, InertOutputs
-from autograder.labs import all_assignments
+from labs import all_assignments
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
 

@@ -4,7 +4,7 @@
     scalelabs grade-batch ASSIGNMENT SUBMISSIONS_ROOT --jobs N [--out DIR] [--db URL] [--allow-unsandboxed]
     scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check
 
-ASSIGNMENT is a lab id (autograder/labs/) or `package.module:NAME` of an Assignment. Bad arguments
+ASSIGNMENT is a lab id (labs/) or `package.module:NAME` of an Assignment. Bad arguments
 print one line naming what is wrong and exit 2, without a traceback; so does grading where no sandbox
 can run (unless --allow-unsandboxed or scalelabs.toml opts in).
 
@@ -40,12 +40,12 @@ def fail(message: str, code: int = 2) -> None:
 
 
 def _assignment(name: str):
-    from .batch import resolve_assignment
+    from labs import load
 
     if ":" in name and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
-        return resolve_assignment(name)
+        return load(name)
     except ValueError as exc:
         fail(str(exc))
 
@@ -56,7 +56,7 @@ COURSE_HELP = "the course folder (holds nbgrader_config.py); default: the curren
 def _course(course: Optional[Path], required: bool = True) -> Optional[Path]:
     """The course root (autograder/course.py). An explicit --course becomes the working directory,
     so everything resolved from there (scalelabs.toml in grading workers, nbgrader) sees the course."""
-    from .course import CourseNotFound, course_root, find_course
+    from autograder.course import CourseNotFound, course_root, find_course
 
     if course is None and not required:
         return find_course()
@@ -87,9 +87,9 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     """Grade one submission (the course's scalelabs.toml applies when there is a course)."""
     from dataclasses import replace
 
-    from .config import load_config
-    from .grade import grade_submission
-    from .sandbox import SandboxUnavailable
+    from autograder.engine.config import load_config
+    from autograder.engine.grade import grade_submission
+    from autograder.engine.sandbox import SandboxUnavailable
 
     spec = _assignment(assignment)
     submission_dir = _folder(submission_dir, "submission folder").resolve()
@@ -123,9 +123,9 @@ def grade_batch(assignment: str = typer.Argument(...),
                 course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Grade a class in parallel; resumable; writes results, feedback pages, a CSV and the gradebook
     (default: grades/ASSIGNMENT in the course, or here when there is no course)."""
-    from .batch import students
-    from .progress import grade_batch_with_progress
-    from .sandbox import SandboxUnavailable
+    from autograder.classroom.batch import students
+    from autograder.classroom.progress import grade_batch_with_progress
+    from autograder.engine.sandbox import SandboxUnavailable
 
     spec = _assignment(assignment)
     submissions_root = _folder(submissions_root, "submissions root").resolve()
@@ -154,7 +154,7 @@ def release(assignments: Optional[List[str]] = typer.Argument(None, help="defaul
             course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Regenerate the course's stubs, source/ and release/, and register every released assignment in
     the course gradebook (gradebook.db), so `nbgrader autograde` works next."""
-    from .release import release as run_release
+    from autograder.build.release import release as run_release
 
     root = _course(course)
     ids = [_assignment(a).id for a in assignments or []]
@@ -167,7 +167,7 @@ def otter(assignment: str,
           out_zip: Optional[Path] = typer.Option(None, "--out", help="default: dist/ASSIGNMENT-autograder.zip in the course"),
           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Build the Gradescope autograder zip with otter-grader."""
-    from .doors.otter import build_zip
+    from autograder.doors.otter import build_zip
 
     out_zip = out_zip.resolve() if out_zip else None
     root = _course(course)
@@ -181,7 +181,7 @@ def otter(assignment: str,
 @app.command()
 def demo(course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Build everything, grade the sample class into a SQLite gradebook, print the grade table."""
-    from .demo import run
+    from autograder.classroom.demo import run
 
     run(course=_course(course))
 

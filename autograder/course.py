@@ -7,9 +7,18 @@ found through the package instead, so a non-editable install (`pip install .`) w
 """
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 MARKER = "nbgrader_config.py"
+# The installed packages holding the engine, the declarations (keys, hidden domains) and the
+# reference bodies: student code must never read them, and every zip or lockdown names them here.
+SECRET_PACKAGES = ("autograder", "labs", "reference")
+
+
+def package_dirs(names=SECRET_PACKAGES) -> list[Path]:
+    """Where each of `names` is imported from (site-packages, or the clone for pip install -e)."""
+    return [Path(importlib.import_module(name).__file__).resolve().parent for name in names]
 
 
 class CourseNotFound(ValueError):

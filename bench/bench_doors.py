@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import samples  # noqa: E402
+from autograder.classroom import samples  # noqa: E402
 from autograder.doors import otter as otter_door  # noqa: E402
 
 LAB = "lab06_collectives"

@@ -25,8 +25,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "engine")]
 
 import toy  # noqa: E402
 
-from autograder.batch import resolve_assignment  # noqa: E402
-from autograder.grade import grade_submission  # noqa: E402
+from labs import load  # noqa: E402
+from autograder.engine.grade import grade_submission  # noqa: E402
 
 
 def reference_submission(dest: Path, answers: str | None = None) -> Path:
@@ -53,11 +53,11 @@ def main() -> int:
     name = args.assignment
     if name is None:
         try:
-            resolve_assignment("lab06_collectives")
+            load("lab06_collectives")
             name = "lab06_collectives"
         except Exception:
             name = "toy:ASSIGNMENT"
-    spec = resolve_assignment(name)
+    spec = load(name)
     work = Path(tempfile.mkdtemp(prefix="scalelabs-bench-"))
     try:
         one = reference_submission(work / "one")

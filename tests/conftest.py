@@ -29,7 +29,7 @@ def pytest_collection_modifyitems(config, items):
 # (derandomize), no example database (`.hypothesis/` in the working directory), and no verdict that
 # depends on how busy the machine is (no deadline, no too-slow health check). Settings objects that
 # test modules build (`FEW = settings(max_examples=40)`) inherit these, since this file loads first.
-# The engine's own checks set their seed and database explicitly (autograder/checks.py).
+# The engine's own checks set their seed and database explicitly (autograder/engine/checks.py).
 # Hypothesis also caches the constants it finds in source files under `<cwd>/.hypothesis/constants`,
 # database or not: send that (and the CLI subprocesses' grading runs) to a temporary folder.
 _HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="scalelabs-hypothesis-")
@@ -60,7 +60,7 @@ class GradebookCheck:
         import json
         from pathlib import Path
 
-        from autograder.gradebook import read_gradebook
+        from autograder.classroom.gradebook import read_gradebook
 
         points = {f.name: f.points for f in assignment.functions} | {q.id: q.points for q in assignment.questions}
         results = {p.stem: json.loads(p.read_text()) for p in Path(results_dir).glob("*.json")}

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import samples
-from autograder.config import COURSE_ID
+from autograder.classroom import samples
+from autograder.engine.config import COURSE_ID
 from repo_copy import copy_tracked
 
 LAB = "lab06_collectives"

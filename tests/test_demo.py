@@ -7,9 +7,9 @@ import io
 import pytest
 from rich.console import Console
 
-from autograder.demo import run
-from autograder.gradebook import read_gradebook
-from autograder.labs import all_assignments
+from autograder.classroom.demo import run
+from autograder.classroom.gradebook import read_gradebook
+from labs import all_assignments
 
 
 @pytest.fixture(scope="module")

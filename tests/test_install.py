@@ -47,10 +47,10 @@ def installed(tmp_path_factory):
 
 def test_the_installed_package_is_the_wheel_not_a_clone(installed):
     bin_dir, env, course, site = installed
-    where = run([bin_dir / "python", "-c", "import autograder, reference; print(autograder.__file__); "
-                 "print(reference.__file__)"], course.parent, env).stdout.split()
+    where = run([bin_dir / "python", "-c", "import autograder, labs, reference; print(autograder.__file__); "
+                 "print(labs.__file__); print(reference.__file__)"], course.parent, env).stdout.split()
     assert all(Path(w).is_relative_to(site) for w in where), where
-    assert (site / "autograder" / "templates" / "feedback.html.j2").is_file()
+    assert (site / "autograder" / "classroom" / "templates" / "feedback.html.j2").is_file()
 
 
 def test_staff_release_and_grade_from_a_course_with_a_non_editable_install(installed):
@@ -58,7 +58,7 @@ def test_staff_release_and_grade_from_a_course_with_a_non_editable_install(insta
     run([bin_dir / "scalelabs", "release", LAB], course, env)
     assert (course / "release" / LAB / f"{LAB}.ipynb").is_file() and (course / "gradebook.db").is_file()
     (course / "submitted").mkdir()
-    run([bin_dir / "python", "-c", "import sys; from autograder.samples import materialise; "
+    run([bin_dir / "python", "-c", "import sys; from autograder.classroom.samples import materialise; "
          f"materialise({LAB!r}, 'correct', sys.argv[1])", course / "submitted" / "correct" / LAB],
         course / "submitted", env)
     done = run([bin_dir / "scalelabs", "grade-batch", LAB, ".", "--jobs", "1"], course / "submitted", env)

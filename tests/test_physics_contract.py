@@ -11,7 +11,7 @@ import math
 import pytest
 
 import reference.constants
-from autograder.labs import all_assignments
+from labs import all_assignments
 from physics_doc import constants, functions
 
 REQUIRED = functions()

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograder.labs import all_assignments
+from labs import all_assignments
 from repo_copy import REPO, copy_tracked, tracked_files
 
 # Spelled in pieces so this file does not match itself.

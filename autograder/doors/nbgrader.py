@@ -5,7 +5,7 @@
 student code runs as the grading user, beside the course, the gradebook or a classmate's folder.
 It grades the student's `submitted/<student>/<assignment>/` folder (nbgrader's own record of the
 submission, which nothing in the autograde run can write) with
-`autograder.grade.grade_submission`, whose sandbox runs the student's module on a read-only copy,
+`autograder.engine.grade.grade_submission`, whose sandbox runs the student's module on a read-only copy,
 then replaces every grade cell's outputs with the item's feedback (stdout) and its score as a float
 `execute_result`, which nbgrader's `determine_grade` reads as partial credit. The student's other
 cells keep the outputs they saved (the sanitizing pass does not clear them), for the feedback page.
@@ -18,6 +18,8 @@ from nbformat.v4 import new_output
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode
+
+from labs import load
 
 
 def item_feedback(result, item: str) -> str:
@@ -41,16 +43,11 @@ def score_outputs(feedback: str, score: float, max_score: float, points: float) 
 class EngineScores(NbGraderPreprocessor):
     """Write the engine's per-item scores into the grade cells (runs outside the kernel)."""
 
-    declaration = Unicode("", help="'module:callable' returning the Assignment to grade instead of "
+    declaration = Unicode("", help="'module:ATTRIBUTE' naming the Assignment to grade instead of "
                                    "the declared one (test-only assignments)").tag(config=True)
 
     def assignment(self, assignment_id: str):
-        if self.declaration:
-            import importlib
-            module, _, name = self.declaration.partition(":")
-            return getattr(importlib.import_module(module), name)()
-        from ..labs import load
-        return load(assignment_id)
+        return load(self.declaration or assignment_id)
 
     def submitted_folder(self, student: str, assignment_id: str) -> Path:
         """`submitted/<student>/<assignment>/` of the course this autograde runs in."""
@@ -72,7 +69,7 @@ class EngineScores(NbGraderPreprocessor):
                              f"scores come from the engine, a kernel would run the student's code as the grader")
 
     def preprocess(self, nb, resources):
-        from ..grade import grade_submission
+        from autograder.engine.grade import grade_submission
 
         self.check_nothing_executes()
         info = resources["nbgrader"]

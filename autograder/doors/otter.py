@@ -37,12 +37,11 @@ from pathlib import Path
 
 from otter.plugins import AbstractOtterPlugin
 
-from ..course import course_root
-from ..sandbox import SandboxUnavailable
-from ..spec import Assignment
+from autograder.course import course_root, package_dirs
+from autograder.engine.sandbox import SandboxUnavailable
+from autograder.engine.spec import Assignment
+from labs import load
 
-# Where the installed autograder/ and reference/ packages are (site-packages, or the clone for -e).
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = "autograder.doors.otter.EngineOverride"
 AUTOGRADER_DIR = "/autograder"  # otter's default autograder_dir, where Gradescope unpacks the zip
 INSTALL_DIR = f"{AUTOGRADER_DIR}/source/scalelabs"
@@ -80,8 +79,8 @@ def test_file_source(assignment: Assignment, item: str, tests: list) -> str:
 
 def reference_result(assignment: Assignment, release_dir: Path, work: Path):
     """The engine's result on the reference submission; it must be full marks."""
-    from ..grade import grade_submission
-    from ..samples import reference_submission
+    from autograder.engine.grade import grade_submission
+    from autograder.classroom.samples import reference_submission
     folder = reference_submission(assignment, work / "reference-submission", release_dir)
     result = grade_submission(assignment, folder, "reference")
     lost = [t.name for t in result.tests if t.score < t.max_score]
@@ -145,10 +144,10 @@ def add_scalelabs_source(zip_path: Path, course: Path | None = None) -> None:
     if not (course / "pyproject.toml").is_file():
         raise FileNotFoundError(f"{course / 'pyproject.toml'} is missing: the zip installs scalelabs from it")
     with zipfile.ZipFile(zip_path, "a", compression=zipfile.ZIP_DEFLATED) as zf:
-        for top in ("autograder", "reference"):
-            for path in sorted((PACKAGE_ROOT / top).rglob("*")):
+        for package in package_dirs():
+            for path in sorted(package.rglob("*")):
                 if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-                    zf.write(path, f"scalelabs/{path.relative_to(PACKAGE_ROOT)}")
+                    zf.write(path, f"scalelabs/{path.relative_to(package.parent)}")
         for name in ("pyproject.toml", "README.md"):
             if (course / name).exists():
                 zf.write(course / name, f"scalelabs/{name}")
@@ -158,9 +157,8 @@ def build_zip(assignment_id: str, dest: Path | None = None, *, assignment: Assig
               release_dir: Path | None = None, declaration: str = "", course: Path | None = None) -> Path:
     """Build the Gradescope autograder zip of an assignment; returns its path (default: the
     course's dist/<id>-autograder.zip, from the course's release/<id>/)."""
-    from ..release import tool_env
+    from autograder.build.release import tool_env
     if assignment is None:
-        from ..labs import load
         assignment = load(assignment_id)
     course = course_root(course)
     release_dir = Path(release_dir or course / "release" / assignment_id)
@@ -196,16 +194,10 @@ class EngineOverride(AbstractOtterPlugin):
     every student file and notebook cell out of the kernel; results only from the engine."""
 
     def _assignment(self):
-        declaration = self.plugin_config.get("declaration")
-        if declaration:
-            import importlib
-            module, _, name = declaration.partition(":")
-            return getattr(importlib.import_module(module), name)()
-        from ..labs import load
-        return load(self.plugin_config["assignment"])
+        return load(self.plugin_config.get("declaration") or self.plugin_config["assignment"])
 
     def before_grading(self, config):
-        from ..grade import grade_submission
+        from autograder.engine.grade import grade_submission
         self.assignment = self._assignment()
         folder = Path(self.submission_path).parent
         # The zip's contents (tests, this engine, the reference) are secrets the unprivileged-user

@@ -9,8 +9,10 @@ import pytest
 from door_helpers import BIN, COURSE_CONFIG, REPO, TESTS_RELEASE, run, sample_class
 import release_toy as toy
 
-from autograder import release, samples
-from autograder.grade import grade_submission
+from autograder.build import release
+
+from autograder.classroom import samples
+from autograder.engine.grade import grade_submission
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograder.stubgen import flat_imports
+from autograder.build.stubgen import flat_imports
 
 TESTS_RELEASE = Path(__file__).resolve().parents[1] / "release"
 sys.path.insert(0, str(TESTS_RELEASE))
@@ -58,7 +58,7 @@ import sys
 sys.path.insert(0, {tests_release!r})
 exec(compile(open({config!r}).read(), {config!r}, "exec"))
 c.Autograde.exclude_overwriting = {{**c.Autograde.exclude_overwriting, {toy_id!r}: ["collectives.py"]}}
-c.EngineScores.declaration = "release_toy:make"
+c.EngineScores.declaration = "release_toy:ASSIGNMENT"
 '''
 
 

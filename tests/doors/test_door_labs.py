@@ -12,10 +12,12 @@ import subprocess
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import leakscan, samples
+from autograder.build import leakscan
+
+from autograder.classroom import samples
 from autograder.doors import otter as otter_door
-from autograder.grade import grade_submission
-from autograder.labs import all_assignments
+from autograder.engine.grade import grade_submission
+from labs import all_assignments
 
 from door_helpers import BIN, REPO, env, run
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import leakscan
+from autograder.build import leakscan
 
 from door_helpers import BIN, run
 import release_toy as toy

@@ -11,7 +11,7 @@ import zipfile
 import pytest
 
 from autograder.doors import otter as otter_door
-from autograder.grade import grade_submission
+from autograder.engine.grade import grade_submission
 
 from door_helpers import BIN, env, sample_class
 
@@ -20,7 +20,7 @@ from door_helpers import BIN, env, sample_class
 def autograder_zip(course, assignment, tmp_path_factory):
     dest = tmp_path_factory.mktemp("otter") / "autograder.zip"
     return otter_door.build_zip(assignment.id, dest, assignment=assignment,
-                                release_dir=course / "release" / assignment.id, declaration="release_toy:make")
+                                release_dir=course / "release" / assignment.id, declaration="release_toy:ASSIGNMENT")
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def test_zip_layout(autograder_zip, assignment):
     assert {f"tests/{item}.py" for item in assignment.item_ids} <= set(names)
     assert "files/_domain.py" in names and "files/constants.py" in names
     assert "files/collectives.py" not in names  # a student file: the student's version is graded
-    assert "scalelabs/autograder/grade.py" in names and "scalelabs/pyproject.toml" in names
+    assert "scalelabs/autograder/engine/grade.py" in names and "scalelabs/pyproject.toml" in names
     config = json.loads(zipfile.ZipFile(autograder_zip).read("otter_config.json"))
     assert config["plugins"][0][otter_door.PLUGIN]["assignment"] == assignment.id
 
@@ -83,7 +83,7 @@ def test_failed_property_shows_counterexample(otter_results):
 def test_otter_output_leaks_nothing(otter_results, assignment):
     import release_toy as toy
     from pathlib import Path
-    from autograder import leakscan
+    from autograder.build import leakscan
     secrets = leakscan.secrets_for([assignment], {assignment.id: Path(toy.__file__)})
     for student, results in otter_results.items():
         assert leakscan.scan_text(student, json.dumps(results, indent=1), secrets, keys=False) == []

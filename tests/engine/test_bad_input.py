@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 import toy
-from autograder.grade import grade_submission
+from autograder.engine.grade import grade_submission
 from toy import FAST
 
 A = toy.ASSIGNMENT

@@ -11,8 +11,8 @@ import pytest
 
 import gradescope_results
 import toy
-from autograder.grade import grade_submission
-from autograder.labs import all_assignments
+from autograder.engine.grade import grade_submission
+from labs import all_assignments
 
 HERE = Path(__file__).parent
 REPO = HERE.parent.parent
@@ -59,7 +59,7 @@ def reference_submission(dest: Path, module: str) -> Path:
 
 @pytest.mark.parametrize("lab", sorted(all_assignments()))
 def test_every_declared_lab_reference_gives_valid_gradescope_results(tmp_path, lab):
-    from autograder.labs import load
+    from labs import load
     spec = load(lab)
     folder = reference_submission(tmp_path / lab, spec.module)
     data = grade_submission(spec, folder, "reference").to_gradescope()
@@ -90,7 +90,7 @@ def make_class(root: Path, n: int) -> dict[str, float]:
 # a crash mid-class at a known point, whatever the machine's load.
 KILL_AFTER_SECOND = """
 import os, signal, sys
-from autograder.batch import grade_batch
+from autograder.classroom.batch import grade_batch
 finished = []
 def on_done(student):
     finished.append(student)

@@ -8,9 +8,9 @@ import sys
 import pytest
 
 import toy
-from autograder.checks import seed_for
-from autograder.draw import sample_inputs
-from autograder.grade import grade_submission
+from autograder.engine.checks import seed_for
+from autograder.engine.draw import sample_inputs
+from autograder.engine.grade import grade_submission
 from toy import FAST
 
 A = toy.ASSIGNMENT
@@ -126,7 +126,7 @@ def test_grading_under_load_gives_identical_json(submit):
 def test_correct_module_is_graded_in_one_round_trip_per_check(submit, monkeypatch):
     """Every hidden input and every call a property makes reach the worker in one batch per check;
     only the worked examples are single calls."""
-    from autograder.sandbox import Sandbox
+    from autograder.engine.sandbox import Sandbox
 
     requests = {"call": 0, "call_many": 0}
     for op in requests:

@@ -2,7 +2,7 @@
 import pytest
 
 import toy
-from autograder.questions import answer_cell, grade_question, parse_answer
+from autograder.engine.questions import answer_cell, grade_question, parse_answer
 
 Q = toy.ASSIGNMENT.question("act1_prediction")
 

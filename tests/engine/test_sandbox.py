@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 import toy
-from autograder.config import GradingConfig
-from autograder.grade import grade_submission
-from autograder.sandbox import Sandbox, StudentError, bwrap_available
+from autograder.engine.config import GradingConfig
+from autograder.engine.grade import grade_submission
+from autograder.engine.sandbox import Sandbox, StudentError, bwrap_available
 
 REPO = Path(toy.REFERENCE_DIR).parent
 PROBE = f"""

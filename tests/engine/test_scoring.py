@@ -1,4 +1,4 @@
-from autograder import scoring
+from autograder.engine import scoring
 
 
 def test_shares_30_40_30_split_equally_within_a_share():

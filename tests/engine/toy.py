@@ -1,6 +1,6 @@
 """A test-only assignment built from reference.collectives, and helpers that write submissions.
 
-It exercises the engine's mechanics without depending on autograder/labs/ declarations.
+It exercises the engine's mechanics without depending on labs/ declarations.
 Submissions are folders shaped like release/<id>/: collectives.py, _domain.py, constants.py and
 toy_collectives.ipynb.
 """
@@ -13,9 +13,9 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 import reference
-from autograder.config import GradingConfig
-from autograder.stubgen import flat_imports, generate_stub
-from autograder.spec import Answer, Assignment, Example, FunctionItem, Property, Question, letters
+from autograder.engine.config import GradingConfig
+from autograder.build.stubgen import flat_imports, generate_stub
+from autograder.engine.spec import Answer, Assignment, Example, FunctionItem, Property, Question, letters
 from reference import collectives as C
 
 REFERENCE_DIR = Path(reference.__file__).parent

@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import release_toy as toy  # noqa: E402
 
-from autograder import release  # noqa: E402
+from autograder.build import release  # noqa: E402
 
 
 @pytest.fixture(scope="session")

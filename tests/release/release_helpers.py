@@ -3,6 +3,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.samples import flat_reference_modules as flat_reference  # noqa: F401
+from autograder.classroom.samples import flat_reference_modules as flat_reference  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 import reference.collectives as ref
-from autograder import spec
+from autograder.engine import spec
 
 import release_toy_properties as toy_properties
 
@@ -54,3 +54,6 @@ def make(assignment_id: str = TOY_ID) -> spec.Assignment:
             spec.FunctionGrades(),
         ],
     )
+
+
+ASSIGNMENT = make()   # what a door names as "release_toy:ASSIGNMENT"

@@ -7,8 +7,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import leakscan
-from autograder.labs import all_assignments
+from autograder.build import leakscan
+from labs import all_assignments
 
 from release_helpers import REPO
 import release_toy as toy

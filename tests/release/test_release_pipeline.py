@@ -14,8 +14,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import notebook, release, samples
-from autograder.labs import all_assignments
+from autograder.build import notebook, release
+
+from autograder.classroom import samples
+from labs import all_assignments
 
 from release_helpers import REPO, flat_reference
 

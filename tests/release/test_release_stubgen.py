@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import stubgen
+from autograder.build import stubgen
 
 REPO = Path(__file__).resolve().parents[2]
 PROVIDED = ("_domain", "constants")

@@ -1,6 +1,6 @@
 """Attack kit: forged worker code, a disabled audit hook, and a class run through the real CLI.
 
-Student code shares the worker's interpreter (`__main__` is autograder/sandbox/worker.py), so it can
+Student code shares the worker's interpreter (`__main__` is autograder/engine/sandbox/worker.py), so it can
 rewrite the reply loop and clear the audit hook's deny lists; the engine must not care.
 """
 from __future__ import annotations

@@ -19,12 +19,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "doors"))
 from door_helpers import BIN, COURSE_CONFIG, REPO, TESTS_RELEASE, run, sample_class  # noqa: E402
 import release_toy as toy  # noqa: E402  (door_helpers puts tests/release on sys.path)
 
-from autograder import release, samples  # noqa: E402
+from autograder.build import release
+
+from autograder.classroom import samples  # noqa: E402
 
 # (a) the reference, flattened, over the student's module in the folder being graded.
 COPY_REFERENCE = '''\
 import pathlib, reference.collectives
-from autograder.stubgen import flat_imports
+from autograder.build.stubgen import flat_imports
 pathlib.Path("collectives.py").write_text(flat_imports(pathlib.Path(reference.collectives.__file__).read_text()))
 '''
 

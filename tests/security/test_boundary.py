@@ -10,9 +10,9 @@ import pytest
 
 import toy
 from attack import FULL, REPO, UNHOOK, env_with_only, grade_class, grade_json, honest, outputs, run, TOY
-from autograder.config import GradingConfig
-from autograder.sandbox import Sandbox, bwrap_available
-from autograder.sandbox.client import user_mode_problem
+from autograder.engine.config import GradingConfig
+from autograder.engine.sandbox import Sandbox, bwrap_available
+from autograder.engine.sandbox.client import user_mode_problem
 
 MODES = [pytest.param("bubblewrap", marks=pytest.mark.skipif(not bwrap_available(), reason="no usable bwrap")),
          pytest.param("user", marks=pytest.mark.skipif(user_mode_problem() is not None, reason="not root"))]
@@ -110,7 +110,7 @@ def test_unhooked_student_code_stays_in_the_jail(jail, mode):
     call = box.call
     assert call("ids", {})[0] != 0 and call("ids", {})[1] != 0
     assert call("caps", {}) in ("0000000000000000",) or call("caps", {}).startswith("denied")
-    secrets = [REPO / "reference" / "collectives.py", REPO / "autograder" / "labs" / "lab06_collectives" / "__init__.py",
+    secrets = [REPO / "reference" / "collectives.py", REPO / "labs" / "lab06_collectives" / "__init__.py",
                classmate / "collectives.py", sub / "probe.py", REPO / "scalelabs.toml", REPO / "pyproject.toml"]
     for path in secrets:
         assert str(call("read", {"path": str(path)})).startswith("denied"), path

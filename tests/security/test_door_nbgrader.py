@@ -15,7 +15,7 @@ import door_attacks as attacks
 from attack import children_cpu_s
 from door_attacks import BIN
 
-from autograder.grade import grade_submission
+from autograder.engine.grade import grade_submission
 
 CHEATERS = {
     "copy_ref": attacks.COPY_REFERENCE,            # (a)

@@ -21,7 +21,7 @@ import door_attacks as attacks
 from door_attacks import BIN
 
 from autograder.doors import otter as otter_door
-from autograder.grade import grade_submission
+from autograder.engine.grade import grade_submission
 
 CHEATERS = {
     "copy_ref": attacks.COPY_REFERENCE,     # (a)
@@ -48,7 +48,7 @@ def course_zip(tmp_path_factory):
     root = tmp_path_factory.mktemp("otter-attacks")
     assignment, folders = attacks.make_course(root, CHEATERS, CHEATER_FILES)
     zip_path = otter_door.build_zip(assignment.id, root / "autograder.zip", assignment=assignment,
-                                    release_dir=root / "release" / assignment.id, declaration="release_toy:make")
+                                    release_dir=root / "release" / assignment.id, declaration="release_toy:ASSIGNMENT")
     return root, assignment, folders, zip_path
 
 
@@ -125,17 +125,18 @@ def test_lockdown_makes_the_secrets_unreadable_to_other_users(course_zip):
         (ag / "submission").mkdir()
         (ag / "submission" / "collectives.py").write_text("x = 1\n")
         site = base / "site"
-        for package in ("autograder", "reference"):
+        for package in ("autograder", "labs", "reference"):
             (site / package).mkdir(parents=True)
             (site / package / "__init__.py").write_text("SECRET = 1\n")
         for path in [*base.rglob("*"), base]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         secrets = [ag / "source" / "scalelabs" / "reference" / "collectives.py", ag / "source" / "tests",
                    ag / "source" / "otter_config.json", site / "reference" / "__init__.py",
-                   ag / "source" / "scalelabs" / "autograder" / "grade.py"]
+                   ag / "source" / "scalelabs" / "autograder" / "engine" / "grade.py",
+                   ag / "source" / "scalelabs" / "labs" / "lab06_collectives" / "__init__.py", site / "labs" / "__init__.py"]
         assert all(_read_as_nobody(path).returncode == 0 for path in secrets)  # readable before
         done = subprocess.run(["bash", str(ag / "source" / otter_door.LOCKDOWN), str(ag), str(site / "autograder"),
-                               str(site / "reference")], capture_output=True, text=True)
+                               str(site / "labs"), str(site / "reference")], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         for path in secrets:
             read = _read_as_nobody(path)

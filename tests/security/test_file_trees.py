@@ -8,8 +8,8 @@ import pytest
 
 import toy
 from attack import FULL, TOY, children_cpu_s, function_score, grade_class, honest, outputs, run
-from autograder.batch import fingerprint
-from autograder.sandbox.client import walk_submission
+from autograder.classroom.batch import fingerprint
+from autograder.engine.sandbox.client import walk_submission
 
 REF = toy.reference_source()
 NOTEBOOK = f"{toy.ASSIGNMENT_ID}.ipynb"

@@ -6,8 +6,8 @@ import pytest
 
 import toy
 from attack import FULL, FUNCTION_POINTS, forge, function_score, grade_class, grade_json, honest, outputs
-from autograder.config import GradingConfig
-from autograder.grade import grade_submission
+from autograder.engine.config import GradingConfig
+from autograder.engine.grade import grade_submission
 
 from attack import constant_module
 
@@ -88,7 +88,7 @@ def test_nested_reply_does_not_crash_scalelabs_grade(tmp_path):
 def test_one_items_grader_failure_does_not_end_the_submission(tmp_path, monkeypatch):
     """Any exception while grading one item (here: the grader itself, forced) fails that item with
     a reason; the other items and the question are still graded."""
-    import autograder.grade as grade
+    import autograder.engine.grade as grade
 
     real = grade.grade_function
 

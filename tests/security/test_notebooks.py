@@ -7,7 +7,7 @@ import pytest
 
 import toy
 from attack import FULL, grade_class, grade_json, honest
-from autograder.questions import grade_questions
+from autograder.engine.questions import grade_questions
 
 REF = toy.reference_source()
 NB = f"{toy.ASSIGNMENT_ID}.ipynb"

@@ -9,9 +9,9 @@ from pathlib import Path
 import matplotlib
 import pytest
 
-import autograder.labs.lab01_scale as L
-from autograder import spec
-from autograder.labs import load
+import labs.lab01_scale as L
+from autograder.engine import spec
+from labs import load
 from reference import constants, scaling
 
 matplotlib.use("Agg")

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import reference
-from autograder.grade import grade_submission
-from autograder.labs.lab01_scale import ASSIGNMENT
-from autograder.stubgen import flat_imports as _flat
+from autograder.engine.grade import grade_submission
+from labs.lab01_scale import ASSIGNMENT
+from autograder.build.stubgen import flat_imports as _flat
 
 IMPLS = Path(__file__).parent / "impls"
 REFERENCE = Path(reference.__file__).parent

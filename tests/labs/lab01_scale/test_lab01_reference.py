@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autograder.labs.lab01_scale import ASSIGNMENT
-from autograder.labs.lab01_scale import properties as public
+from labs.lab01_scale import ASSIGNMENT
+from labs.lab01_scale import properties as public
 from reference import constants as C
 from reference import scaling as S
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import samples
-from autograder.labs.lab01_scale import ASSIGNMENT
+from autograder.classroom import samples
+from labs.lab01_scale import ASSIGNMENT
 
 FUNCTIONS = [f.name for f in ASSIGNMENT.functions]
 QUESTIONS = [q.id for q in ASSIGNMENT.questions]

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-import autograder.labs.lab02_interconnect as lab
-from autograder.notebook import build_notebook
-from autograder.spec import Answer, Code, FunctionGrades, Markdown
+import labs.lab02_interconnect as lab
+from autograder.build.notebook import build_notebook
+from autograder.engine.spec import Answer, Code, FunctionGrades, Markdown
 from reference import interconnect as ic
 
 A = lab.ASSIGNMENT
@@ -127,7 +127,7 @@ def test_no_key_anywhere_in_the_notebook():
 
 
 def test_generated_source_folder_does_not_leak(tmp_path):
-    from autograder.leakscan import scan
-    from autograder.release import build_source
+    from autograder.build.leakscan import scan
+    from autograder.build.release import build_source
     source = build_source(A, tmp_path)
     assert scan([source], [A]) == []

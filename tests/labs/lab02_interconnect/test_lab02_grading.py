@@ -12,12 +12,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grade import grade_submission
-from autograder.labs.lab02_interconnect import ASSIGNMENT
-from autograder.notebook import build_notebook
-from autograder.samples import write_answers
-from autograder.stubgen import generate_stub
-from autograder.stubgen import flat_imports as _flat
+from autograder.engine.grade import grade_submission
+from labs.lab02_interconnect import ASSIGNMENT
+from autograder.build.notebook import build_notebook
+from autograder.classroom.samples import write_answers
+from autograder.build.stubgen import generate_stub
+from autograder.build.stubgen import flat_imports as _flat
 
 ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = ROOT / "reference"

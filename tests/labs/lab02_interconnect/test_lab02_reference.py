@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autograder.labs.lab02_interconnect.properties import PROPERTIES
+from labs.lab02_interconnect.properties import PROPERTIES
 from reference import collectives, constants as C, interconnect as ic
 
 FAST = settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.labs.lab02_interconnect import ASSIGNMENT
-from autograder.samples import grade_class
+from labs.lab02_interconnect import ASSIGNMENT
+from autograder.classroom.samples import grade_class
 
 FUNCTIONS = [f.name for f in ASSIGNMENT.functions]
 QUESTIONS = [q.id for q in ASSIGNMENT.questions]

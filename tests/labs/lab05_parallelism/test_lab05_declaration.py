@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-import autograder.labs.lab05_parallelism as L
-from autograder.spec import Answer, Code, FunctionGrades, Markdown
+import labs.lab05_parallelism as L
+from autograder.engine.spec import Answer, Code, FunctionGrades, Markdown
 from reference import constants, parallelism as ref
 
 A = L.ASSIGNMENT

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grade import grade_submission
-from autograder.labs.lab05_parallelism import ASSIGNMENT
-from autograder.notebook import write_notebook
-from autograder.samples import write_answers
-from autograder.stubgen import generate_stub
-from autograder.stubgen import flat_imports as _flat
+from autograder.engine.grade import grade_submission
+from labs.lab05_parallelism import ASSIGNMENT
+from autograder.build.notebook import write_notebook
+from autograder.classroom.samples import write_answers
+from autograder.build.stubgen import generate_stub
+from autograder.build.stubgen import flat_imports as _flat
 
 HERE = Path(__file__).parent
 REFERENCE = HERE.parents[2] / "reference"

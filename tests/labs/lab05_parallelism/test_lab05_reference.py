@@ -8,7 +8,7 @@ import math
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from autograder.labs.lab05_parallelism.properties import PROPERTIES
+from labs.lab05_parallelism.properties import PROPERTIES
 from reference import collectives, constants as C, parallelism as ref
 
 FEW = settings(max_examples=40, deadline=None)
@@ -222,7 +222,7 @@ def _brute_force_feasible(d):
 
 
 def test_best_config_is_optimal_over_its_domain():
-    from autograder.labs.lab05_parallelism import ASSIGNMENT
+    from labs.lab05_parallelism import ASSIGNMENT
     domain = ASSIGNMENT.function("best_3d_config").domain
 
     @settings(max_examples=40, deadline=None)

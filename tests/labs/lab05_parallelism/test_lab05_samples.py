@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from autograder.labs.lab05_parallelism import ASSIGNMENT
+from labs.lab05_parallelism import ASSIGNMENT
 from reference import parallelism as ref
 
 ROOT = Path(__file__).parents[3]

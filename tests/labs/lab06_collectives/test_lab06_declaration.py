@@ -16,12 +16,12 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 
-from autograder.stubgen import flat_imports
-from autograder import labs  # noqa: E402
-from autograder.labs import lab06_collectives as decl  # noqa: E402
-from autograder.leakscan import scan_text, secrets_for  # noqa: E402
-from autograder.notebook import build_notebook  # noqa: E402
-from autograder.spec import Code, Markdown  # noqa: E402
+from autograder.build.stubgen import flat_imports
+import labs  # noqa: E402
+from labs import lab06_collectives as decl  # noqa: E402
+from autograder.build.leakscan import scan_text, secrets_for  # noqa: E402
+from autograder.build.notebook import build_notebook  # noqa: E402
+from autograder.engine.spec import Code, Markdown  # noqa: E402
 from reference import collectives as ref  # noqa: E402
 
 import physics_doc  # noqa: E402

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder.stubgen import flat_imports
-from autograder.grade import grade_submission
-from autograder.labs.lab06_collectives import ASSIGNMENT
-from autograder.notebook import write_notebook
-from autograder.samples import write_answers
+from autograder.build.stubgen import flat_imports
+from autograder.engine.grade import grade_submission
+from labs.lab06_collectives import ASSIGNMENT
+from autograder.build.notebook import write_notebook
+from autograder.classroom.samples import write_answers
 
 REPO = Path(__file__).resolve().parents[3]
 IMPLS = Path(__file__).parent / "impls"

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autograder.labs.lab06_collectives import properties as public
+from labs.lab06_collectives import properties as public
 from reference import collectives as c
 from reference import constants as k
 

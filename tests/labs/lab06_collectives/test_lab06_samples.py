@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.labs.lab06_collectives import ASSIGNMENT as A
+from labs.lab06_collectives import ASSIGNMENT as A
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLES = REPO / "samples" / A.id

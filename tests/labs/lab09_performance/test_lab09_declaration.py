@@ -9,9 +9,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-import autograder.labs.lab09_performance as L  # noqa: E402
-from autograder.notebook import build_notebook, locked_source  # noqa: E402
-from autograder.spec import Code  # noqa: E402
+import labs.lab09_performance as L  # noqa: E402
+from autograder.build.notebook import build_notebook, locked_source  # noqa: E402
+from autograder.engine.spec import Code  # noqa: E402
 from reference import constants, performance  # noqa: E402
 
 A = L.ASSIGNMENT

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder.stubgen import flat_imports
-from autograder.grade import grade_submission
-from autograder.labs.lab09_performance import ASSIGNMENT
-from autograder.notebook import write_notebook
-from autograder.samples import write_answers
+from autograder.build.stubgen import flat_imports
+from autograder.engine.grade import grade_submission
+from labs.lab09_performance import ASSIGNMENT
+from autograder.build.notebook import write_notebook
+from autograder.classroom.samples import write_answers
 
 HERE = Path(__file__).parent
 REFERENCE = HERE.parents[2] / "reference"

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autograder.labs.lab09_performance.properties import PROPERTIES
+from labs.lab09_performance.properties import PROPERTIES
 from reference import constants as C
 from reference import performance as P
 

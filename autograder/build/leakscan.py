@@ -1,0 +1,173 @@
+"""Leak scan: nothing secret may reach a student (release/ and generated feedback).
+
+`scan(paths)` reads every file under `paths` (notebooks by cell source and output text, HTML
+with tags stripped) and reports, as "path: kind: detail" strings:
+
+* `marker`      an nbgrader solution or hidden-test marker;
+* `solution`    a line of a reference solution region (whitespace-insensitive; lines that also
+                occur outside the regions, or shorter than MIN_CHARS, are not secret);
+* `key`         an answer-key assignment `<qid> = "<key>"` (off for feedback: a student's own
+                correct answer is not a leak);
+
+A feedback page quotes the student's own code (a traceback, an echoed cell): pass that student's
+submission as `own` and the solution lines it contains are not counted, since the student wrote them.
+* `declaration` a code line of a lab declaration (hidden domains, hidden properties, keys);
+* `import`      an import of `reference` or `autograder` in a shipped file.
+"""
+from __future__ import annotations
+
+import html
+import importlib
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import nbformat
+
+from autograder.engine.spec import Assignment
+
+MIN_CHARS = 16
+MARKERS = re.compile(r"(BEGIN|END) (SOLUTION|HIDDEN TESTS)")
+IMPORTS = re.compile(r"(^|[\s;])(import|from)\s+(reference|autograder)\b|"
+                     r"(import_module|__import__)\(\s*['\"](reference|autograder)\b", re.M)
+_COMMENT = re.compile(r"\s+#.*$")
+_WS = re.compile(r"\s+")
+_NAME_ONLY = re.compile(r"^[\w.]+[,()\[\]{}:]*$")  # `name,` / `spec.Cell(),`: a bare name, not code
+
+
+def normalise(line: str) -> str:
+    return _WS.sub("", _COMMENT.sub("", line))
+
+
+@dataclass
+class Secrets:
+    solution_lines: set[str] = field(default_factory=set)
+    declaration_lines: set[str] = field(default_factory=set)
+    keys: dict[str, str] = field(default_factory=dict)      # qid -> key letter
+
+
+def solution_lines(reference_text: str) -> set[str]:
+    """Normalised, non-trivial lines inside solution regions that occur nowhere else in the file."""
+    inside, secret, public = False, [], []
+    for line in reference_text.splitlines():
+        if "BEGIN SOLUTION" in line:
+            inside = True
+        elif "END SOLUTION" in line:
+            inside = False
+        else:
+            (secret if inside else public).append(normalise(line))
+    public_text = "".join(public)
+    return {s for s in secret if len(s) >= MIN_CHARS and s not in public_text}
+
+
+def _string_lines(text: str) -> set[int]:
+    """Line numbers covered by string tokens (story text is shipped, formatted, so not secret)."""
+    covered = set()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.STRING or tok.type in getattr(tokenize, "FSTRING_MIDDLE", ()):
+            covered.update(range(tok.start[0], tok.end[0] + 1))
+    return covered
+
+
+def declaration_lines(declaration_text: str, public_text: str = "") -> set[str]:
+    """Normalised code lines of a declaration, except strings, imports and public-property code."""
+    strings = _string_lines(declaration_text)
+    public = normalise(public_text.replace("\n", " \n"))
+    found = set()
+    for number, line in enumerate(declaration_text.splitlines(), 1):
+        stripped = line.strip()
+        if number in strings or stripped.startswith(("import ", "from ", "#")):
+            continue
+        norm = normalise(line)
+        if len(norm) >= MIN_CHARS and not _NAME_ONLY.match(norm) and norm not in public:
+            found.add(norm)
+    return found
+
+
+def declaration_path(assignment: Assignment) -> Path | None:
+    try:
+        module = importlib.import_module(f"labs.{assignment.id}")
+    except ImportError:
+        return None
+    return Path(module.__file__)
+
+
+def secrets_for(assignments: Iterable[Assignment], declarations: dict[str, Path] | None = None) -> Secrets:
+    """What must never ship, for these assignments (declaration files found by id unless given)."""
+    from autograder.build.publictests import properties_path
+    secrets = Secrets()
+    for a in assignments:
+        secrets.solution_lines |= solution_lines(Path(a.reference.__file__).read_text(encoding="utf-8"))
+        path = (declarations or {}).get(a.id) or declaration_path(a)
+        if path is not None:
+            props = properties_path(a)
+            public = props.read_text(encoding="utf-8") if props else ""
+            secrets.declaration_lines |= declaration_lines(path.read_text(encoding="utf-8"), public)
+        secrets.keys.update({q.id: q.key for q in a.questions})
+    return secrets
+
+
+def readable_text(path: Path) -> str | None:
+    """The text a student would read in `path`, or None for a binary file."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except (UnicodeDecodeError, OSError):
+        return None
+    if path.suffix == ".ipynb":
+        nb = nbformat.reads(raw, as_version=4)
+        parts = []
+        for cell in nb.cells:
+            parts.append(cell.source)
+            for out in cell.get("outputs", []):
+                parts.append(out.get("text", ""))
+                parts.extend(str(v) for v in out.get("data", {}).values())
+                parts.extend(out.get("traceback", []))
+        return "\n".join(parts)
+    if path.suffix in (".html", ".htm"):
+        return html.unescape(re.sub(r"<[^>]+>", "", raw))
+    return raw
+
+
+def own_text(paths: Iterable[Path]) -> str:
+    """The student's own writing under `paths`, flattened as scan_text compares it."""
+    return "".join(_WS.sub("", t) for f in files_under(paths) if (t := readable_text(f)) is not None)
+
+
+def scan_text(name: str, text: str, secrets: Secrets, keys: bool = True, own: str = "") -> list[str]:
+    problems = [f"{name}: marker: {m.group(0)}" for m in MARKERS.finditer(text)]
+    problems += [f"{name}: import: {m.group(0).strip()}" for m in IMPORTS.finditer(text)]
+    flat = _WS.sub("", text)
+    problems += [f"{name}: solution: {s}" for s in sorted(secrets.solution_lines) if s in flat and s not in own]
+    problems += [f"{name}: declaration: {s}" for s in sorted(secrets.declaration_lines) if s in flat]
+    if keys:
+        for qid, key in secrets.keys.items():
+            if re.search(rf"\b{re.escape(qid)}\s*=\s*['\"]{re.escape(key)}['\"]", text):
+                problems.append(f"{name}: key: {qid} = {key!r}")
+    return problems
+
+
+def files_under(paths: Iterable[Path]) -> list[Path]:
+    found = []
+    for p in map(Path, paths):
+        found.extend(sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p])
+    return found
+
+
+def scan(paths: Iterable[Path], assignments: Iterable[Assignment] | None = None, *,
+         keys: bool = True, secrets: Secrets | None = None, own: Iterable[Path] = ()) -> list[str]:
+    """Every leak in the files under `paths`; empty means clean. `own`: the student's submission."""
+    if secrets is None:
+        if assignments is None:
+            from labs import all_assignments
+            assignments = all_assignments().values()
+        secrets = secrets_for(assignments)
+    mine = own_text(own)
+    problems = []
+    for f in files_under(paths):
+        text = readable_text(f)
+        if text is not None:
+            problems += scan_text(str(f), text, secrets, keys, mine)
+    return problems

@@ -1,0 +1,133 @@
+"""The nbgrader source notebook of an assignment, built from `Assignment.notebook`.
+
+Cell kinds (nbgrader metadata schema 3):
+
+* a generated setup cell (locked) importing the student's module, `constants`, numpy, matplotlib;
+* `Markdown` -> locked markdown; `Code` -> locked code, behind a prediction lock when it `requires`
+  answers (it prints "answer <qid> above first" and does nothing else while one is None);
+* `Answer` -> locked prompt+options markdown, an editable answer cell `<qid> = None` (solution, no
+  key anywhere) and a grade cell `grade_id=<qid>`;
+* `FunctionGrades` -> one grade cell per function item, `grade_id=<function name>`.
+
+Grade cells do nothing in the student's kernel: their outputs are written after execution by
+`autograder.doors.nbgrader.EngineScores`, which runs the engine outside the kernel.
+Cell ids equal grade ids, so the file is byte-for-byte reproducible.
+"""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from autograder.engine.spec import Answer, Assignment, Code, FunctionGrades, Markdown
+
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+
+def _meta(grade_id: str, *, locked: bool = False, solution: bool = False,
+          grade: bool = False, points: float | None = None) -> dict:
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked,
+            "schema_version": 3, "solution": solution, "task": False}
+    if grade:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def _code(grade_id: str, source: str, **meta) -> nbformat.NotebookNode:
+    cell = new_code_cell(source, metadata=_meta(grade_id, **meta))
+    cell.id = grade_id
+    return cell
+
+
+def _markdown(grade_id: str, source: str) -> nbformat.NotebookNode:
+    cell = new_markdown_cell(source, metadata=_meta(grade_id, locked=True))
+    cell.id = grade_id
+    return cell
+
+
+def setup_source(assignment: Assignment) -> str:
+    return (f"# Setup (generated): your module, the cited constants, numpy and matplotlib.\n"
+            f"import {assignment.module}\n"
+            "import constants\n"
+            "import numpy as np\n"
+            "import matplotlib.pyplot as plt")
+
+
+def locked_source(source: str, requires) -> str:
+    """`source` behind the prediction lock: nothing but a reminder until every answer is given."""
+    if not requires:
+        return source
+    lines = []
+    for i, qid in enumerate(requires):
+        lines.append(f'{"if" if i == 0 else "elif"} globals().get("{qid}") is None:')
+        lines.append(f'    print("answer {qid} above first")')
+    lines.append("else:")
+    lines.append(textwrap.indent(source.rstrip("\n"), "    ", lambda line: True))
+    return "\n".join(lines)
+
+
+def answer_line(question) -> str:
+    letters = [f'"{letter}"' for letter in question.options]
+    choices = ", ".join(letters[:-1]) + f" or {letters[-1]}" if len(letters) > 1 else letters[0]
+    return f"{question.id} = None  # your answer: {choices}"
+
+
+def prompt_markdown(question) -> str:
+    options = "\n".join(f"- **{letter}.** {text}" for letter, text in question.options.items())
+    # "X", never a real letter: an example `<qid> = "A"` would read as the key when the key is A.
+    return (f"{question.prompt}\n\n{options}\n\nWrite your letter in the cell below in quotes, "
+            f"e.g. `{question.id} = \"X\"` with X your letter.")
+
+
+def grade_source(item: str, points: float) -> str:
+    return (f"# Grade cell for `{item}` ({points:g} point{'' if points == 1 else 's'}). The autograder scores it outside this\n"
+            f"# notebook; running it here does nothing.\n"
+            f'print("{item}: scored by the autograder")')
+
+
+def answer_cells(assignment: Assignment, qid: str) -> list:
+    q = assignment.question(qid)
+    return [_markdown(f"{qid}-prompt", prompt_markdown(q)),
+            _code(f"{qid}-answer", answer_line(q), solution=True),
+            _code(qid, grade_source(qid, q.points), locked=True, grade=True, points=q.points)]
+
+
+def function_grade_cells(assignment: Assignment, names) -> list:
+    items = [assignment.function(n) for n in names] if names else list(assignment.functions)
+    return [_code(f.name, grade_source(f.name, f.points), locked=True, grade=True, points=f.points)
+            for f in items]
+
+
+def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:
+    cells = [_code("setup", setup_source(assignment), locked=True)]
+    for index, cell in enumerate(assignment.notebook):
+        if isinstance(cell, Markdown):
+            cells.append(_markdown(f"md-{index:03d}", cell.text))
+        elif isinstance(cell, Code):
+            cells.append(_code(f"code-{index:03d}", locked_source(cell.source, cell.requires), locked=True))
+        elif isinstance(cell, Answer):
+            cells.extend(answer_cells(assignment, cell.question_id))
+        elif isinstance(cell, FunctionGrades):
+            cells.extend(function_grade_cells(assignment, cell.names))
+        else:
+            raise TypeError(f"unknown notebook cell {cell!r}")
+    graded = [c.metadata["nbgrader"]["grade_id"] for c in cells if c.metadata["nbgrader"]["grade"]]
+    if sorted(graded) != sorted(assignment.item_ids):
+        raise ValueError(f"{assignment.id}: grade cells {graded} must be exactly one per item "
+                         f"{assignment.item_ids} (add the Answer / FunctionGrades cells)")
+    nb = new_notebook(cells=cells, metadata={
+        "kernelspec": KERNELSPEC,
+        "language_info": {"name": "python"},
+        "scalelabs": {"assignment": assignment.id, "module": assignment.module},
+    })
+    nbformat.validate(nb)
+    return nb
+
+
+def write_notebook(assignment: Assignment, dest: Path) -> Path:
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(build_notebook(assignment), str(dest))
+    return dest

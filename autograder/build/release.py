@@ -1,0 +1,123 @@
+"""`scalelabs release`: regenerate source/<id>/ from reference/ + the declaration, then let nbgrader
+build release/<id>/ from it.
+
+Steps per declared assignment, each a function of its own: the stub module (stubgen), the
+provided modules (copied verbatim from reference/), the public checks (publictests), the source
+notebook (notebook), then `nbgrader generate_assignment <id> --force` with the course's
+nbgrader_config.py, which registers each assignment (notebooks, grade cells) in the gradebook of the
+folder released into (nbgrader's default `<root>/gradebook.db`), so `nbgrader autograde <id>` works
+right after. The course is the current directory's (autograder/course.py); the reference modules
+come from the installed package. Nothing carries a timestamp, so the output is byte-for-byte
+reproducible and a test compares a fresh build in a temporary root with the committed source/ and
+release/.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterable
+
+import reference
+
+from autograder.build import notebook, publictests, stubgen
+from autograder.course import MARKER, course_root, find_course
+from autograder.engine.spec import Assignment
+
+REFERENCE_DIR = Path(reference.__file__).resolve().parent
+
+
+def nbgrader_executable() -> str:
+    candidate = Path(sys.executable).parent / "nbgrader"
+    return str(candidate) if candidate.exists() else "nbgrader"
+
+
+def tool_env() -> dict:
+    """The environment for nbgrader/otter subprocesses: this interpreter's bin first on PATH
+    (nbgrader shells out to `alembic`)."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return env
+
+
+def write_stub(assignment: Assignment, source_dir: Path) -> Path:
+    return stubgen.write_stub(Path(assignment.reference.__file__), source_dir / f"{assignment.module}.py",
+                              flat_modules=tuple(assignment.provided))
+
+
+def copy_provided(assignment: Assignment, source_dir: Path) -> list[Path]:
+    copied = []
+    for name in assignment.provided:
+        dest = source_dir / f"{name}.py"
+        shutil.copyfile(REFERENCE_DIR / f"{name}.py", dest)
+        copied.append(dest)
+    return copied
+
+
+def build_source(assignment: Assignment, root: Path, properties: Path | None = None) -> Path:
+    """source/<id>/ from scratch: stub, provided modules, public checks, notebook."""
+    source_dir = Path(root) / "source" / assignment.id
+    if source_dir.exists():
+        shutil.rmtree(source_dir)
+    source_dir.mkdir(parents=True)
+    write_stub(assignment, source_dir)
+    copy_provided(assignment, source_dir)
+    publictests.write_public_tests(assignment, source_dir, properties)
+    notebook.write_notebook(assignment, source_dir / f"{assignment.id}.ipynb")
+    return source_dir
+
+
+def generate_assignments(assignment_ids: list[str], root: Path) -> list[Path]:
+    """`nbgrader generate_assignment <id> --force` for each id into <root>/release/, registering each
+    in <root>'s gradebook, in one subprocess (importing nbgrader is slow). The nbgrader configuration
+    is root's own nbgrader_config.py, else the current course's (a scratch root, as in the tests)."""
+    root = Path(root).resolve()
+    config_dir = find_course(root) or course_root()
+    # -P: the installed autograder, not a same-named folder in the course (the subprocess runs there).
+    command = [sys.executable, "-P", "-m", "autograder.build.release", "--nbgrader", str(root), str(config_dir),
+               *assignment_ids]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=tool_env())
+    if done.returncode != 0:
+        raise RuntimeError(f"nbgrader generate_assignment failed:\n{done.stdout}\n{done.stderr}")
+    return [root / "release" / i for i in assignment_ids]
+
+
+def _nbgrader_generate(root: str, config_dir: str, assignment_ids: list[str]) -> int:
+    """Run inside the subprocess: nbgrader's own API with the course's nbgrader_config.py; the
+    gradebook is nbgrader's default for `root` (root/gradebook.db) unless that config names one."""
+    from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader(MARKER, path=config_dir).load_config()
+    config.CourseDirectory.root = root
+    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+    for assignment_id in assignment_ids:
+        result = api.generate_assignment(assignment_id, force=True, create=True)
+        if not result["success"]:
+            print(result.get("log", ""), result.get("error", ""), file=sys.stderr)
+            return 1
+    return 0
+
+
+def release_one(assignment: Assignment, root: Path | None = None, properties: Path | None = None) -> Path:
+    root = Path(root) if root is not None else course_root()
+    build_source(assignment, root, properties)
+    return generate_assignments([assignment.id], root)[0]
+
+
+def release(ids: Iterable[str] | None = None, root: Path | None = None) -> list[Path]:
+    """Regenerate source/ and release/ for the given (default: every declared) assignment, in
+    `root` (default: the course of the current directory), and register them in its gradebook."""
+    from labs import all_assignments, load
+    root = Path(root) if root is not None else course_root()
+    assignments = [load(i) for i in ids] if ids else list(all_assignments().values())
+    for a in assignments:
+        build_source(a, root)
+    return generate_assignments([a.id for a in assignments], root)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--nbgrader"]:
+    sys.exit(_nbgrader_generate(sys.argv[2], sys.argv[3], sys.argv[4:]))

@@ -1,0 +1,193 @@
+"""Grade a class: one subfolder per student, a process pool, resumable after kill -9.
+
+Each finished student is one file, results/<student>.json, written atomically (tmp + os.replace)
+after their feedback page; it records a fingerprint of the submission. A rerun skips every student
+whose file exists with the same fingerprint, then rebuilds the class CSV and the gradebook from all
+result files, keyed by student: nothing is lost, nothing counted twice.
+
+    out/results/<student>.json   Gradescope results.json + "scalelabs" metadata
+    out/feedback/<student>.html  the feedback page
+    out/grades.csv               student, total, max, one column per item
+    out/gradebook.db             the nbgrader gradebook (or --db URL)
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import multiprocessing
+import os
+import stat
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from autograder.engine.config import load_config
+from autograder.classroom.feedback import write_atomic, write_feedback
+from autograder.classroom.gradebook import item_scores, sqlite_url, write_gradebook
+from autograder.engine.sandbox.client import TREE_BYTES_CAP, choose_mode, read_regular, walk_submission
+from autograder.engine.results import Result
+from autograder.engine.spec import Assignment
+from labs import load
+
+
+def fingerprint(folder: Path) -> str:
+    """sha256 over what the grader takes from the submission (walk_submission: regular files, no
+    links, bounded depth and count): relative path, size and bytes of each file while the total stays
+    under TREE_BYTES_CAP (beyond it path and size only), and every skipped entry. Never reads a
+    file over COPY_CAP_BYTES, never follows a link, never recurses."""
+    digest = hashlib.sha256()
+    tree = walk_submission(Path(folder))
+    total = 0
+    for f in tree.files:
+        digest.update(f"{f.rel}\0{f.size}\0".encode())
+        if total + f.size <= TREE_BYTES_CAP:
+            try:
+                data = read_regular(f.path)
+                total += len(data)
+                digest.update(data)
+            except (OSError, ValueError) as exc:
+                digest.update(f"unreadable {exc}".encode())
+        digest.update(b"\0")
+    for line in tree.skipped:
+        digest.update(f"skipped {line}\0".encode())
+    return digest.hexdigest()
+
+
+def _is_real_dir(path: Path) -> bool:
+    """A folder, not a link to one (a student folder linked to a classmate's is not followed)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def submission_folder(student_dir: Path, assignment: Assignment) -> Path:
+    """A student's submission: nbgrader's `submitted/<student>/<assignment>/` or the folder itself."""
+    nested = Path(student_dir) / assignment.id
+    return nested if _is_real_dir(nested) else Path(student_dir)
+
+
+def students(root: Path) -> list[str]:
+    """Every student subfolder; a link among them counts too (it is graded as an empty folder:
+    walk_submission never follows it), so that student gets a result that says why."""
+    with os.scandir(root) as it:
+        return sorted(e.name for e in it if not e.name.startswith((".", "_"))
+                      and (e.is_dir(follow_symlinks=False) or e.is_symlink()))
+
+
+def load_result(path: Path) -> dict | None:
+    """A finished student's results dict, or None when the file is missing, torn or not ours
+    (then the student is graded again)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or not isinstance(data.get("scalelabs"), dict):
+            return None
+        Result.from_gradescope(data)
+        return data
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+# --- the pool worker: one assignment per process, loaded once ---
+
+_assignment: Assignment | None = None
+_mode: str = ""
+
+
+def _init_worker(assignment_name: str, mode: str) -> None:
+    global _assignment, _mode
+    _assignment = load(assignment_name)
+    _mode = mode
+
+
+def grade_student(student: str, folder: str, out_dir: str, sha: str, root: str = "") -> str:
+    """Grade one student and write feedback then results (the results file marks it finished).
+    The class root is a secret and the output folder off-limits to the student's code."""
+    from autograder.engine.grade import grade_submission
+
+    secrets = [Path(root)] if root else []
+    result = grade_submission(_assignment, Path(folder), student, sandbox=_mode or None,
+                              secrets=secrets, outputs=[Path(out_dir), Path(out_dir) / "results",
+                                                        Path(out_dir) / "feedback"])
+    data = result.to_gradescope()
+    write_feedback(Path(out_dir) / "feedback" / f"{student}.html", _assignment.title, student, data)
+    data["scalelabs"] = {"assignment": _assignment.id, "student": student, "fingerprint": sha,
+                         "max_score": result.max_score, "sandbox": result.sandbox_mode}
+    write_atomic(Path(out_dir) / "results" / f"{student}.json", json.dumps(data, indent=1, sort_keys=True))
+    return student
+
+
+@dataclass
+class BatchSummary:
+    out_dir: Path
+    graded: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    csv_path: Path | None = None
+    db_url: str = ""
+
+
+def class_csv(assignment: Assignment, results: dict[str, dict]) -> str:
+    items = assignment.item_ids
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["student", "score", "max_score", *items])
+    for student in sorted(results):
+        data = results[student]
+        scores = item_scores(data)
+        writer.writerow([student, data["score"], data["scalelabs"]["max_score"], *(scores.get(i, 0.0) for i in items)])
+    return buffer.getvalue()
+
+
+def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, *, db_url: str | None = None,
+                on_start: Callable[[int, int], None] | None = None,
+                on_done: Callable[[str], None] | None = None, allow_unsandboxed: bool = False) -> BatchSummary:
+    """Grade every student folder under root with `jobs` processes; skip finished, unchanged students.
+
+    The sandbox mode is chosen once, before anything is graded: where none can run (and the course
+    did not opt in with allow_unsandboxed or scalelabs.toml), SandboxUnavailable.
+    on_start(total, to_grade) is called once, on_done(student) after each graded student.
+    """
+    config = load_config()
+    mode = choose_mode(config.sandbox, allow_unsandboxed or config.allow_unsandboxed)
+    assignment = load(assignment_name)
+    root, out_dir = Path(root), Path(out_dir)
+    (out_dir / "results").mkdir(parents=True, exist_ok=True)
+    (out_dir / "feedback").mkdir(parents=True, exist_ok=True)
+    summary = BatchSummary(out_dir)
+    todo: list[tuple[str, str]] = []
+    folders = {student: submission_folder(root / student, assignment) for student in students(root)}
+    for student, folder in folders.items():
+        sha = fingerprint(folder)
+        done = load_result(out_dir / "results" / f"{student}.json")
+        if done and done["scalelabs"].get("fingerprint") == sha and done["scalelabs"].get("assignment") == assignment.id:
+            summary.skipped.append(student)
+        else:
+            todo.append((student, sha))
+    if on_start:
+        on_start(len(todo) + len(summary.skipped), len(todo))
+    if todo:
+        context = multiprocessing.get_context("spawn")  # no fork of a parent with threads (progress bar)
+        with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context,
+                                 initializer=_init_worker, initargs=(assignment_name, mode)) as pool:
+            futures = {pool.submit(grade_student, s, str(folders[s]), str(out_dir), sha, str(root)): s
+                       for s, sha in todo}
+            for future in as_completed(futures):
+                student = futures[future]
+                try:
+                    future.result()
+                    summary.graded.append(student)
+                except Exception as exc:  # a grader fault for one student must not stop the class
+                    summary.failed[student] = f"{type(exc).__name__}: {exc}"
+                if on_done:
+                    on_done(student)
+    results = {s: r for s in students(root) if (r := load_result(out_dir / "results" / f"{s}.json"))}
+    summary.csv_path = out_dir / "grades.csv"
+    write_atomic(summary.csv_path, class_csv(assignment, results))
+    summary.db_url = db_url or sqlite_url(out_dir / "gradebook.db")
+    write_gradebook(summary.db_url, assignment, results)
+    summary.graded.sort()
+    return summary

@@ -1,0 +1,54 @@
+"""Per-student HTML feedback pages (jinja2, autoescaped), rendered from the results.json dict.
+
+Only what results.json already shows a student goes in: item scores and each check's output.
+Nothing from reference/ or the declaration's keys or hidden domains is passed to the template.
+"""
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from autograder.engine.results import Result
+
+TEMPLATES = Path(__file__).with_name("templates")
+
+
+@lru_cache(maxsize=None)
+def _env():
+    """The jinja2 environment, built on first use (a single `scalelabs grade` renders no page)."""
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+    return Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]),
+                       keep_trailing_newline=True)
+
+
+def _status(score: float, max_score: float) -> str:
+    if max_score and score >= max_score - 1e-9:
+        return "full"
+    return "partial" if score > 0 else "zero"
+
+
+def render_feedback(title: str, student_id: str, results: dict) -> str:
+    """The HTML page for one student's Gradescope-shaped results dict."""
+    record = Result.from_gradescope(results)
+    items = [{"name": item, "score": score, "max_score": max_score, "status": _status(score, max_score)}
+             for item, (score, max_score) in record.item_scores().items()]
+    tests = [{"name": t.name, "score": t.score, "max_score": t.max_score, "output": t.output,
+              "status": _status(t.score, t.max_score)} for t in record.tests]
+    max_score = record.max_score
+    return _env().get_template("feedback.html.j2").render(
+        title=title, student=student_id, score=record.score, max_score=max_score,
+        note=record.output, items=items, tests=tests)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file and os.replace, so a kill never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_feedback(path: Path, title: str, student_id: str, results: dict) -> None:
+    write_atomic(Path(path), render_feedback(title, student_id, results))

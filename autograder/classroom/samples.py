@@ -1,0 +1,110 @@
+"""The demo class: materialise a sample student's submission over the released assignment.
+
+`samples/<id>/<student>/` holds an optional `<module>.py` (absent = the untouched stub) and an
+`answers.json`: `{"act1_prediction": "B" | "@key" | "@wrong" | {"source": "raw cell source"}}`.
+"@key" is the declaration's computed key and "@wrong" a deterministic wrong letter, so no key
+letter is typed anywhere. samples/ and release/ are the course's (autograder/course.py); the
+reference modules are the installed package's.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+
+from autograder.course import course_root
+from autograder.engine.spec import Assignment
+from autograder.build.stubgen import flat_imports
+from labs import load
+
+
+def wrong_letter(options, key: str) -> str:
+    """The option after the key (cyclically): wrong, and the same every time."""
+    letters = list(options)
+    return letters[(letters.index(key) + 1) % len(letters)]
+
+
+def answer_source(assignment: Assignment, qid: str, value) -> str:
+    if isinstance(value, dict):
+        return value["source"]
+    q = assignment.question(qid)
+    letter = {"@key": q.key, "@wrong": wrong_letter(q.options, q.key)}.get(value, value)
+    return f'{qid} = "{letter}"'
+
+
+def answer_cell(nb, qid: str):
+    """The notebook's answer cell for `qid` (by grade id, else by its assignment)."""
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == f"{qid}-answer":
+            return cell
+    for cell in nb.cells:
+        if cell.cell_type == "code" and re.match(rf"\s*{re.escape(qid)}\s*=", cell.source):
+            return cell
+    raise KeyError(f"no answer cell for {qid!r}")
+
+
+def write_answers(assignment: Assignment, notebook_path: Path, answers: dict) -> None:
+    nb = nbformat.read(str(notebook_path), as_version=4)
+    for qid, value in answers.items():
+        answer_cell(nb, qid).source = answer_source(assignment, qid, value)
+    nbformat.write(nb, str(notebook_path))
+
+
+def materialise(assignment_id: str, student: str, dest: Path, *, assignment: Assignment | None = None,
+                release_dir: Path | None = None, samples_dir: Path | None = None) -> Path:
+    """dest/ = release/<id>/ + the student's module + the student's answers; returns dest."""
+    if assignment is None:
+        assignment = load(assignment_id)
+    release_dir = Path(release_dir or course_root() / "release" / assignment_id)
+    sample = Path(samples_dir or course_root() / "samples" / assignment_id) / student
+    if not sample.is_dir():
+        raise FileNotFoundError(f"no sample student {student!r} in {sample.parent}")
+    dest = Path(dest)
+    shutil.copytree(release_dir, dest, dirs_exist_ok=True)
+    module = sample / f"{assignment.module}.py"
+    if module.exists():
+        shutil.copyfile(module, dest / module.name)
+    answers_file = sample / "answers.json"
+    if answers_file.exists():
+        write_answers(assignment, dest / f"{assignment_id}.ipynb", json.loads(answers_file.read_text()))
+    return dest
+
+
+def students(assignment_id: str, samples_dir: Path | None = None) -> list[str]:
+    root = Path(samples_dir or course_root() / "samples" / assignment_id)
+    return sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+
+
+def flat_reference_modules(dest: Path) -> None:
+    """Every reference module into `dest`, relative imports made flat (staff-only solution build)."""
+    from autograder.build.release import REFERENCE_DIR
+
+    for path in REFERENCE_DIR.glob("*.py"):
+        if path.name != "__init__.py":
+            (Path(dest) / path.name).write_text(flat_imports(path.read_text()))
+
+
+def reference_submission(assignment: Assignment, dest: Path, release_dir: Path | None = None) -> Path:
+    """A staff-only submission that should earn full marks: the reference and the computed keys."""
+    dest = Path(dest)
+    shutil.copytree(Path(release_dir or course_root() / "release" / assignment.id), dest, dirs_exist_ok=True)
+    flat_reference_modules(dest)
+    write_answers(assignment, dest / f"{assignment.id}.ipynb", {q.id: "@key" for q in assignment.questions})
+    return dest
+
+
+def grade_class(assignment: Assignment, workdir: Path, samples_dir: Path | None = None) -> dict[str, dict]:
+    """student -> item scores of the sample class, graded in-process over a freshly built source
+    folder (so the result does not depend on release/ having been regenerated)."""
+    from autograder.engine.grade import grade_submission
+    from autograder.build.release import build_source
+
+    workdir = Path(workdir)
+    source = build_source(assignment, workdir / "course")
+    return {student: grade_submission(assignment, materialise(assignment.id, student, workdir / "subs" / student,
+                                                              assignment=assignment, release_dir=source,
+                                                              samples_dir=samples_dir), student).item_scores()
+            for student in students(assignment.id, samples_dir)}

@@ -1,0 +1,87 @@
+"""Grade one submission: every function item in the sandbox, every question from the notebook.
+
+    grade_submission(assignment, submission_dir, student_id) -> Result
+    Result.to_gradescope() -> the Gradescope results.json dict (autograder.engine.results)
+
+Test names begin with the item id and a colon. A regrade of the same submission by the same
+student gives identical JSON (hypothesis seeds derive from assignment, student, item and check).
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from autograder.engine import scoring
+from autograder.engine.checks import CheckOutcome, grade_function
+from autograder.engine.config import GradingConfig, load_config
+from autograder.engine.questions import grade_questions
+from autograder.engine.results import Result, TestResult
+from autograder.engine.sandbox import Sandbox
+from autograder.engine.sandbox.client import choose_mode, mode_note
+from autograder.engine.spec import Assignment
+
+
+OUTPUT_CAP = 4096  # characters of one test's output (results.json and the feedback page)
+
+
+def cap_output(text: str, cap: int = OUTPUT_CAP) -> str:
+    return text if len(text) <= cap else text[:cap - 40] + "\n[feedback truncated]"
+
+
+def _function_tests(item, outcomes: list[CheckOutcome]) -> list[TestResult]:
+    """The item's tests: points per check (scoring.check_points), example/property points only
+    through scoring.physics_gate, every output capped."""
+    points = scoring.check_points(item.points, [o.kind if o.kind != "item" else "hidden" for o in outcomes])
+    hidden = next((o for o in outcomes if o.kind == "hidden"), None)
+    gate = None
+    if hidden is not None:
+        stats = hidden.hidden
+        gate = scoring.physics_gate(hidden.passed, stats and stats.matched, stats and stats.total,
+                                    bool(stats and stats.constant))
+    tests = []
+    for o, pts in zip(outcomes, points):
+        score, output = (pts if o.passed else 0.0), o.output
+        if gate and o.passed and o.kind in scoring.GATED_KINDS:
+            score, output = 0.0, f"{output}\n(no credit: {gate}; worked examples and properties count only for a function that computes the physics)"
+        tests.append(TestResult(item.name, o.name, o.kind, score, pts, cap_output(output)))
+    return tests
+
+
+def grade_submission(assignment: Assignment, submission_dir: Path, student_id: str = "anonymous",
+                     *, show_expected: bool | None = None, budget_s: float | None = None,
+                     config: GradingConfig | None = None, sandbox: str | None = None,
+                     secrets: list[Path] = (), outputs: list[Path] = ()) -> Result:
+    """Grade one submission folder (shaped like release/<id>/).
+
+    show_expected / budget_s default to the course config (scalelabs.toml). The boundary is
+    `sandbox` (one of sandbox.client.MODES) or config.sandbox: where no sandbox can run and the
+    course did not opt in, SandboxUnavailable (grading refuses). `secrets`/`outputs`: further paths
+    the student's code must not read / write (the unprivileged-user mode enforces them).
+    """
+    config = config or load_config()
+    show = config.show_expected if show_expected is None else show_expected
+    budget = config.budget_s if budget_s is None else budget_s
+    submission_dir = Path(submission_dir)
+    mode = sandbox or choose_mode(config.sandbox, config.allow_unsandboxed)
+    result = Result(assignment.id, student_id, sandbox_mode=mode)
+    deadline = time.monotonic() + budget
+    with Sandbox(submission_dir, assignment.module, config, deadline=deadline, mode=mode,
+                 secrets=secrets, outputs=outputs) as box:
+        for item in assignment.functions:
+            try:
+                outcomes = grade_function(assignment, item, box, student_id, config, show)
+            except Exception as exc:  # one item's failure must not end the submission's grading
+                outcomes = [CheckOutcome("item", "not graded", False,
+                                         f"the grader could not grade this item ({type(exc).__name__}); "
+                                         "tell the course staff")]
+            result.tests += _function_tests(item, outcomes)
+        skipped = box.skipped
+    graded = grade_questions(assignment.questions, submission_dir, assignment.id)
+    for q, (score, feedback) in zip(assignment.questions, graded):
+        result.tests.append(TestResult(q.id, q.kind, q.kind, score, float(q.points), cap_output(feedback)))
+    notes = [f"{assignment.title}: {mode_note(mode)}."]
+    if skipped:
+        notes.append("Not graded from your folder: " + "; ".join(skipped[:5])
+                     + (f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""))
+    result.output = cap_output("\n".join(notes))
+    return result

@@ -1,0 +1,176 @@
+"""Read multiple-choice answers from the student's notebook without running it.
+
+The answer cell must be exactly `<qid> = "B"` (a comment is allowed): it is parsed with `ast`, never
+executed, so computed or disguised answers score 0 with a reason. The cell is the one whose nbgrader
+`grade_id` is the question id, else a cell with nbgrader metadata that assigns it, else the first
+code cell that assigns it. Feedback never names the key.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import stat
+from pathlib import Path
+
+from autograder.engine.sandbox.client import read_regular
+from autograder.engine.spec import Question
+
+
+NOTEBOOK_CAP_BYTES = 20 << 20   # a notebook larger than this is not read
+CELLS_CAP = 5000                 # code cells looked at
+SOURCE_CAP = 10_000              # characters of an answer cell that is parsed
+
+
+class BadNotebook(ValueError):
+    """The notebook cannot be graded; the message says why, in words a student understands."""
+
+
+def find_notebook(submission_dir: Path, assignment_id: str) -> Path | None:
+    """`<assignment_id>.ipynb`, else the folder's only notebook, else None. Only regular files
+    count (lstat): a notebook linked to a classmate's counts as missing."""
+    def regular(path: Path) -> bool:
+        try:
+            return stat.S_ISREG(os.lstat(path).st_mode)
+        except OSError:
+            return False
+    path = Path(submission_dir) / f"{assignment_id}.ipynb"
+    if regular(path):
+        return path
+    try:
+        with os.scandir(submission_dir) as it:
+            found = [Path(e.path) for e in it if e.name.endswith(".ipynb") and regular(Path(e.path))]
+    except OSError:
+        return None
+    return found[0] if len(found) == 1 else None
+
+
+def load_cells(notebook: Path) -> list[dict]:
+    """The notebook's code and markdown cells as dicts with a text `source` and dict `metadata`,
+    checked in shape (any JSON may arrive); BadNotebook says what is wrong."""
+    try:
+        raw = read_regular(notebook, NOTEBOOK_CAP_BYTES)
+    except (OSError, ValueError) as exc:
+        raise BadNotebook(f"{notebook.name} cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    try:
+        data = json.loads(raw)  # not UTF-8: a ValueError too
+    except (ValueError, RecursionError):
+        raise BadNotebook(f"{notebook.name} is not valid notebook JSON") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise BadNotebook(f"{notebook.name} is not a notebook (no list of cells)")
+    cells = []
+    for cell in data["cells"]:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source", "")
+        if isinstance(src, list) and all(isinstance(line, str) for line in src):
+            src = "".join(src)
+        if not isinstance(src, str):
+            continue  # `source: [1, 2]`: not text, cannot hold an answer
+        meta = cell.get("metadata")
+        meta = meta if isinstance(meta, dict) else {}
+        if not isinstance(meta.get("nbgrader"), dict):
+            meta = {}
+        cells.append({"cell_type": "code", "source": src, "metadata": meta})
+        if len(cells) >= CELLS_CAP:
+            break
+    return cells
+
+
+def _source(cell: dict) -> str:
+    src = cell.get("source", "")
+    if isinstance(src, list) and all(isinstance(line, str) for line in src):
+        return "".join(src)
+    return src if isinstance(src, str) else ""
+
+
+def _assigns(source: str, qid: str) -> bool:
+    """Whether the cell assigns qid at top level (parsed, or by its first characters if it does not
+    parse or is too long or deep to parse)."""
+    if qid not in source:  # cheap: most cells of a huge notebook never mention the question
+        return False
+    tree = _parse(source)
+    if tree is None:
+        return any(line.strip().startswith(qid) and "=" in line for line in source.splitlines())
+    return any(isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+               and any(isinstance(t, ast.Name) and t.id == qid
+                       for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))
+               for node in tree.body)
+
+
+def _parse(source: str) -> ast.Module | None:
+    """ast.parse, or None for a cell that is not Python, too long, or nested too deeply."""
+    if len(source) > SOURCE_CAP:
+        return None
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def answer_cell(cells: list[dict], qid: str) -> str | None:
+    """The source of the question's answer cell, or None when no cell assigns it."""
+    code = [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
+
+    def meta(c: dict) -> dict:
+        m = c.get("metadata")
+        m = m.get("nbgrader") if isinstance(m, dict) else None
+        return m if isinstance(m, dict) else {}
+
+    candidates = [c for c in code if _assigns(_source(c), qid)]
+    for rank in (lambda c: meta(c).get("grade_id") == qid, lambda c: bool(meta(c)), lambda c: True):
+        for cell in candidates:
+            if rank(cell):
+                return _source(cell)
+    return None
+
+
+def parse_answer(source: str, qid: str) -> tuple[str | None, str]:
+    """(letter, "") for a literal answer, else (None, reason)."""
+    expected_form = f'the answer cell must be exactly {qid} = "B" (one letter in quotes)'
+    tree = _parse(source)
+    if tree is None:
+        return None, f"the answer cell is not short, valid Python; {expected_form}"
+    body = tree.body
+    if (len(body) != 1 or not isinstance(body[0], ast.Assign) or len(body[0].targets) != 1
+            or not isinstance(body[0].targets[0], ast.Name) or body[0].targets[0].id != qid):
+        return None, f"the answer cell holds something else; {expected_form}"
+    value = body[0].value
+    if isinstance(value, ast.Constant) and value.value is None:
+        return None, "not answered yet (still None)"
+    if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+        return None, f"the answer is not a literal letter; {expected_form}"
+    return value.value.strip().upper(), ""
+
+
+def grade_question(question: Question, submission_dir: Path, assignment_id: str) -> tuple[float, str]:
+    """(score, feedback) of one question: full points for the key, else 0 with a reason or hint."""
+    return grade_questions([question], submission_dir, assignment_id)[0]
+
+
+def grade_questions(questions: list[Question], submission_dir: Path, assignment_id: str) -> list[tuple[float, str]]:
+    """(score, feedback) of each question, reading the notebook once."""
+    notebook = find_notebook(submission_dir, assignment_id)
+    if notebook is None:
+        return [(0.0, f"the notebook {assignment_id}.ipynb is not in the submission "
+                      "(a linked notebook does not count)")] * len(questions)
+    try:
+        cells = load_cells(notebook)
+    except BadNotebook as exc:
+        return [(0.0, str(exc))] * len(questions)
+    return [_grade_one(q, cells, notebook.name) for q in questions]
+
+
+def _grade_one(question: Question, cells: list[dict], notebook_name: str) -> tuple[float, str]:
+    source = answer_cell(cells, question.id)
+    if source is None:
+        return 0.0, f"no answer cell for {question.id} was found in {notebook_name}"
+    letter, problem = parse_answer(source, question.id)
+    if letter is None:
+        return 0.0, problem
+    if letter not in question.options:
+        return 0.0, f"{letter[:10]!r} is not one of the options {', '.join(sorted(question.options))}"
+    if letter == question.key:
+        return float(question.points), f"answered {letter}: correct"
+    hint = f" Hint: {question.hint}" if question.hint else ""
+    return 0.0, f"answered {letter}: not the best answer.{hint}"
