@@ -77,8 +77,8 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
             result.tests += _function_tests(item, outcomes)
         skipped = box.skipped
     graded = grade_questions(assignment.questions, submission_dir, assignment.id)
-    for q, (score, feedback) in zip(assignment.questions, graded):
-        result.tests.append(TestResult(q.id, q.kind, q.kind, score, float(q.points), cap_output(feedback)))
+    for q, (score, feedback, answer) in zip(assignment.questions, graded):
+        result.tests.append(TestResult(q.id, q.kind, q.kind, score, float(q.points), cap_output(feedback), answer))
     notes = [f"{assignment.title}: {mode_note(mode)}."]
     if skipped:
         notes.append("Not graded from your folder: " + "; ".join(skipped[:5])

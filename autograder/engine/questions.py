@@ -12,6 +12,7 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import NamedTuple
 
 from autograder.engine.sandbox.client import read_regular
 from autograder.engine.spec import Question
@@ -143,34 +144,40 @@ def parse_answer(source: str, qid: str) -> tuple[str | None, str]:
     return value.value.strip().upper(), ""
 
 
-def grade_question(question: Question, submission_dir: Path, assignment_id: str) -> tuple[float, str]:
-    """(score, feedback) of one question: full points for the key, else 0 with a reason or hint."""
+class QuestionGrade(NamedTuple):
+    score: float
+    feedback: str
+    answer: str = ""   # the option letter graded; "" when there is none (unanswered, unreadable)
+
+
+def grade_question(question: Question, submission_dir: Path, assignment_id: str) -> QuestionGrade:
+    """One question: full points for the key, else 0 with a reason or hint."""
     return grade_questions([question], submission_dir, assignment_id)[0]
 
 
-def grade_questions(questions: list[Question], submission_dir: Path, assignment_id: str) -> list[tuple[float, str]]:
-    """(score, feedback) of each question, reading the notebook once."""
+def grade_questions(questions: list[Question], submission_dir: Path, assignment_id: str) -> list[QuestionGrade]:
+    """Each question's grade, reading the notebook once."""
     notebook = find_notebook(submission_dir, assignment_id)
     if notebook is None:
-        return [(0.0, f"the notebook {assignment_id}.ipynb is not in the submission "
-                      "(a linked notebook does not count)")] * len(questions)
+        return [QuestionGrade(0.0, f"the notebook {assignment_id}.ipynb is not in the submission "
+                                   "(a linked notebook does not count)")] * len(questions)
     try:
         cells = load_cells(notebook)
     except BadNotebook as exc:
-        return [(0.0, str(exc))] * len(questions)
+        return [QuestionGrade(0.0, str(exc))] * len(questions)
     return [_grade_one(q, cells, notebook.name) for q in questions]
 
 
-def _grade_one(question: Question, cells: list[dict], notebook_name: str) -> tuple[float, str]:
+def _grade_one(question: Question, cells: list[dict], notebook_name: str) -> QuestionGrade:
     source = answer_cell(cells, question.id)
     if source is None:
-        return 0.0, f"no answer cell for {question.id} was found in {notebook_name}"
+        return QuestionGrade(0.0, f"no answer cell for {question.id} was found in {notebook_name}")
     letter, problem = parse_answer(source, question.id)
     if letter is None:
-        return 0.0, problem
+        return QuestionGrade(0.0, problem)
     if letter not in question.options:
-        return 0.0, f"{letter[:10]!r} is not one of the options {', '.join(sorted(question.options))}"
+        return QuestionGrade(0.0, f"{letter[:10]!r} is not one of the options {', '.join(sorted(question.options))}")
     if letter == question.key:
-        return float(question.points), f"answered {letter}: correct"
+        return QuestionGrade(float(question.points), f"answered {letter}: correct", letter)
     hint = f" Hint: {question.hint}" if question.hint else ""
-    return 0.0, f"answered {letter}: not the best answer.{hint}"
+    return QuestionGrade(0.0, f"answered {letter}: not the best answer.{hint}", letter)

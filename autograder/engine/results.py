@@ -27,6 +27,8 @@ class TestResult:
     score: float
     max_score: float
     output: str
+    answer: str = ""          # questions: the option letter graded ("" when none could be read)
+    misconception: str = ""   # functions: the named wrong model the outputs match, if any
 
     __test__ = False   # a record, not a pytest test class
 
@@ -36,7 +38,8 @@ class TestResult:
 
     def to_json(self) -> dict:
         return {"name": self.name, "score": self.score, "max_score": self.max_score, "output": self.output,
-                "extra_data": {"item": self.item, "check": self.check, "kind": self.kind}}
+                "extra_data": {"item": self.item, "check": self.check, "kind": self.kind,
+                               "answer": self.answer, "misconception": self.misconception}}
 
     @classmethod
     def from_json(cls, data: dict) -> "TestResult":
@@ -45,7 +48,8 @@ class TestResult:
             raise ValueError(f"results test {data.get('name') if isinstance(data, dict) else data!r} "
                              "has no scalelabs record (extra_data.item/check/kind)")
         return cls(str(extra["item"]), str(extra["check"]), str(extra["kind"]), float(data["score"]),
-                   float(data["max_score"]), str(data.get("output", "")))
+                   float(data["max_score"]), str(data.get("output", "")), str(extra.get("answer", "")),
+                   str(extra.get("misconception", "")))
 
 
 def item_totals(tests: Iterable[TestResult]) -> dict[str, tuple[float, float]]:
