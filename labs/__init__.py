@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import lru_cache
+from pathlib import Path
 
 from autograder.engine.spec import Assignment
 
@@ -54,3 +55,9 @@ def load(assignment_id: str) -> Assignment:
         known = ", ".join(sorted(found)) or "none"
         raise ValueError(f"unknown assignment {assignment_id!r}; known assignments: {known}")
     return found[assignment_id]
+
+
+def lab_folder(assignment_id: str) -> Path | None:
+    """labs/<assignment_id>/ when that lab is a package named like its id (every declared lab is)."""
+    folder = Path(__file__).parent / assignment_id
+    return folder if assignment_id.isidentifier() and (folder / "__init__.py").is_file() else None
