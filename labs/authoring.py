@@ -67,11 +67,10 @@ def examples(*rows: tuple[str, Mapping[str, Any]]) -> list[Example]:
     return [Example(label, kwargs) for label, kwargs in rows]
 
 
-def public_properties(properties_module: ModuleType, item: str) -> list[Property]:
-    """The public properties of `item` declared in a lab's properties module (`PROPERTIES`, dicts with
-    an "item" key, so the module stays importable without autograder when shipped to students)."""
-    return [Property(**{k: v for k, v in d.items() if k != "item"})
-            for d in properties_module.PROPERTIES if d["item"] == item]
+def public_properties(declared: Iterable[Mapping[str, Any]], item: str) -> list[Property]:
+    """The public properties of `item` among a properties module's `PROPERTIES` (dicts with an "item"
+    key, so the module stays importable without autograder when shipped to students)."""
+    return [Property(**{k: v for k, v in d.items() if k != "item"}) for d in declared if d["item"] == item]
 
 
 def close(got, want, what: str) -> None:

@@ -4,6 +4,8 @@ Expected values are never typed: the engine computes them from reference/ at gra
 """
 from __future__ import annotations
 
+from functools import partial
+
 from hypothesis import strategies as st
 
 from autograder.engine.spec import FunctionItem, Property
@@ -14,6 +16,9 @@ from labs.lab06_collectives.scenario import (ACT1_MESSAGE_BYTES, ACT1_RING_S, AC
                                              ODD_N, ONE_GB, PEAK_FLOPS, SMALL_BYTES, TOKENS_PER_STEP, WORKLOADS)
 from reference import collectives as ref
 from reference import constants as C
+
+
+_public = partial(public_properties, public.PROPERTIES)
 
 
 # --- hidden properties (they may call the trusted reference) ------------------------------------------
@@ -71,13 +76,13 @@ FUNCTIONS = (
     FunctionItem("p2p_time", 1, examples(
         (f"one {fmt_bytes(WORKLOADS[2][2])} update over one NDR port", dict(message_bytes=WORKLOADS[2][2], alpha_s=ALPHA_S, bandwidth=NDR)),
         (f"the {fmt_bytes(WORKLOADS[1][2])} gradient over one NDR port", dict(message_bytes=WORKLOADS[1][2], alpha_s=ALPHA_S, bandwidth=NDR)),
-    ), domain=public.P2P, properties=public_properties(public, "p2p_time")),
+    ), domain=public.P2P, properties=_public("p2p_time")),
     FunctionItem("naive_allreduce_time", 2, examples(
         (_ACT1, _ACT1_LINK),
         (f"one DGX H100 node ({C.GPUS_PER_DGX_H100} GPUs) over NVLink, {fmt_bytes(ONE_GB)}",
          dict(message_bytes=ONE_GB, n=C.GPUS_PER_DGX_H100, alpha_s=C.NVLINK_ALPHA_S, bandwidth=C.NVLINK4_BANDWIDTH)),
     ), domain=public.ALLREDUCE, properties=[
-        *public_properties(public, "naive_allreduce_time"),
+        *_public("naive_allreduce_time"),
         Property("never faster than ring", "The master's link carries n times the ring's bytes, so naive "
                  "AllReduce is never faster than ring AllReduce.", public.ALLREDUCE, _naive_not_faster_than_ring,
                  public=False),
@@ -86,18 +91,18 @@ FUNCTIONS = (
         (_ACT1, _ACT1_LINK),
         (f"Act II: {_GRAD_LABEL(0)} over {N_GPUS} GPUs on NDR", _BIG),
         (f"nccl-tests worked value: {_NCCL_LABEL}", _NCCL),
-    ), domain=public.ALLREDUCE, properties=public_properties(public, "ring_allreduce_time")),
+    ), domain=public.ALLREDUCE, properties=_public("ring_allreduce_time")),
     FunctionItem("tree_allreduce_time", 2, examples(
         (_ACT1, _ACT1_LINK),
         (f"Act II: {fmt_bytes(WORKLOADS[2][2])} update over {N_GPUS} GPUs on NDR", _SMALL),
         (f"{ODD_N} GPUs ({ODD_N // C.GPUS_PER_DGX_H100} DGX nodes), {fmt_bytes(SMALL_BYTES)}: not a power of two",
          dict(message_bytes=SMALL_BYTES, n=ODD_N, alpha_s=ALPHA_S, bandwidth=NDR)),
-    ), domain=public.ALLREDUCE, properties=public_properties(public, "tree_allreduce_time")),
+    ), domain=public.ALLREDUCE, properties=_public("tree_allreduce_time")),
     FunctionItem("rabenseifner_allreduce_time", 2, examples(
         (f"Act II: {_GRAD_LABEL(0)} over {N_GPUS} GPUs on NDR", _BIG),
         (f"Act II: {fmt_bytes(WORKLOADS[2][2])} update over {N_GPUS} GPUs on NDR", _SMALL),
     ), domain=public.RABENSEIFNER, properties=[
-        *public_properties(public, "rabenseifner_allreduce_time"),
+        *_public("rabenseifner_allreduce_time"),
         Property("never slower than ring", "Rabenseifner moves the ring's bytes in log2 n instead of n-1 "
                  "latency steps per phase, so it is never slower than the ring.", public.RABENSEIFNER,
                  _rabenseifner_not_slower_than_ring, public=False),
@@ -105,11 +110,11 @@ FUNCTIONS = (
     FunctionItem("ring_bytes_per_rank", 1, examples(
         (_ACT1, dict(message_bytes=ACT1_MESSAGE_BYTES, n=N_GPUS)),
         (f"{MIN_RANKS} ranks, {fmt_bytes(ONE_GB)}", dict(message_bytes=ONE_GB, n=MIN_RANKS)),
-    ), domain=public.VOLUME, properties=public_properties(public, "ring_bytes_per_rank")),
+    ), domain=public.VOLUME, properties=_public("ring_bytes_per_rank")),
     FunctionItem("naive_master_bytes", 1, examples(
         (_ACT1, dict(message_bytes=ACT1_MESSAGE_BYTES, n=N_GPUS)),
         (f"{MIN_RANKS} ranks, {fmt_bytes(ONE_GB)}", dict(message_bytes=ONE_GB, n=MIN_RANKS)),
-    ), domain=public.VOLUME, properties=public_properties(public, "naive_master_bytes")),
+    ), domain=public.VOLUME, properties=_public("naive_master_bytes")),
     FunctionItem("bus_bandwidth", 2, examples(
         (f"nccl-tests: {fmt_bytes(_NCCL['message_bytes'])}, {_NCCL['n']} ranks, ideal time on a "
          f"{_NCCL['bandwidth'] / 1e9:g} GB/s link",
@@ -117,41 +122,41 @@ FUNCTIONS = (
               time_s=ref.ring_allreduce_time(_NCCL["message_bytes"], _NCCL["n"], 0.0, _NCCL["bandwidth"]))),
         (f"{_ACT1}, ring time with latency",
          dict(message_bytes=ACT1_MESSAGE_BYTES, time_s=ACT1_RING_S, n=N_GPUS)),
-    ), domain=public.BUSBW, properties=public_properties(public, "bus_bandwidth")),
+    ), domain=public.BUSBW, properties=_public("bus_bandwidth")),
     FunctionItem("critical_message_size", 1, examples(
         ("InfiniBand NDR", dict(alpha_s=ALPHA_S, bandwidth=NDR)),
         ("InfiniBand HDR", dict(alpha_s=ALPHA_S, bandwidth=C.IB_HDR200_BANDWIDTH)),
         ("NVLink 4", dict(alpha_s=C.NVLINK_ALPHA_S, bandwidth=C.NVLINK4_BANDWIDTH)),
-    ), domain=public.CRITICAL, properties=public_properties(public, "critical_message_size")),
+    ), domain=public.CRITICAL, properties=_public("critical_message_size")),
     FunctionItem("ring_tree_crossover_bytes", 3, examples(
         (f"{N_GPUS} GPUs on NDR", LINK),
         (f"one DGX H100 node ({C.GPUS_PER_DGX_H100} GPUs) over NVLink",
          dict(n=C.GPUS_PER_DGX_H100, alpha_s=C.NVLINK_ALPHA_S, bandwidth=C.NVLINK4_BANDWIDTH)),
         (f"{ODD_N} GPUs on NDR", dict(n=ODD_N, alpha_s=ALPHA_S, bandwidth=NDR)),
     ), domain=public.CROSSOVER, properties=[
-        *public_properties(public, "ring_tree_crossover_bytes"),
+        *_public("ring_tree_crossover_bytes"),
         Property("ring and tree tie at the crossover", "At the crossover message size ring and tree AllReduce "
                  "take the same time.", public.CROSSOVER, _crossover_equal_times, public=False),
     ]),
     FunctionItem("best_allreduce_algorithm", 2, examples(
         *((f"Act II: {label}, {fmt_bytes(message)}", dict(message_bytes=message, **LINK))
           for label, _, message in WORKLOADS),
-    ), domain=_best_domain(), properties=public_properties(public, "best_allreduce_algorithm")),
+    ), domain=_best_domain(), properties=_public("best_allreduce_algorithm")),
     FunctionItem("training_step_flops", 1, examples(
         (f"Act II: {_BIG_PARAMS / 1e9:g}B params, {TOKENS_PER_STEP} tokens", dict(params=_BIG_PARAMS, tokens=TOKENS_PER_STEP)),
         (f"Chinchilla: {CHINCHILLA['params'] / 1e9:g}B params, {CHINCHILLA['tokens'] / 1e12:g}T tokens", CHINCHILLA),
-    ), domain=public.FLOPS, properties=public_properties(public, "training_step_flops")),
+    ), domain=public.FLOPS, properties=_public("training_step_flops")),
     FunctionItem("compute_time", 1, examples(
         (f"Act II: {_BIG_PARAMS / 1e9:g}B step on {N_GPUS} H100 at MFU {MFU}",
          dict(flops=ref.training_step_flops(_BIG_PARAMS, TOKENS_PER_STEP), n_gpus=N_GPUS, peak_flops=PEAK_FLOPS, mfu=MFU)),
         (f"Act II: embedding-model step on {N_GPUS} H100 at MFU {MFU}",
          dict(flops=ref.training_step_flops(_SMALL_PARAMS, TOKENS_PER_STEP), n_gpus=N_GPUS, peak_flops=PEAK_FLOPS, mfu=MFU)),
-    ), domain=public.COMPUTE, properties=public_properties(public, "compute_time")),
+    ), domain=public.COMPUTE, properties=_public("compute_time")),
     FunctionItem("comm_fraction", 1, examples(
         (f"Act II: {_BIG_PARAMS / 1e9:g}B step, ring AllReduce", dict(comm_s=_BIG_RING_S, compute_s=_BIG_COMPUTE_S)),
         ("Act II: embedding update, tree AllReduce", dict(comm_s=_SMALL_TREE_S, compute_s=_SMALL_COMPUTE_S)),
     ), domain=public.FRACTION, properties=[
-        *public_properties(public, "comm_fraction"),
+        *_public("comm_fraction"),
         Property("failure exactly when comm exceeds compute", f"The share passes {FAILURE_FRACTION:g} exactly when "
                  "communication takes longer than compute.", public.FRACTION, _fraction_failure_iff_comm_exceeds_compute,
                  public=False),
