@@ -18,10 +18,12 @@ def all_assignments() -> dict[str, Assignment]:
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if not info.ispkg or info.name.startswith("_"):
             continue
+        # an import error in a declaration propagates: a broken lab must fail loudly, never vanish
         module = importlib.import_module(f"{__name__}.{info.name}")
         assignment = getattr(module, "ASSIGNMENT", None)
-        if isinstance(assignment, Assignment):
-            found[assignment.id] = assignment
+        if not isinstance(assignment, Assignment):
+            raise TypeError(f"labs/{info.name}/ declares no ASSIGNMENT (an autograder.engine.spec.Assignment)")
+        found[assignment.id] = assignment
     return found
 
 

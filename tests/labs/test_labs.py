@@ -198,6 +198,17 @@ def test_notebook_locks_its_reveals_until_answered(lab, tmp_path):
 
 
 @pytest.mark.parametrize("lab", LABS)
+def test_a_cell_reading_an_answer_is_locked_behind_it(lab):
+    """A readout that echoes a prediction shows nothing until that prediction is given."""
+    a = _assignment(lab)
+    qids = {q.id for q in a.questions}
+    for cell in a.notebook:
+        if isinstance(cell, Code):
+            read = {n.id for n in ast.walk(ast.parse(cell.source)) if isinstance(n, ast.Name)} & qids
+            assert read <= set(cell.requires), (read, cell.source[:80])
+
+
+@pytest.mark.parametrize("lab", LABS)
 def test_notebook_runs_and_echoes_the_students_choice_not_the_key(lab, tmp_path):
     a = _assignment(lab)
     wrong = {q.id: samples.wrong_letter(q.options, q.key) for q in a.questions}
@@ -223,6 +234,19 @@ def test_notebook_file_is_linted_python(lab):
     imported = {n.module or "" for n in ast.walk(ast.parse(setup)) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(ast.parse(setup)) if isinstance(n, ast.Import) for a in n.names}
     assert not {m for m in imported if m.split(".")[0] in ("labs", "reference", "autograder")}, imported
+
+
+@pytest.mark.parametrize("lab", FOLDER_LABS)
+def test_reveals_and_function_grade_cells_open_collapsed(lab):
+    a = _assignment(lab)
+    cells = build_notebook(a).cells
+    hidden = {c.id for c in cells if c.metadata.get("jupyter", {}).get("source_hidden")}
+    reveals = {f"code-{i:03d}" for i, c in enumerate(a.notebook) if isinstance(c, Code) and c.requires}
+    functions = {f.name for f in a.functions}
+    assert reveals and hidden == reveals | functions
+    ids = [c.id for c in cells]
+    heading = ids.index("grades-heading")
+    assert set(ids[heading + 1:heading + 1 + len(functions)]) == functions
 
 
 # --- grading power -----------------------------------------------------------------------------------
