@@ -22,8 +22,9 @@ PYTEST_INI = "[pytest]\naddopts = -p no:cacheprovider\n"
 PUBLIC_PROPERTY_EXAMPLES = 10
 
 # The public test module, a jinja2 template (the project's one templating library).
-_TEMPLATE = jinja2.Environment(loader=jinja2.PackageLoader("autograder.build", "templates"), keep_trailing_newline=True,
-                               autoescape=False, undefined=jinja2.StrictUndefined).get_template("test_module.py.j2")
+_TEMPLATE = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
+                               keep_trailing_newline=True, autoescape=False,
+                               undefined=jinja2.StrictUndefined).get_template("test_module.py.j2")
 
 
 def example_rows(assignment: Assignment) -> list[tuple]:
