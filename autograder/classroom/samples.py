@@ -2,7 +2,7 @@
 
 A lab folder's `labs/<id>/samples.toml` declares each student as differences from the reference:
 its answers ("key", "wrong", or {source = "raw cell"}) and its module: the reference in the
-released solution form (flat imports) with `labs/<id>/samples/<student>.py` appended, whose defs
+solved form (flat imports, no solution markers) with `labs/<id>/samples/<student>.py` appended, whose defs
 rebind only the functions the student gets wrong (a syntax error there breaks the whole import,
 as a student's would), or "stub" for the untouched release.
 
@@ -24,7 +24,7 @@ import nbformat
 
 from autograder.course import course_root
 from autograder.engine.spec import Assignment
-from autograder.build.stubgen import flat_imports
+from autograder.build.stubgen import flat_imports, solved_module
 from labs import lab_folder, load
 
 # samples.toml's answer words -> the old answers.json markers answer_source understands
@@ -87,7 +87,8 @@ def sample_module(assignment: Assignment, student: str) -> str | None:
     entry = sample_class(assignment.id)[student]
     if entry.get("module", "reference") == "stub":
         return None
-    text = flat_imports(Path(assignment.reference.__file__).read_text(encoding="utf-8"))
+    # no solution markers: a student's file never has them, and feedback quotes the student's code
+    text = solved_module(Path(assignment.reference.__file__).read_text(encoding="utf-8"))
     diff = lab_folder(assignment.id) / "samples" / f"{student}.py"
     if diff.is_file():
         text = text.rstrip("\n") + f"\n\n\n# --- {student}: what it gets wrong ---\n" + diff.read_text(encoding="utf-8")
