@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import lru_cache
+from pathlib import Path
 
 from autograder.engine.spec import Assignment
 
@@ -17,10 +18,12 @@ def all_assignments() -> dict[str, Assignment]:
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if not info.ispkg or info.name.startswith("_"):
             continue
+        # an import error in a declaration propagates: a broken lab must fail loudly, never vanish
         module = importlib.import_module(f"{__name__}.{info.name}")
         assignment = getattr(module, "ASSIGNMENT", None)
-        if isinstance(assignment, Assignment):
-            found[assignment.id] = assignment
+        if not isinstance(assignment, Assignment):
+            raise TypeError(f"labs/{info.name}/ declares no ASSIGNMENT (an autograder.engine.spec.Assignment)")
+        found[assignment.id] = assignment
     return found
 
 
@@ -54,3 +57,9 @@ def load(assignment_id: str) -> Assignment:
         known = ", ".join(sorted(found)) or "none"
         raise ValueError(f"unknown assignment {assignment_id!r}; known assignments: {known}")
     return found[assignment_id]
+
+
+def lab_folder(assignment_id: str) -> Path | None:
+    """labs/<assignment_id>/ when that lab is a package named like its id (every declared lab is)."""
+    folder = Path(__file__).parent / assignment_id
+    return folder if assignment_id.isidentifier() and (folder / "__init__.py").is_file() else None

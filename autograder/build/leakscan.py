@@ -87,12 +87,23 @@ def declaration_lines(declaration_text: str, public_text: str = "") -> set[str]:
     return found
 
 
-def declaration_path(assignment: Assignment) -> Path | None:
+# Files of a lab folder that ship (properties.py as _properties.py; notebook.py's code is the notebook)
+# or are sample students: not secret declaration code.
+SHIPPED_LAB_FILES = ("properties.py", "notebook.py")
+
+
+def declaration_paths(assignment: Assignment) -> list[Path]:
+    """The staff-only declaration files of an assignment: its module, and in a lab folder every
+    other module beside it (scenario, questions, items) except the shipped ones."""
     try:
         module = importlib.import_module(f"labs.{assignment.id}")
     except ImportError:
-        return None
-    return Path(module.__file__)
+        return []
+    path = Path(module.__file__)
+    if path.name != "__init__.py":
+        return [path]
+    return [path] + sorted(p for p in path.parent.glob("*.py")
+                           if p.name not in SHIPPED_LAB_FILES and p.name != "__init__.py")
 
 
 def secrets_for(assignments: Iterable[Assignment], declarations: dict[str, Path] | None = None) -> Secrets:
@@ -101,10 +112,10 @@ def secrets_for(assignments: Iterable[Assignment], declarations: dict[str, Path]
     secrets = Secrets()
     for a in assignments:
         secrets.solution_lines |= solution_lines(Path(a.reference.__file__).read_text(encoding="utf-8"))
-        path = (declarations or {}).get(a.id) or declaration_path(a)
-        if path is not None:
-            props = properties_path(a)
-            public = props.read_text(encoding="utf-8") if props else ""
+        given = (declarations or {}).get(a.id)
+        props = properties_path(a)
+        public = props.read_text(encoding="utf-8") if props else ""
+        for path in [given] if given else declaration_paths(a):
             secrets.declaration_lines |= declaration_lines(path.read_text(encoding="utf-8"), public)
         secrets.keys.update({q.id: q.key for q in a.questions})
     return secrets

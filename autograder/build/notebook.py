@@ -35,8 +35,12 @@ def _meta(grade_id: str, *, locked: bool = False, solution: bool = False,
     return {"nbgrader": meta}
 
 
-def _code(grade_id: str, source: str, **meta) -> nbformat.NotebookNode:
-    cell = new_code_cell(source, metadata=_meta(grade_id, **meta))
+def _code(grade_id: str, source: str, *, hidden: bool = False, **meta) -> nbformat.NotebookNode:
+    metadata = _meta(grade_id, **meta)
+    if hidden:
+        # JupyterLab/Notebook 7 open the cell with its source collapsed; its output still shows
+        metadata["jupyter"] = {"source_hidden": True}
+    cell = new_code_cell(source, metadata=metadata)
     cell.id = grade_id
     return cell
 
@@ -48,6 +52,10 @@ def _markdown(grade_id: str, source: str) -> nbformat.NotebookNode:
 
 
 def setup_source(assignment: Assignment) -> str:
+    """The setup cell: the lab's own (notebook.py's first code cell, scenario imports made literal),
+    else the generated default."""
+    if assignment.setup:
+        return assignment.setup
     return (f"# Setup (generated): your module, the cited constants, numpy and matplotlib.\n"
             f"import {assignment.module}\n"
             "import constants\n"
@@ -94,10 +102,18 @@ def answer_cells(assignment: Assignment, qid: str) -> list:
             _code(qid, grade_source(qid, q.points), locked=True, grade=True, points=q.points)]
 
 
+GRADES_HEADING = ("## Grade cells\n\nOne per function, scored by the autograder outside this notebook; "
+                  "nothing to do here.")
+
+
 def function_grade_cells(assignment: Assignment, names) -> list:
+    """The function items' grade cells, under one short heading with their sources collapsed (lab
+    folders only: an old-style declaration keeps its released notebook as it was)."""
     items = [assignment.function(n) for n in names] if names else list(assignment.functions)
-    return [_code(f.name, grade_source(f.name, f.points), locked=True, grade=True, points=f.points)
-            for f in items]
+    grouped = bool(assignment.setup)
+    cells = [_markdown("grades-heading", GRADES_HEADING)] if grouped else []
+    return cells + [_code(f.name, grade_source(f.name, f.points), locked=True, grade=True, points=f.points,
+                          hidden=grouped) for f in items]
 
 
 def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:
@@ -106,7 +122,8 @@ def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:
         if isinstance(cell, Markdown):
             cells.append(_markdown(f"md-{index:03d}", cell.text))
         elif isinstance(cell, Code):
-            cells.append(_code(f"code-{index:03d}", locked_source(cell.source, cell.requires), locked=True))
+            cells.append(_code(f"code-{index:03d}", locked_source(cell.source, cell.requires), locked=True,
+                               hidden=cell.hidden))
         elif isinstance(cell, Answer):
             cells.extend(answer_cells(assignment, cell.question_id))
         elif isinstance(cell, FunctionGrades):

@@ -1,6 +1,12 @@
 """The demo class: materialise a sample student's submission over the released assignment.
 
-`samples/<id>/<student>/` holds an optional `<module>.py` (absent = the untouched stub) and an
+A lab folder's `labs/<id>/samples.toml` declares each student as differences from the reference:
+its answers ("key", "wrong", or {source = "raw cell"}) and its module: the reference in the
+solved form (flat imports, no solution markers) with `labs/<id>/samples/<student>.py` appended, whose defs
+rebind only the functions the student gets wrong (a syntax error there breaks the whole import,
+as a student's would), or "stub" for the untouched release.
+
+Old style, until every lab is converted: `samples/<id>/<student>/` holds an optional `<module>.py` (absent = the untouched stub) and an
 `answers.json`: `{"act1_prediction": "B" | "@key" | "@wrong" | {"source": "raw cell source"}}`.
 "@key" is the declaration's computed key and "@wrong" a deterministic wrong letter, so no key
 letter is typed anywhere. samples/ and release/ are the course's (autograder/course.py); the
@@ -11,14 +17,18 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import tomllib
 from pathlib import Path
 
 import nbformat
 
 from autograder.course import course_root
 from autograder.engine.spec import Assignment
-from autograder.build.stubgen import flat_imports
-from labs import load
+from autograder.build.stubgen import flat_imports, solved_module
+from labs import lab_folder, load
+
+# samples.toml's answer words -> the old answers.json markers answer_source understands
+_ANSWER_WORDS = {"key": "@key", "wrong": "@wrong"}
 
 
 def wrong_letter(options, key: str) -> str:
@@ -53,12 +63,60 @@ def write_answers(assignment: Assignment, notebook_path: Path, answers: dict) ->
     nbformat.write(nb, str(notebook_path))
 
 
+def sample_class(assignment_id: str) -> dict[str, dict] | None:
+    """student -> its samples.toml table, or None when the lab has no samples.toml (old style)."""
+    folder = lab_folder(assignment_id)
+    toml = folder / "samples.toml" if folder else None
+    if toml is None or not toml.is_file():
+        return None
+    declared = tomllib.loads(toml.read_text(encoding="utf-8"))
+    for student, entry in declared.items():
+        unknown = set(entry) - {"answers", "module", "wrong", "compiles"}
+        if unknown or entry.get("module", "reference") not in ("reference", "stub"):
+            raise ValueError(f"{toml}: student {student!r} has unknown keys {sorted(unknown)} or module "
+                             f"{entry.get('module')!r} (expected answers, module = reference|stub, wrong, compiles)")
+        for qid, value in entry.get("answers", {}).items():
+            if not (isinstance(value, str) and value in _ANSWER_WORDS or isinstance(value, dict) and set(value) == {"source"}):
+                raise ValueError(f"{toml}: {student}.{qid} = {value!r}: answers are \"key\", \"wrong\" or "
+                                 "{source = \"...\"}; a letter is never typed")
+    return declared
+
+
+def sample_module(assignment: Assignment, student: str) -> str | None:
+    """The text of a lab-folder sample student's module; None for the untouched stub."""
+    entry = sample_class(assignment.id)[student]
+    if entry.get("module", "reference") == "stub":
+        return None
+    # no solution markers: a student's file never has them, and feedback quotes the student's code
+    text = solved_module(Path(assignment.reference.__file__).read_text(encoding="utf-8"))
+    diff = lab_folder(assignment.id) / "samples" / f"{student}.py"
+    if diff.is_file():
+        text = text.rstrip("\n") + f"\n\n\n# --- {student}: what it gets wrong ---\n" + diff.read_text(encoding="utf-8")
+    return text
+
+
+def _materialise_declared(assignment: Assignment, student: str, dest: Path, release_dir: Path) -> Path:
+    declared = sample_class(assignment.id)
+    if student not in declared:
+        raise FileNotFoundError(f"no sample student {student!r} in {lab_folder(assignment.id) / 'samples.toml'}")
+    shutil.copytree(release_dir, dest, dirs_exist_ok=True)
+    module = sample_module(assignment, student)
+    if module is not None:
+        (dest / f"{assignment.module}.py").write_text(module, encoding="utf-8")
+    answers = {qid: _ANSWER_WORDS[value] if isinstance(value, str) else value for qid, value in declared[student].get("answers", {}).items()}
+    if answers:
+        write_answers(assignment, dest / f"{assignment.id}.ipynb", answers)
+    return dest
+
+
 def materialise(assignment_id: str, student: str, dest: Path, *, assignment: Assignment | None = None,
                 release_dir: Path | None = None, samples_dir: Path | None = None) -> Path:
     """dest/ = release/<id>/ + the student's module + the student's answers; returns dest."""
     if assignment is None:
         assignment = load(assignment_id)
     release_dir = Path(release_dir or course_root() / "release" / assignment_id)
+    if sample_class(assignment_id) is not None:
+        return _materialise_declared(assignment, student, Path(dest), release_dir)
     sample = Path(samples_dir or course_root() / "samples" / assignment_id) / student
     if not sample.is_dir():
         raise FileNotFoundError(f"no sample student {student!r} in {sample.parent}")
@@ -74,6 +132,9 @@ def materialise(assignment_id: str, student: str, dest: Path, *, assignment: Ass
 
 
 def students(assignment_id: str, samples_dir: Path | None = None) -> list[str]:
+    declared = sample_class(assignment_id)
+    if declared is not None:
+        return sorted(declared)
     root = Path(samples_dir or course_root() / "samples" / assignment_id)
     return sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 

@@ -91,6 +91,7 @@ class Code:
     source: str
     requires: Sequence[str] = ()                # question ids that must be answered before this
                                                 # cell shows anything (the prediction lock)
+    hidden: bool = False                        # opens with its source collapsed (instruments, reveals)
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,9 @@ class Assignment:
     functions: Sequence[FunctionItem]
     questions: Sequence[Question]
     notebook: Sequence[Cell]
+    # The notebook's setup cell (scenario values as literals, from labs/<lab>/notebook.py); empty:
+    # the generated default that imports the module, constants, numpy and matplotlib.
+    setup: str = ""
     provided: Sequence[str] = ("_domain", "constants")  # reference modules shipped as-is (no secrets)
     # The public lab this assignment retells and corrects: "Vol II Lab NN, Title: where it is published".
     source_lab: str = ""

@@ -7,6 +7,7 @@ changes against the source lab are listed in docs/errata/lab01_scale.md.
 from __future__ import annotations
 
 import math
+from functools import partial
 
 from hypothesis import strategies as st
 
@@ -15,6 +16,7 @@ from autograder.engine import spec
 from reference import constants as C
 from reference.collectives import ring_allreduce_time, training_step_flops
 
+from labs.authoring import public_properties
 from labs.lab01_scale import properties as public
 
 # --- Act I scenario: a Chinchilla-scale model (Hoffmann et al. 2022, arXiv:2203.15556) -----------
@@ -186,9 +188,7 @@ QUESTIONS = [
 
 
 # --- graded functions ----------------------------------------------------------------------------
-def _props(item: str) -> list[spec.Property]:
-    return [spec.Property(**{k: v for k, v in d.items() if k != "item"})
-            for d in public.PROPERTIES if d["item"] == item]
+_props = partial(public_properties, public.PROPERTIES)
 
 
 _f = public._f  # floats without subnormals

@@ -7,6 +7,7 @@ scenario input below); no key letter is typed: keys come from `letters(...)` ove
 from __future__ import annotations
 
 import math
+from functools import partial
 
 from hypothesis import strategies as st
 
@@ -17,6 +18,8 @@ from reference.collectives import comm_fraction, compute_time, ring_allreduce_ti
 
 from autograder.engine.spec import Answer, Assignment, Code, Example, FunctionGrades, FunctionItem, Markdown, Property, \
     Question, letters
+from labs.authoring import public_properties, range_key
+from labs.lab02_interconnect import properties as public
 from labs.lab02_interconnect.properties import PROPERTIES
 
 # --- Scenario inputs (the lab's stories; each stated in the notebook) ---------------------------
@@ -99,16 +102,7 @@ def _gbs(x: float) -> str:
     return f"{x / 1e9:g} GB/s"
 
 
-def _range_index(value: float, bounds: list[tuple[float, float]]) -> int:
-    """Which [low, high) range holds `value` (a prediction's computed key)."""
-    for index, (low, high) in enumerate(bounds):
-        if low <= value < high:
-            return index
-    raise ValueError(f"{value} lies in none of the option ranges {bounds}: the scenario changed, fix the options")
-
-
-def _f(lo, hi):
-    return st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False)
+_f = public._f  # floats without subnormals
 
 
 # --- Questions ----------------------------------------------------------------------------------
@@ -119,7 +113,7 @@ _q1_options, _q1_key = letters([
     f"Noticeably slower ({_r[1][0]:g}× to {_r[1][1]:g}×) — PCIe is slower but still practical for production",
     f"Several times slower ({_r[2][0]:g}× to {_r[2][1]:g}×) — PCIe communication overhead dominates training",
     "PCIe makes training impossible — infinite overhead, it cannot converge",
-], _range_index(PCIE_SLOWDOWN, _Q1_RANGES), offset=0)
+], range_key(PCIE_SLOWDOWN, _Q1_RANGES), offset=0)
 
 _q2_options, _q2_key = letters([
     "You send weights forward and gradients backward — two passes across the network",
@@ -201,9 +195,7 @@ assert "A" not in {q.key for q in QUESTIONS}
 
 
 # --- Function items -----------------------------------------------------------------------------
-_PUBLIC: dict[str, list[Property]] = {}
-for _d in PROPERTIES:
-    _PUBLIC.setdefault(_d["item"], []).append(Property(**{k: v for k, v in _d.items() if k != "item"}))
+_public = partial(public_properties, PROPERTIES)
 
 
 def _links_meet_target(f, d):
@@ -253,14 +245,14 @@ FUNCTIONS = [
         examples=[Example(f"an InfiniBand NDR port, {NDR_GBIT} Gb/s", {"gbit_per_s": NDR_GBIT}),
                   Example(f"an InfiniBand HDR port, {HDR_GBIT} Gb/s", {"gbit_per_s": HDR_GBIT})],
         domain=st.fixed_dictionaries({"gbit_per_s": _f(0.1, 3200.0)}),
-        properties=_PUBLIC["gbit_to_bytes_per_s"]),
+        properties=_public("gbit_to_bytes_per_s")),
     FunctionItem(
         name="gradient_bytes", points=1,
         examples=[Example(f"the {PARAMS / 1e9:g}B model in FP16", {"params": PARAMS, "bytes_per_value": C.FP16_BYTES}),
                   Example(f"the {PARAMS / 1e9:g}B model in FP32", {"params": PARAMS, "bytes_per_value": FP32_BYTES})],
         domain=st.fixed_dictionaries({"params": _f(0.0, 2e12), "bytes_per_value": st.sampled_from([1, 2, 4])
                                       | _f(0.5, 8.0)}),
-        properties=_PUBLIC["gradient_bytes"]),
+        properties=_public("gradient_bytes")),
     FunctionItem(
         name="transfer_time", points=1.5,
         examples=[Example("the FP16 gradient over one PCIe Gen4 x16 link",
@@ -269,20 +261,20 @@ FUNCTIONS = [
                           {"num_bytes": SMALL_MESSAGE_BYTES, "bandwidth": LINK_BW, "latency_s": C.IB_ALPHA_S})],
         domain=st.fixed_dictionaries({"num_bytes": _f(0.0, 1e12), "bandwidth": _f(1e9, 1e12),
                                       "latency_s": _f(0.0, 1e-4)}),
-        properties=_PUBLIC["transfer_time"]),
+        properties=_public("transfer_time")),
     FunctionItem(
         name="intra_node_allreduce_time", points=2.5,
         examples=[Example(f"Act I: {_gb(MESSAGE_BYTES)} over {GPUS} GPUs, {name}", _act1(name)) for name in ACT1_LINKS],
         domain=st.fixed_dictionaries({"message_bytes": _f(0.0, 1e12), "gpus": st.integers(1, 16),
                                       "bandwidth": _f(1e9, 1e12)}),
-        properties=_PUBLIC["intra_node_allreduce_time"]),
+        properties=_public("intra_node_allreduce_time")),
     FunctionItem(
         name="hierarchical_allreduce_time", points=3,
         examples=[Example(f"Act II: {STORY_NODES} nodes, {STORY_LINKS} NDR link each", _act2(STORY_NODES, STORY_LINKS)),
                   Example("Act II: a single node (no inter-node term)", _act2(1, STORY_LINKS)),
                   Example(f"Act II: {MAX_NODES} nodes, {LINKS_AT_MAX} NDR links each", _act2(MAX_NODES, LINKS_AT_MAX))],
         domain=_HIER_DOMAIN,
-        properties=[*_PUBLIC["hierarchical_allreduce_time"],
+        properties=[*_public("hierarchical_allreduce_time"),
                     Property(name="inter-node term inverse in bandwidth",
                              meaning="Doubling a node's InfiniBand bandwidth halves the time spent crossing nodes.",
                              strategy=_HIER_DOMAIN.filter(lambda d: d["nodes"] >= 2), check=_inter_inverse_in_bandwidth,
@@ -294,7 +286,7 @@ FUNCTIONS = [
                  + [Example(f"Act II: {STORY_NODES} nodes, {STORY_LINKS} link each",
                             {"comm_s": STORY_COMM_S, "compute_s": COMPUTE_S})],
         domain=st.fixed_dictionaries({"comm_s": _f(0.0, 1e3), "compute_s": _f(1e-3, 1e3)}),
-        properties=_PUBLIC["comm_overhead_ratio"]),
+        properties=_public("comm_overhead_ratio")),
     FunctionItem(
         name="speedup", points=1,
         examples=[Example("Act I: PCIe step time over NVLink step time",
@@ -303,7 +295,7 @@ FUNCTIONS = [
                           {"t_1": STORY_NODES * (COMPUTE_S + act2_comm_s(1, STORY_LINKS)),
                            "t_n": COMPUTE_S + STORY_COMM_S})],
         domain=st.fixed_dictionaries({"t_1": _f(1e-3, 1e4), "t_n": _f(1e-3, 1e4)}),
-        properties=_PUBLIC["speedup"]),
+        properties=_public("speedup")),
     FunctionItem(
         name="scaling_efficiency", points=1,
         examples=[Example(f"Act II: {STORY_NODES} nodes, {STORY_LINKS} link each",
@@ -311,7 +303,7 @@ FUNCTIONS = [
                   Example(f"Act II: {MAX_NODES} nodes, {LINKS_AT_MAX} links each",
                           {"speedup": act2_speedup(MAX_NODES, LINKS_AT_MAX), "n": MAX_NODES})],
         domain=st.fixed_dictionaries({"speedup": _f(0.01, 1024.0), "n": st.integers(1, 1024)}),
-        properties=_PUBLIC["scaling_efficiency"]),
+        properties=_public("scaling_efficiency")),
     FunctionItem(
         name="min_ib_links", points=3,
         examples=[Example(f"Act II: {STORY_NODES} nodes, ratio <= {DANGER_RATIO:g}", _design(STORY_NODES)),
@@ -319,7 +311,7 @@ FUNCTIONS = [
                   Example(f"Act II: {STORY_NODES} nodes, ratio <= {TIGHT_RATIO:g} (NVLink alone is too slow: 0)",
                           _design(STORY_NODES, TIGHT_RATIO))],
         domain=_LINK_DOMAIN,
-        properties=[*_PUBLIC["min_ib_links"],
+        properties=[*_public("min_ib_links"),
                     Property(name="the fewest links that meet the target",
                              meaning="The returned count keeps the overhead ratio at or under the target and one link fewer does not (0: not even max_links does).",
                              strategy=_LINK_DOMAIN, check=_links_meet_target, public=False)]),

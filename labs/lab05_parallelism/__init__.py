@@ -6,6 +6,8 @@ the assignment corrects the lab.
 """
 from __future__ import annotations
 
+from functools import partial
+
 from hypothesis import strategies as st
 
 from autograder.engine import spec
@@ -13,6 +15,7 @@ from autograder.engine.spec import (Answer, Assignment, Code, Example, FunctionG
                              Markdown, Property, Question)
 from reference import collectives, constants as C, parallelism as ref
 
+from labs.authoring import public_properties
 from labs.lab05_parallelism.properties import PROPERTIES
 
 # --- Act I scenario: a 7B model, a fixed global batch spread over more and more GPUs ---------------
@@ -264,8 +267,7 @@ QUESTIONS = [
 _POWERS2 = st.sampled_from([1, 2, 4, 8, 16, 32, 64])
 
 
-def _wrap(item: str) -> list[Property]:
-    return [Property(**{k: v for k, v in d.items() if k != "item"}) for d in PROPERTIES if d["item"] == item]
+_wrap = partial(public_properties, PROPERTIES)
 
 
 def _best_is_feasible(f, d):

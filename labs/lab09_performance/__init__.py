@@ -7,6 +7,7 @@ scenario inputs below (the lab's profiles, levers and cost model), never typed.
 from __future__ import annotations
 
 import textwrap
+from functools import partial
 
 from hypothesis import strategies as st
 
@@ -16,6 +17,7 @@ from reference.collectives import training_step_flops
 
 from autograder.engine.spec import (Answer, Assignment, Code, Example, FunctionGrades, FunctionItem, Markdown, Property,
                      Question, letters)
+from labs.authoring import public_properties
 from labs.lab09_performance.properties import PROPERTIES, profiles
 
 # --- Scenario inputs (the lab's, stated to the students) ------------------------------------------
@@ -250,8 +252,7 @@ def _hotspot_not_alphabetical(f, d):
     assert f(profile=profile) == "a_large", "the hotspot is the largest share, not the last name"
 
 
-def _public(item: str) -> list[Property]:
-    return [Property(**{k: v for k, v in p.items() if k != "item"}) for p in PROPERTIES if p["item"] == item]
+_public = partial(public_properties, PROPERTIES)
 
 
 def _item(name, points, examples, domain, hidden=(), **tol) -> FunctionItem:

@@ -1,18 +1,12 @@
 """Lab 02 declaration: items, properties, domains, computed keys and the notebook arc."""
 from __future__ import annotations
 
-import ast
 import math
 import re
-import sys
-from pathlib import Path
-
-import pytest
-from hypothesis import HealthCheck, given, settings
 
 import labs.lab02_interconnect as lab
 from autograder.build.notebook import build_notebook
-from autograder.engine.spec import Answer, Code, FunctionGrades, Markdown
+from autograder.engine.spec import Code, Markdown
 from reference import interconnect as ic
 
 A = lab.ASSIGNMENT
@@ -29,37 +23,6 @@ def test_identity():
 def test_every_required_function_is_a_graded_item():
     assert [f.name for f in A.functions] == REQUIRED
     assert all(f.points > 0 and f.examples for f in A.functions)
-
-
-def test_properties_per_item():
-    for item in A.functions:
-        assert len(item.properties) >= 2, item.name
-        assert sum(p.public for p in item.properties) >= 2, item.name
-
-
-def test_examples_give_numbers():
-    for item in A.functions:
-        for ex in item.examples:
-            value = getattr(ic, item.name)(**dict(ex.kwargs))
-            assert isinstance(value, (int, float)) and not isinstance(value, bool), (item.name, ex.label)
-
-
-@pytest.mark.parametrize("item", A.functions, ids=lambda f: f.name)
-def test_hidden_domain_is_valid_for_the_reference(item):
-    @settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-    @given(item.domain)
-    def check(kwargs):
-        value = getattr(ic, item.name)(**kwargs)
-        assert math.isfinite(value)
-
-    check()
-
-
-def test_properties_module_is_standalone():
-    tree = ast.parse(Path(lab.__file__).with_name("properties.py").read_text())
-    tops = {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    tops |= {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    assert tops <= set(sys.stdlib_module_names) | {"hypothesis", "__future__"}, tops
 
 
 # --- Questions ------------------------------------------------------------------------------------
@@ -88,12 +51,6 @@ def test_act2_design_key_is_min_ib_links():
     assert lab.LINKS_AT_MAX == ic.min_ib_links(140e9, 8, 64, 450e9, 50e9, lab.COMPUTE_S)
 
 
-def test_hints_do_not_name_a_letter():
-    for q in A.questions:
-        assert not re.search(r"\b(option|answer|letter)\s+[A-D]\b", q.hint), q.id
-        assert f'"{q.key}"' not in q.hint
-
-
 def test_story_numbers_are_computed():
     text = " ".join(c.text for c in A.notebook if isinstance(c, Markdown))
     assert f"{lab.STORY_SPEEDUP:.1f}×" in text and "6× throughput" not in text
@@ -115,15 +72,6 @@ def test_notebook_arc_and_locks():
     nb = build_notebook(A)
     grade_ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if c.metadata["nbgrader"]["grade"]]
     assert sorted(grade_ids) == sorted(A.item_ids)
-
-
-def test_no_key_anywhere_in_the_notebook():
-    nb = build_notebook(A)
-    # code cells only: the builder's prompt shows a fixed `e.g. <qid> = "A"` for every question
-    for q in A.questions:
-        for cell in (c for c in nb.cells if c.cell_type == "code"):
-            assert f'{q.id} = "{q.key}"' not in cell.source
-            assert f"{q.id} = '{q.key}'" not in cell.source
 
 
 def test_generated_source_folder_does_not_leak(tmp_path):

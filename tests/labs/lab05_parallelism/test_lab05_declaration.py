@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import ast
-import json
 import math
-import re
 from pathlib import Path
-
-import pytest
-from hypothesis import given, settings
 
 import labs.lab05_parallelism as L
 from autograder.engine.spec import Answer, Code, FunctionGrades, Markdown
@@ -35,25 +30,6 @@ def test_every_required_and_design_function_is_graded():
         assert len(item.properties) >= 2, item.name
 
 
-def test_examples_are_valid_json_calls():
-    for item in A.functions:
-        for ex in item.examples:
-            json.dumps(dict(ex.kwargs))
-            getattr(ref, item.name)(**ex.kwargs)
-
-
-def test_hidden_domains_are_valid_for_the_reference():
-    for item in A.functions:
-        fn = getattr(ref, item.name)
-
-        @settings(max_examples=15, deadline=None)
-        @given(item.domain)
-        def run(kwargs):
-            json.dumps(kwargs)
-            fn(**kwargs)
-        run()
-
-
 def test_keys_differ_and_are_computed():
     keys = [q.key for q in A.questions]
     assert [q.id for q in A.questions] == ["act1_prediction", "act1_reflection", "act2_prediction", "act2_reflection"]
@@ -73,12 +49,6 @@ def test_act2_options_exactly_one_feasible_and_it_is_the_enumerated_best():
     assert len(set(reasons)) == 3
     assert "TP=8, PP=4, DP=32" in " ".join(q.options.values())          # the lab's keyed answer, now OOM
     assert not L.LAB_LAYOUT["fits"]
-
-
-def test_hints_do_not_name_the_key():
-    for q in A.questions:
-        for letter in q.options:
-            assert not re.search(rf"\b(option|answer)\s+{letter}\b|\({letter}\)", q.hint), (q.id, letter)
 
 
 def test_story_numbers_come_from_the_reference():

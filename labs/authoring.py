@@ -1,0 +1,189 @@
+"""Helpers every lab declaration shares: unit formatters, option ranges, examples, public properties,
+and the reader of a lab's `notebook.py` (jupytext percent format) into notebook cells.
+
+One module so that no lab copies another's helper under a new name. docs/adding-a-lab.md shows how
+a lab folder uses them.
+"""
+from __future__ import annotations
+
+import ast
+import math
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Iterable, Mapping, Sequence
+
+import jinja2
+import jupytext
+
+from autograder.engine.spec import Answer, Code, Example, FunctionGrades, Markdown, Property
+
+
+# --- unit formatters (also the jinja2 filters of notebook markdown) -----------------------------------
+
+def fmt_bytes(x: float) -> str:
+    """Decimal units, as the labs and the datasheets use them: 140 GB, 500 KB."""
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if x >= size:
+            return f"{x / size:.3g} {unit}"
+    return f"{x:.3g} B"
+
+
+def fmt_seconds(t: float) -> str:
+    """Seconds in the largest unit below the value: 1.2 s, 35 ms, 5 µs."""
+    if t >= 1:
+        return f"{t:.3g} s"
+    if t >= 1e-3:
+        return f"{t * 1e3:.3g} ms"
+    return f"{t * 1e6:.3g} µs"
+
+
+def fmt_percent(x: float) -> str:
+    """A fraction as a whole percent: 0.456 -> 46%."""
+    return f"{x:.0%}"
+
+
+def fmt(value: Any, spec: str, unit: float = 1) -> str:
+    """Python's format mini-language as a filter, in `unit`s: `{{ x | fmt(",.0f") }}`,
+    `{{ params | fmt("g", 1e9) }}B`."""
+    return format(value / unit if unit != 1 else value, spec)
+
+
+FILTERS = {"bytes": fmt_bytes, "seconds": fmt_seconds, "percent": fmt_percent, "fmt": fmt}
+
+
+# --- questions and items ----------------------------------------------------------------------------
+
+def range_key(value: float, ranges: Sequence[tuple[float, float]]) -> int:
+    """The index of the one [low, high) range holding `value`: a range question's computed key."""
+    holding = [i for i, (low, high) in enumerate(ranges) if low <= value < high]
+    if len(holding) != 1:
+        raise ValueError(f"{value} must fall in exactly one option range of {list(ranges)}: the scenario "
+                         "changed, fix the options")
+    return holding[0]
+
+
+def examples(*rows: tuple[str, Mapping[str, Any]]) -> list[Example]:
+    """Worked examples from (label, kwargs) rows."""
+    return [Example(label, kwargs) for label, kwargs in rows]
+
+
+def public_properties(declared: Iterable[Mapping[str, Any]], item: str) -> list[Property]:
+    """The public properties of `item` among a properties module's `PROPERTIES` (dicts with an "item"
+    key, so the module stays importable without autograder when shipped to students)."""
+    return [Property(**{k: v for k, v in d.items() if k != "item"}) for d in declared if d["item"] == item]
+
+
+def close(got, want, what: str) -> None:
+    """Assert a hidden property's number: a real number within the engine's default tolerance."""
+    assert isinstance(got, (int, float)) and not isinstance(got, bool), f"expected a number, got {got!r}"
+    assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12), f"{what}: got {got!r}, expected {want!r}"
+
+
+# --- the notebook file ------------------------------------------------------------------------------
+
+_JINJA = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
+_JINJA.filters.update(FILTERS)
+
+_LITERAL_TYPES = (int, float, str, bool, type(None))
+
+
+def _literal(value: Any, where: str) -> Any:
+    """`value` if it is a literal-reprable value (numbers, strings, tuples/lists/dicts of them)."""
+    if isinstance(value, _LITERAL_TYPES):
+        return value
+    if isinstance(value, (tuple, list)):
+        return type(value)(_literal(v, where) for v in value)
+    if isinstance(value, dict):
+        return {_literal(k, where): _literal(v, where) for k, v in value.items()}
+    raise TypeError(f"{where}: only numbers, strings and tuples/lists/dicts of them may be imported into "
+                    f"the notebook's setup cell, not {type(value).__name__}")
+
+
+def scenario_namespace(*modules: ModuleType) -> dict[str, Any]:
+    """The upper-case names of a lab's scenario/questions modules: what notebook markdown may use."""
+    return {name: value for module in modules for name, value in vars(module).items() if name.isupper()}
+
+
+def literal_setup(source: str, package: str) -> str:
+    """The setup cell with every `from <package>... import NAME as name` replaced by `name = <literal>`,
+    so the released notebook never imports the (staff-only) lab package."""
+    import importlib
+
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    for node in reversed(tree.body):
+        if not (isinstance(node, ast.ImportFrom) and node.module and
+                (node.module == package or node.module.startswith(package + "."))):
+            continue
+        module = importlib.import_module(node.module)
+        comment = lines[node.end_lineno - 1].partition("#")[2].strip() if node.lineno == node.end_lineno else ""
+        assigned = []
+        for alias in node.names:
+            where = f"{node.module}.{alias.name}"
+            value = _literal(getattr(module, alias.name), where)
+            assigned.append(f"{alias.asname or alias.name} = {value!r}" + (f"   # {comment}" if comment and
+                                                                          len(node.names) == 1 else ""))
+        lines[node.lineno - 1:node.end_lineno] = assigned
+    return "\n".join(lines)
+
+
+def read_notebook(path: Path, namespace: Mapping[str, Any], package: str) -> tuple[str, list]:
+    """(setup source, cells) of a lab's notebook.py in jupytext percent format.
+
+    * `# %% [markdown]` cells are jinja2 templates rendered with `namespace` and FILTERS;
+    * the first code cell is the setup (its imports of `package` become literal assignments);
+    * a code cell with `answer="<qid>"` is where that question is asked (its source is ignored and
+      must be empty); `grades=true` is where the function grade cells go; any other code cell is
+      provided code, behind the prediction lock of `requires=[...]`, its source collapsed when it
+      `requires` answers or is tagged `instrument`.
+    """
+    notebook = jupytext.reads(Path(path).read_text(encoding="utf-8"), fmt="py:percent")
+    setup, cells = None, []
+    for index, cell in enumerate(notebook.cells):
+        meta = dict(cell.metadata)
+        where = f"{path}: cell {index}"
+        if cell.cell_type == "markdown":
+            cells.append(Markdown(_JINJA.from_string(cell.source).render(**namespace)))
+        elif setup is None:
+            setup = literal_setup(cell.source, package)
+        elif "answer" in meta:
+            if cell.source.strip():
+                raise ValueError(f"{where}: an answer cell is generated from the question; leave it empty")
+            cells.append(Answer(meta["answer"]))
+        elif meta.get("grades"):
+            cells.append(FunctionGrades(tuple(meta.get("names", ()))))
+        else:
+            requires = tuple(meta.get("requires", ()))
+            hidden = bool(requires) or "instrument" in meta.get("tags", ())
+            cells.append(Code(cell.source, requires=requires, hidden=hidden))
+    if setup is None:
+        raise ValueError(f"{path}: no setup code cell")
+    return setup, cells
+
+
+def names_used_before_defined(path: Path, predefined: Iterable[str] = ()) -> list[str]:
+    """Names a code cell of notebook.py loads that neither the setup, an earlier cell, the answer
+    cells nor builtins define (the lint the lab tests run)."""
+    import builtins
+
+    notebook = jupytext.reads(Path(path).read_text(encoding="utf-8"), fmt="py:percent")
+    defined = set(dir(builtins)) | set(predefined)
+    missing = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        if "answer" in cell.metadata:
+            defined.add(cell.metadata["answer"])
+            continue
+        tree = ast.parse(cell.source)
+        bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        bound |= {a.asname or a.name.split(".")[0] for n in ast.walk(tree)
+                  if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+        bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
+                  for a in (*n.args, *n.kwonlyargs)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
+                    and node.id not in defined and node.id not in bound:
+                missing.append(f"{node.id} (line {node.lineno} of cell {cell.source.splitlines()[0]!r})")
+        defined |= bound
+    return missing

@@ -1,0 +1,164 @@
+"""Lab 06 graded items: worked examples at the scenario's inputs, hidden domains and hidden properties.
+
+Expected values are never typed: the engine computes them from reference/ at grading time.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+from hypothesis import strategies as st
+
+from autograder.engine.spec import FunctionItem, Property
+from labs.authoring import close, examples, fmt_bytes, public_properties
+from labs.lab06_collectives import properties as public
+from labs.lab06_collectives.scenario import (ACT1_MESSAGE_BYTES, ACT1_RING_S, ACT2, ALPHA_S, CHINCHILLA,
+                                             FAILURE_FRACTION, LINK, MFU, MIN_RANKS, N_GPUS, NCCL_EXAMPLE, NDR,
+                                             ODD_N, ONE_GB, PEAK_FLOPS, SMALL_BYTES, TOKENS_PER_STEP, WORKLOADS)
+from reference import collectives as ref
+from reference import constants as C
+
+
+_public = partial(public_properties, public.PROPERTIES)
+
+
+# --- hidden properties (they may call the trusted reference) ------------------------------------------
+
+def _crossover_equal_times(f, d):
+    # trusted reference times at the student's crossover: ring and tree must agree there
+    m = f(**d)
+    close(ref.ring_allreduce_time(m, **d), ref.tree_allreduce_time(m, **d), "ring vs tree time at the crossover")
+
+
+def _naive_not_faster_than_ring(f, d):
+    got = f(**d)
+    assert got >= ref.ring_allreduce_time(**d) * (1 - 1e-9), f"naive {got!r} beats ring AllReduce"
+
+
+def _rabenseifner_not_slower_than_ring(f, d):
+    got = f(**d)
+    assert got <= ref.ring_allreduce_time(**d) * (1 + 1e-9), f"Rabenseifner {got!r} is slower than the ring"
+
+
+def _fraction_failure_iff_comm_exceeds_compute(f, d):
+    got = f(**d)
+    assert (got > FAILURE_FRACTION) == (d["comm_s"] > d["compute_s"]), \
+        f"comm_fraction = {got!r} with comm_s = {d['comm_s']!r}, compute_s = {d['compute_s']!r}"
+
+
+def _best_domain():
+    # messages at least 10% away from the ring-tree crossover, where every correct form of the two
+    # times agrees on which is smaller (at the crossover itself the last bit decides)
+    def with_message(d):
+        cross = ref.ring_tree_crossover_bytes(d["n"], d["alpha_s"], d["bandwidth"])
+        if cross == 0:
+            return public.POSITIVE_BYTES.map(lambda m: {**d, "message_bytes": m})
+        factor = st.one_of(st.floats(1e-3, 0.9), st.floats(1.1, 1e3))
+        return factor.map(lambda k: {**d, "message_bytes": k * cross})
+    base = st.fixed_dictionaries({"n": public.MANY_RANKS, "alpha_s": public.POSITIVE_ALPHA_S,
+                                  "bandwidth": public.BANDWIDTH})
+    return base.flatmap(with_message)
+
+
+# --- graded items ------------------------------------------------------------------------------------
+
+_ACT1 = f"Act I: {fmt_bytes(ACT1_MESSAGE_BYTES)} gradient over {N_GPUS} GPUs on NDR InfiniBand"
+_BIG, _MID, _SMALL = (dict(message_bytes=m, **LINK) for _, _, m in WORKLOADS)
+_NCCL = NCCL_EXAMPLE
+_NCCL_LABEL = (f"{fmt_bytes(_NCCL['message_bytes'])}, {_NCCL['n']} ranks, {_NCCL['bandwidth'] / 1e9:g} GB/s, "
+               f"{_NCCL['alpha_s'] * 1e6:g} µs")
+_GRAD_LABEL = lambda i: f"{fmt_bytes(WORKLOADS[i][2])} ({WORKLOADS[i][1] / 1e9:g}B FP16) gradient"
+_ACT1_LINK = dict(message_bytes=ACT1_MESSAGE_BYTES, **LINK)
+_BIG_PARAMS, _SMALL_PARAMS = WORKLOADS[0][1], WORKLOADS[2][1]
+_BIG_COMPUTE_S, _BIG_RING_S = ACT2[0][3]["compute_s"], ACT2[0][3]["times"]["ring"]
+_SMALL_COMPUTE_S, _SMALL_TREE_S = ACT2[2][3]["compute_s"], ACT2[2][3]["times"]["tree"]
+
+FUNCTIONS = (
+    FunctionItem("p2p_time", 1, examples(
+        (f"one {fmt_bytes(WORKLOADS[2][2])} update over one NDR port", dict(message_bytes=WORKLOADS[2][2], alpha_s=ALPHA_S, bandwidth=NDR)),
+        (f"the {fmt_bytes(WORKLOADS[1][2])} gradient over one NDR port", dict(message_bytes=WORKLOADS[1][2], alpha_s=ALPHA_S, bandwidth=NDR)),
+    ), domain=public.P2P, properties=_public("p2p_time")),
+    FunctionItem("naive_allreduce_time", 2, examples(
+        (_ACT1, _ACT1_LINK),
+        (f"one DGX H100 node ({C.GPUS_PER_DGX_H100} GPUs) over NVLink, {fmt_bytes(ONE_GB)}",
+         dict(message_bytes=ONE_GB, n=C.GPUS_PER_DGX_H100, alpha_s=C.NVLINK_ALPHA_S, bandwidth=C.NVLINK4_BANDWIDTH)),
+    ), domain=public.ALLREDUCE, properties=[
+        *_public("naive_allreduce_time"),
+        Property("never faster than ring", "The master's link carries n times the ring's bytes, so naive "
+                 "AllReduce is never faster than ring AllReduce.", public.ALLREDUCE, _naive_not_faster_than_ring,
+                 public=False),
+    ]),
+    FunctionItem("ring_allreduce_time", 3, examples(
+        (_ACT1, _ACT1_LINK),
+        (f"Act II: {_GRAD_LABEL(0)} over {N_GPUS} GPUs on NDR", _BIG),
+        (f"nccl-tests worked value: {_NCCL_LABEL}", _NCCL),
+    ), domain=public.ALLREDUCE, properties=_public("ring_allreduce_time")),
+    FunctionItem("tree_allreduce_time", 2, examples(
+        (_ACT1, _ACT1_LINK),
+        (f"Act II: {fmt_bytes(WORKLOADS[2][2])} update over {N_GPUS} GPUs on NDR", _SMALL),
+        (f"{ODD_N} GPUs ({ODD_N // C.GPUS_PER_DGX_H100} DGX nodes), {fmt_bytes(SMALL_BYTES)}: not a power of two",
+         dict(message_bytes=SMALL_BYTES, n=ODD_N, alpha_s=ALPHA_S, bandwidth=NDR)),
+    ), domain=public.ALLREDUCE, properties=_public("tree_allreduce_time")),
+    FunctionItem("rabenseifner_allreduce_time", 2, examples(
+        (f"Act II: {_GRAD_LABEL(0)} over {N_GPUS} GPUs on NDR", _BIG),
+        (f"Act II: {fmt_bytes(WORKLOADS[2][2])} update over {N_GPUS} GPUs on NDR", _SMALL),
+    ), domain=public.RABENSEIFNER, properties=[
+        *_public("rabenseifner_allreduce_time"),
+        Property("never slower than ring", "Rabenseifner moves the ring's bytes in log2 n instead of n-1 "
+                 "latency steps per phase, so it is never slower than the ring.", public.RABENSEIFNER,
+                 _rabenseifner_not_slower_than_ring, public=False),
+    ]),
+    FunctionItem("ring_bytes_per_rank", 1, examples(
+        (_ACT1, dict(message_bytes=ACT1_MESSAGE_BYTES, n=N_GPUS)),
+        (f"{MIN_RANKS} ranks, {fmt_bytes(ONE_GB)}", dict(message_bytes=ONE_GB, n=MIN_RANKS)),
+    ), domain=public.VOLUME, properties=_public("ring_bytes_per_rank")),
+    FunctionItem("naive_master_bytes", 1, examples(
+        (_ACT1, dict(message_bytes=ACT1_MESSAGE_BYTES, n=N_GPUS)),
+        (f"{MIN_RANKS} ranks, {fmt_bytes(ONE_GB)}", dict(message_bytes=ONE_GB, n=MIN_RANKS)),
+    ), domain=public.VOLUME, properties=_public("naive_master_bytes")),
+    FunctionItem("bus_bandwidth", 2, examples(
+        (f"nccl-tests: {fmt_bytes(_NCCL['message_bytes'])}, {_NCCL['n']} ranks, ideal time on a "
+         f"{_NCCL['bandwidth'] / 1e9:g} GB/s link",
+         dict(message_bytes=_NCCL["message_bytes"], n=_NCCL["n"],
+              time_s=ref.ring_allreduce_time(_NCCL["message_bytes"], _NCCL["n"], 0.0, _NCCL["bandwidth"]))),
+        (f"{_ACT1}, ring time with latency",
+         dict(message_bytes=ACT1_MESSAGE_BYTES, time_s=ACT1_RING_S, n=N_GPUS)),
+    ), domain=public.BUSBW, properties=_public("bus_bandwidth")),
+    FunctionItem("critical_message_size", 1, examples(
+        ("InfiniBand NDR", dict(alpha_s=ALPHA_S, bandwidth=NDR)),
+        ("InfiniBand HDR", dict(alpha_s=ALPHA_S, bandwidth=C.IB_HDR200_BANDWIDTH)),
+        ("NVLink 4", dict(alpha_s=C.NVLINK_ALPHA_S, bandwidth=C.NVLINK4_BANDWIDTH)),
+    ), domain=public.CRITICAL, properties=_public("critical_message_size")),
+    FunctionItem("ring_tree_crossover_bytes", 3, examples(
+        (f"{N_GPUS} GPUs on NDR", LINK),
+        (f"one DGX H100 node ({C.GPUS_PER_DGX_H100} GPUs) over NVLink",
+         dict(n=C.GPUS_PER_DGX_H100, alpha_s=C.NVLINK_ALPHA_S, bandwidth=C.NVLINK4_BANDWIDTH)),
+        (f"{ODD_N} GPUs on NDR", dict(n=ODD_N, alpha_s=ALPHA_S, bandwidth=NDR)),
+    ), domain=public.CROSSOVER, properties=[
+        *_public("ring_tree_crossover_bytes"),
+        Property("ring and tree tie at the crossover", "At the crossover message size ring and tree AllReduce "
+                 "take the same time.", public.CROSSOVER, _crossover_equal_times, public=False),
+    ]),
+    FunctionItem("best_allreduce_algorithm", 2, examples(
+        *((f"Act II: {label}, {fmt_bytes(message)}", dict(message_bytes=message, **LINK))
+          for label, _, message in WORKLOADS),
+    ), domain=_best_domain(), properties=_public("best_allreduce_algorithm")),
+    FunctionItem("training_step_flops", 1, examples(
+        (f"Act II: {_BIG_PARAMS / 1e9:g}B params, {TOKENS_PER_STEP} tokens", dict(params=_BIG_PARAMS, tokens=TOKENS_PER_STEP)),
+        (f"Chinchilla: {CHINCHILLA['params'] / 1e9:g}B params, {CHINCHILLA['tokens'] / 1e12:g}T tokens", CHINCHILLA),
+    ), domain=public.FLOPS, properties=_public("training_step_flops")),
+    FunctionItem("compute_time", 1, examples(
+        (f"Act II: {_BIG_PARAMS / 1e9:g}B step on {N_GPUS} H100 at MFU {MFU}",
+         dict(flops=ref.training_step_flops(_BIG_PARAMS, TOKENS_PER_STEP), n_gpus=N_GPUS, peak_flops=PEAK_FLOPS, mfu=MFU)),
+        (f"Act II: embedding-model step on {N_GPUS} H100 at MFU {MFU}",
+         dict(flops=ref.training_step_flops(_SMALL_PARAMS, TOKENS_PER_STEP), n_gpus=N_GPUS, peak_flops=PEAK_FLOPS, mfu=MFU)),
+    ), domain=public.COMPUTE, properties=_public("compute_time")),
+    FunctionItem("comm_fraction", 1, examples(
+        (f"Act II: {_BIG_PARAMS / 1e9:g}B step, ring AllReduce", dict(comm_s=_BIG_RING_S, compute_s=_BIG_COMPUTE_S)),
+        ("Act II: embedding update, tree AllReduce", dict(comm_s=_SMALL_TREE_S, compute_s=_SMALL_COMPUTE_S)),
+    ), domain=public.FRACTION, properties=[
+        *_public("comm_fraction"),
+        Property("failure exactly when comm exceeds compute", f"The share passes {FAILURE_FRACTION:g} exactly when "
+                 "communication takes longer than compute.", public.FRACTION, _fraction_failure_iff_comm_exceeds_compute,
+                 public=False),
+    ]),
+)

@@ -1,0 +1,74 @@
+"""Lab 06 scenario: the named inputs (the lab's, corrected where docs/errata/lab06_collectives.md says
+so) and every number derived from reference/ at them. No text: questions.py and notebook.py format
+these values.
+"""
+from __future__ import annotations
+
+from reference import collectives as ref
+from reference import constants as C
+
+# --- inputs -------------------------------------------------------------------------------------------
+N_GPUS = 128                                   # the lab's default cluster
+ALPHA_S = C.IB_ALPHA_S                         # InfiniBand NDR, one message's latency
+NDR = C.IB_NDR400_BANDWIDTH                    # bytes/s per port, per direction
+LINK = dict(n=N_GPUS, alpha_s=ALPHA_S, bandwidth=NDR)
+FP16_BYTES = C.FP16_BYTES
+
+# Act I: the lab's 140 GB default gradient is a 70B-parameter model in FP16 (the lab gives no origin).
+ACT1_PARAMS = 70e9
+ACT1_MESSAGE_BYTES = ACT1_PARAMS * FP16_BYTES
+
+# Act II: the lab's three workloads; FP16 gradients are 2 bytes/param (the lab's 280 GB for 175B is
+# 1.6 bytes/param). The sub-MB embedding update belongs to the lab's 0.1B-parameter model; only the
+# rows a step touches are synchronised, so its message is far smaller than its parameter count.
+GRADIENT_PARAMS = (175e9, 7e9)
+WORKLOADS = (
+    *((f"{p / 1e9:g}B model gradient", p, p * FP16_BYTES) for p in GRADIENT_PARAMS),
+    ("embedding-table update", 0.1e9, 0.5e6),
+)
+SEQ_LEN = 2048                                  # the lab's sequence length
+# The lab's global batch of 16 sequences cannot spread over 128 data-parallel GPUs; one sequence per
+# GPU is the smallest step pure data parallelism can run.
+TOKENS_PER_STEP = N_GPUS * SEQ_LEN
+MFU = 0.5                                       # the lab's "50% MFU", now of the dense peak
+PEAK_FLOPS = C.H100_PEAK_FLOPS_BF16             # dense; the lab's 1979 TFLOPS is the sparse figure
+FAILURE_FRACTION = 0.5                          # the lab's failure state: comm above half the step
+
+# Act I prediction: ranges of the naive/ring traffic ratio (option design, not physics).
+ACT1_RANGES = ((1, 4), (4, 40), (40, 100), (100, 400))
+DISTRACTOR_GPUS = 64                            # option design: the false "ring above N GPUs" rule's cutoff
+
+# Worked-example inputs (each formatted into its label, never typed twice)
+NCCL_EXAMPLE = dict(message_bytes=1e9, n=8, alpha_s=5e-6, bandwidth=100e9)   # nccl-tests worked value (anchors E.1)
+ONE_GB = 1e9
+SMALL_BYTES = 1e6                               # a latency-bound message (also the instrument's small curve)
+ODD_N = 24                                      # three DGX nodes: not a power of two
+MIN_RANKS = 2
+CHINCHILLA = dict(params=70e9, tokens=1.4e12)   # Hoffmann et al. 2022
+
+
+# --- derived from reference/ --------------------------------------------------------------------------
+
+def _workload_numbers(params: float, message_bytes: float) -> dict:
+    times = {name: fn(message_bytes, **LINK) for name, fn in
+             (("ring", ref.ring_allreduce_time), ("tree", ref.tree_allreduce_time),
+              ("rabenseifner", ref.rabenseifner_allreduce_time))}
+    best = ref.best_allreduce_algorithm(message_bytes, **LINK)
+    compute_s = ref.compute_time(ref.training_step_flops(params, TOKENS_PER_STEP), N_GPUS, PEAK_FLOPS, MFU)
+    fraction = ref.comm_fraction(times[best], compute_s)
+    return dict(times=times, best=best, compute_s=compute_s, fraction=fraction)
+
+
+ACT1_NAIVE_S = ref.naive_allreduce_time(ACT1_MESSAGE_BYTES, **LINK)
+ACT1_RING_S = ref.ring_allreduce_time(ACT1_MESSAGE_BYTES, **LINK)
+ACT1_RATIO = ref.naive_master_bytes(ACT1_MESSAGE_BYTES, N_GPUS) / ref.ring_bytes_per_rank(ACT1_MESSAGE_BYTES, N_GPUS)
+RING_EFFICIENCY = ref.ring_bytes_per_rank(1.0, N_GPUS) / 2                # the lab's (n-1)/n
+CRITICAL_BYTES = ref.critical_message_size(ALPHA_S, NDR)
+CROSSOVER_BYTES = ref.ring_tree_crossover_bytes(N_GPUS, ALPHA_S, NDR)
+FLOPS_PER_PARAM_TOKEN = ref.training_step_flops(1, 1)              # the 6 of 6 · params · tokens
+RING_FACTOR_LIMIT = round(ref.ring_bytes_per_rank(1.0, 10**9))     # 2(n-1)/n as n grows: 2
+ACT2 = [(label, params, message, _workload_numbers(params, message)) for label, params, message in WORKLOADS]
+WORKLOAD_SIZES = {label: (params, message) for label, params, message in WORKLOADS}   # (params, message_bytes)
+BIG = ACT2[0][3]                                                  # the largest gradient's numbers
+# compute grows with tokens: the tokens per step at which the big step's compute matches its AllReduce
+TOKENS_FOR_HALF = TOKENS_PER_STEP * BIG["times"][BIG["best"]] / BIG["compute_s"]

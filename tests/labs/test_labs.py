@@ -1,0 +1,402 @@
+"""Every declared lab, one suite: declaration invariants, the notebook (linted, executed as a student's
+kernel would), grading power through the engine, and the sample class of a lab folder.
+
+Per-lab data: the implementations in tests/labs/<lab>/impls/ (wrong_a, wrong_b: every function
+wrong; alt_correct: correct in other algebra), the sample class in labs/<lab>/samples.toml, and the
+small EXPECTED table below. Each lab's reference anchors stay in tests/labs/<lab>/.
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+import inspect
+import io
+import math
+import re
+import shutil
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+import physics_doc  # noqa: E402
+from autograder.build.leakscan import declaration_lines, declaration_paths, scan_text, secrets_for  # noqa: E402
+from autograder.build.notebook import build_notebook  # noqa: E402
+from autograder.build.release import build_source  # noqa: E402
+from autograder.classroom import samples  # noqa: E402
+from autograder.engine.grade import grade_submission  # noqa: E402
+from autograder.engine.spec import Code  # noqa: E402
+from labs import all_assignments, lab_folder, load  # noqa: E402
+from labs.authoring import names_used_before_defined  # noqa: E402
+
+HERE = Path(__file__).parent
+
+
+def declared_labs() -> list[str]:
+    """Every lab under labs/ (an import error in a declaration fails collection, never hides a lab)."""
+    return sorted(all_assignments())
+
+
+LABS = declared_labs()
+FOLDER_LABS = [lab for lab in LABS if samples.sample_class(lab) is not None]
+
+# Lab-specific expectations as data: what the notebook prints when run on the reference with wrong
+# answers (a number from the student's own functions, the failure state).
+# at_most_half: a wrong function keeps at most half of its item's points.
+EXPECTED = {
+    "lab06_collectives": {"printed": ["128.00x", "FAILURE: communication over half the step"], "at_most_half": True},
+}
+
+
+def _assignment(lab: str):
+    return all_assignments()[lab]
+
+
+# --- declaration invariants --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lab", LABS)
+def test_load_names_the_declared_assignment(lab):
+    a = _assignment(lab)
+    assert load(lab) is a and a.id == lab
+    assert a.reference.__name__ == f"reference.{a.module}"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_documented_functions_are_graded_in_order_with_their_signatures(lab):
+    a = _assignment(lab)
+    required = {f.name: list(f.params) for f in physics_doc.functions() if f.module == a.module}
+    graded = [f.name for f in a.functions]
+    assert required and [name for name in graded if name in required] == list(required)
+    for name, params in required.items():
+        assert list(inspect.signature(getattr(a.reference, name)).parameters) == params, name
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_items_have_points_examples_and_two_public_properties(lab):
+    a = _assignment(lab)
+    for item in a.functions:
+        assert item.points > 0 and item.examples, item.name
+        assert sum(p.public for p in item.properties) >= 2, item.name
+        for example in item.examples:
+            value = getattr(a.reference, item.name)(**example.kwargs)   # a valid call, a JSON scalar
+            assert isinstance(value, (int, float, str, bool)), (item.name, example)
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_hidden_domains_are_valid_json_calls_of_the_reference(lab):
+    import json
+
+    from hypothesis import given, settings
+
+    a = _assignment(lab)
+    for item in a.functions:
+        @settings(max_examples=15)
+        @given(item.domain)
+        def call(kwargs):
+            json.dumps(kwargs)
+            getattr(a.reference, item.name)(**kwargs)
+        call()
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_keys_are_computed_spread_and_never_named(lab):
+    a = _assignment(lab)
+    keys = [q.key for q in a.questions]
+    assert len(set(keys)) > 1, keys
+    for q in a.questions:
+        assert q.key in q.options and q.hint, q.id
+        for text in (q.hint, q.prompt):
+            assert not re.search(rf'\b(option|answer|choice) {q.key}\b|"{q.key}"', text), (q.id, text)
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_public_properties_module_is_standalone(lab):
+    from autograder.build.publictests import properties_path
+
+    a = _assignment(lab)
+    tree = ast.parse(properties_path(a).read_text(encoding="utf-8"))
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                 and node.module and node.level == 0}
+    assert imported <= set(sys.stdlib_module_names) | {"hypothesis"}, imported
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_built_notebook_leaks_nothing(lab):
+    a = _assignment(lab)
+    text = "\n".join(cell.source for cell in build_notebook(a).cells)
+    assert scan_text(f"{lab}.ipynb", text, secrets_for([a])) == []
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_every_staff_only_file_is_scanned_for(lab):
+    """A code line copied out of any staff-only file of the lab (items.py, scenario.py too) is a leak."""
+    from autograder.build.publictests import properties_path
+
+    a = _assignment(lab)
+    secrets = secrets_for([a])
+    public = properties_path(a).read_text(encoding="utf-8")
+    paths = declaration_paths(a)
+    if lab in FOLDER_LABS:
+        assert {p.name for p in paths} >= {"__init__.py", "scenario.py", "questions.py", "items.py"}
+    for path in paths:
+        lines = declaration_lines(path.read_text(encoding="utf-8"), public)
+        assert lines and lines <= secrets.declaration_lines, path
+        assert scan_text("leak.py", f"x = 1\n    {sorted(lines)[0]}\n", secrets), path
+
+
+# --- the notebook ------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _student_kernel(a, tmp: Path):
+    """A namespace like a student's kernel: the flat reference modules importable from `tmp` as the
+    student's module, plt.show closing figures."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    samples.flat_reference_modules(tmp)
+    names = {p.stem for p in tmp.glob("*.py")}
+    saved = {n: sys.modules.pop(n) for n in list(sys.modules) if n in names}
+    sys.path.insert(0, str(tmp))
+    show = plt.show
+    plt.show = lambda *args, **kwargs: plt.close("all")
+    try:
+        yield
+    finally:
+        plt.show = show
+        sys.path.remove(str(tmp))
+        for n in names:
+            sys.modules.pop(n, None)
+        sys.modules.update(saved)
+        plt.close("all")
+
+
+def run_notebook(a, tmp: Path, answers: dict) -> str:
+    """Execute the built notebook's code cells in order with these answer cell values; the output."""
+    out, namespace = io.StringIO(), {}
+    with _student_kernel(a, tmp), contextlib.redirect_stdout(out):
+        for cell in build_notebook(a).cells:
+            if cell.cell_type != "code":
+                continue
+            qid = cell.metadata["nbgrader"]["grade_id"].removesuffix("-answer")
+            source = f"{qid} = {answers[qid]!r}" if qid in answers else cell.source
+            exec(compile(source, cell.id, "exec"), namespace)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_notebook_locks_its_reveals_until_answered(lab, tmp_path):
+    a = _assignment(lab)
+    printed = run_notebook(a, tmp_path, {q.id: None for q in a.questions})
+    for qid in {qid for cell in a.notebook if isinstance(cell, Code) for qid in cell.requires}:
+        assert f"answer {qid} above first" in printed
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_a_cell_reading_an_answer_is_locked_behind_it(lab):
+    """A readout that echoes a prediction shows nothing until that prediction is given."""
+    a = _assignment(lab)
+    qids = {q.id for q in a.questions}
+    for cell in a.notebook:
+        if isinstance(cell, Code):
+            read = {n.id for n in ast.walk(ast.parse(cell.source)) if isinstance(n, ast.Name)} & qids
+            assert read <= set(cell.requires), (read, cell.source[:80])
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_notebook_runs_and_echoes_the_students_choice_not_the_key(lab, tmp_path):
+    a = _assignment(lab)
+    wrong = {q.id: samples.wrong_letter(q.options, q.key) for q in a.questions}
+    printed = run_notebook(a, tmp_path, wrong)
+    for q in a.questions:
+        assert not re.search(rf"{q.id}\s*=\s*['\"]{q.key}['\"]", printed)
+    for expected in EXPECTED.get(lab, {}).get("printed", ()):
+        assert expected in printed
+
+
+@pytest.mark.parametrize("lab", FOLDER_LABS)
+def test_notebook_file_is_linted_python(lab):
+    """notebook.py: every code cell compiles, every name it reads is defined by the setup, an earlier
+    cell or an answer; the released setup imports no staff package."""
+    path = lab_folder(lab) / "notebook.py"
+    import jupytext
+
+    for cell in jupytext.reads(path.read_text(encoding="utf-8"), fmt="py:percent").cells:
+        if cell.cell_type == "code":
+            compile(cell.source, str(path), "exec")
+    assert names_used_before_defined(path) == []
+    setup = build_notebook(_assignment(lab)).cells[0].source
+    imported = {n.module or "" for n in ast.walk(ast.parse(setup)) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(ast.parse(setup)) if isinstance(n, ast.Import) for a in n.names}
+    assert not {m for m in imported if m.split(".")[0] in ("labs", "reference", "autograder")}, imported
+
+
+@pytest.mark.parametrize("lab", FOLDER_LABS)
+def test_reveals_and_function_grade_cells_open_collapsed(lab):
+    a = _assignment(lab)
+    cells = build_notebook(a).cells
+    hidden = {c.id for c in cells if c.metadata.get("jupyter", {}).get("source_hidden")}
+    reveals = {f"code-{i:03d}" for i, c in enumerate(a.notebook) if isinstance(c, Code) and c.requires}
+    functions = {f.name for f in a.functions}
+    assert reveals and hidden == reveals | functions
+    ids = [c.id for c in cells]
+    heading = ids.index("grades-heading")
+    assert set(ids[heading + 1:heading + 1 + len(functions)]) == functions
+
+
+# --- grading power -----------------------------------------------------------------------------------
+
+def _grade(lab: str, folder: Path, name: str) -> dict:
+    return grade_submission(load(lab), folder, student_id=f"power-{name}").item_scores()
+
+
+@pytest.fixture(scope="module", params=LABS)
+def lab(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def power(lab, tmp_path_factory):
+    """Scores of the reference (answered with the keys) and of impls/ (unanswered), graded in
+    folders shaped like release/<lab>/, one process each."""
+    a = _assignment(lab)
+    root = tmp_path_factory.mktemp(f"power-{lab}")
+    source = build_source(a, root / "course")
+    modules = {name: (HERE / lab / "impls" / f"{name}.py").read_text(encoding="utf-8")
+               for name in ("alt_correct", "wrong_a", "wrong_b")}
+    folders = {"stub": shutil.copytree(source, root / "stub")}
+    for name in ("reference", *modules):
+        folder = shutil.copytree(source, root / name)
+        samples.flat_reference_modules(folder)    # the reference's own imports (Lab 01 uses Lab 06's)
+        if name in modules:
+            (folder / f"{a.module}.py").write_text(modules[name], encoding="utf-8")
+        else:
+            samples.write_answers(a, folder / f"{lab}.ipynb", {q.id: "@key" for q in a.questions})
+        folders[name] = folder
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        futures = {name: pool.submit(_grade, lab, folder, name) for name, folder in folders.items()}
+        return {name: future.result() for name, future in futures.items()}
+
+
+def test_reference_gets_full_marks_on_every_item(lab, power):
+    a = _assignment(lab)
+    assert set(power["reference"]) == set(a.item_ids)
+    lost = {item: s for item, s in power["reference"].items() if s[0] != s[1]}
+    assert not lost, lost
+
+
+def test_alt_correct_gets_full_marks_on_every_function(lab, power):
+    lost = {f.name: power["alt_correct"][f.name] for f in _assignment(lab).functions
+            if power["alt_correct"][f.name][0] != power["alt_correct"][f.name][1]}
+    assert not lost, lost
+
+
+@pytest.mark.parametrize("impl", ["wrong_a", "wrong_b"])
+def test_every_wrong_function_loses_points(lab, power, impl):
+    kept = {f.name: power[impl][f.name] for f in _assignment(lab).functions
+            if power[impl][f.name][0] >= power[impl][f.name][1]}
+    assert not kept, f"{impl} kept full marks on {kept}"
+
+
+def test_unanswered_questions_score_zero_at_their_points(lab, power):
+    for q in _assignment(lab).questions:
+        assert power["alt_correct"][q.id] == (0.0, q.points)
+
+
+def test_every_grading_covers_every_item_at_its_points(lab, power):
+    a = _assignment(lab)
+    points = {f.name: f.points for f in a.functions} | {q.id: q.points for q in a.questions}
+    for who, per_item in power.items():
+        assert {item: top for item, (_, top) in per_item.items()} == pytest.approx(points), who
+
+
+def test_untouched_stub_scores_zero(lab, power):
+    assert all(score == 0 for score, _ in power["stub"].values()), power["stub"]
+
+
+@pytest.mark.parametrize("impl", ["wrong_a", "wrong_b"])
+def test_wrong_functions_keep_at_most_half_where_expected(lab, power, impl):
+    if not EXPECTED.get(lab, {}).get("at_most_half"):
+        pytest.skip(f"{lab}: no at_most_half expectation")
+    generous = {f.name: power[impl][f.name] for f in _assignment(lab).functions
+                if power[impl][f.name][0] > 0.5 * power[impl][f.name][1]}
+    assert not generous, f"{impl} keeps more than half of {generous}"
+
+
+# --- the sample class of a lab folder ----------------------------------------------------------------
+
+def _differing(a, module_text: str, tmp: Path) -> set[str]:
+    """Function items whose worked examples disagree with the reference, for this module text."""
+    with _student_kernel(a, tmp):
+        namespace: dict = {}
+        exec(compile(module_text, f"{a.module}.py", "exec"), namespace)
+    out = set()
+    for item in a.functions:
+        for example in item.examples:
+            want = getattr(a.reference, item.name)(**example.kwargs)
+            got = namespace[item.name](**example.kwargs)
+            if isinstance(want, str) and got != want or not isinstance(want, str) and not math.isclose(
+                    got, want, rel_tol=item.rel_tol, abs_tol=item.abs_tol):
+                out.add(item.name)
+    return out
+
+
+@pytest.mark.parametrize("lab", FOLDER_LABS)
+def test_sample_modules_differ_from_the_reference_exactly_where_declared(lab, tmp_path):
+    a = _assignment(lab)
+    declared = samples.sample_class(lab)
+    assert sorted(declared) == ["broken", "correct", "partly_wrong", "untouched", "wrong_predictions"]
+    for student, entry in declared.items():
+        text = samples.sample_module(a, student)
+        if entry.get("module") == "stub":
+            assert text is None
+        elif entry.get("compiles", True):
+            assert _differing(a, text, tmp_path / student) == set(entry.get("wrong", ())), student
+        else:
+            with pytest.raises(SyntaxError):
+                compile(text, f"{student}/{a.module}.py", "exec")
+
+
+@pytest.mark.parametrize("lab", FOLDER_LABS)
+def test_sample_diffs_hold_only_functions_of_the_lab(lab):
+    """samples/<student>.py redefines graded functions and nothing else (no copied module)."""
+    names = {f.name for f in _assignment(lab).functions}
+    for path in (lab_folder(lab) / "samples").glob("*.py"):
+        if samples.sample_class(lab)[path.stem].get("compiles", True):
+            defined = {n.name for n in ast.parse(path.read_text()).body if isinstance(n, ast.FunctionDef)}
+            assert defined and defined <= names, (path, defined - names)
+            assert defined == set(samples.sample_class(lab)[path.stem].get("wrong", ())), path
+
+
+@pytest.fixture(scope="module", params=FOLDER_LABS)
+def folder_lab(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def sample_class(folder_lab, tmp_path_factory):
+    a = _assignment(folder_lab)
+    return a, samples.sample_class(folder_lab), samples.grade_class(a, tmp_path_factory.mktemp(folder_lab))
+
+
+def test_each_sample_scores_as_declared(sample_class):
+    """Functions: full marks unless declared wrong; none for a broken or untouched module.
+    Questions: the points exactly where the declared answer is the key."""
+    a, declared, graded = sample_class
+    assert sorted(graded) == sorted(declared)
+    for student, entry in declared.items():
+        no_module = entry.get("module") == "stub" or not entry.get("compiles", True)
+        for f in a.functions:
+            score, top = graded[student][f.name]
+            if no_module:
+                assert score == 0, (student, f.name)
+            else:
+                assert (score < top) == (f.name in entry.get("wrong", ())), (student, f.name, score)
+        for q in a.questions:
+            score, top = graded[student][q.id]
+            assert score == (top if entry.get("answers", {}).get(q.id) == "key" else 0), (student, q.id)
