@@ -16,6 +16,7 @@ from reference import constants as C
 from autograder.engine.spec import (Answer, Assignment, Code, Example, FunctionGrades, FunctionItem, Markdown, Property,
                      Question, letters)
 from labs.lab06_collectives import properties as public
+from labs.lab06_collectives.misconceptions import MISCONCEPTIONS
 
 # --- scenario inputs (the lab's, corrected where the errata say so) ----------------------------------
 N_GPUS = 128                                   # the lab's default cluster
@@ -512,4 +513,5 @@ ASSIGNMENT = Assignment(
     notebook=NOTEBOOK,
     source_lab=("Vol II Lab 06, The Bandwidth Invariant: "
                 "labs/vol2/lab_06_collective_comms.py of https://github.com/harvard-edge/cs249r_book"),
+    misconceptions=MISCONCEPTIONS,
 )
