@@ -31,8 +31,8 @@ def percent(fn: Model, where: str) -> Misconception:
     """A fraction reported as a percentage (100x the value), as the source labs display them."""
     return Misconception(
         "a percentage instead of a fraction",
-        "Your values are 100 times too large: you returned a percentage. The contract uses fractions\n"
-        "from 0 to 1 (0.25, not 25); format it as a percentage only when you print it.",
+        "Your values are 100 times too large: you returned a percentage. The functions return plain\n"
+        "fractions and ratios (0.25, not 25); format a percentage only when you print it.",
         where, scaled(fn, 100))
 
 

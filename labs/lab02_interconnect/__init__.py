@@ -18,6 +18,7 @@ from reference.collectives import comm_fraction, compute_time, ring_allreduce_ti
 from autograder.engine.spec import Answer, Assignment, Code, Example, FunctionGrades, FunctionItem, Markdown, Property, \
     Question, letters
 from labs.lab02_interconnect.properties import PROPERTIES
+from labs.lab02_interconnect.misconceptions import MISCONCEPTIONS
 
 # --- Scenario inputs (the lab's stories; each stated in the notebook) ---------------------------
 PARAMS = 70e9                    # the stories' 70B model
@@ -478,4 +479,5 @@ ASSIGNMENT = Assignment(
     notebook=NOTEBOOK,
     source_lab=("Vol II Lab 02, The Interconnect Wall: "
                 "labs/vol2/lab_02_compute_infra.py of https://github.com/harvard-edge/cs249r_book"),
+    misconceptions=MISCONCEPTIONS,
 )
