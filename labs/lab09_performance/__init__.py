@@ -17,6 +17,7 @@ from reference.collectives import training_step_flops
 from autograder.engine.spec import (Answer, Assignment, Code, Example, FunctionGrades, FunctionItem, Markdown, Property,
                      Question, letters)
 from labs.lab09_performance.properties import PROPERTIES, profiles
+from labs.lab09_performance.misconceptions import MISCONCEPTIONS
 
 # --- Scenario inputs (the lab's, stated to the students) ------------------------------------------
 
@@ -494,4 +495,5 @@ ASSIGNMENT = Assignment(
     notebook=NOTEBOOK,
     source_lab=("Vol II Lab 09, Performance Engineering: "
                 "labs/vol2/lab_09_perf_engr.py of https://github.com/harvard-edge/cs249r_book"),
+    misconceptions=MISCONCEPTIONS,
 )
