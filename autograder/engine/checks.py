@@ -63,6 +63,9 @@ def seed_for(assignment_id: str, student_id: str, item: str, check: str) -> int:
 
 
 VALUE_CAP = 100  # characters of any one value shown in feedback
+# begins the output of a property that does not hold (not of one never run because the item aborted):
+# the class report counts failed properties by it
+PROPERTY_FAILED = "Property failed: "
 
 
 def show(value: Any, like: Any = None) -> str:
@@ -384,9 +387,9 @@ def run_property(student_fn: StudentFunction, prop: Property, seed: int, max_exa
     finally:
         student_fn.reject_reference_errors = False
     if not last:
-        return CheckOutcome("property", prop.name, False, f"Property failed: {prop.meaning}")
+        return CheckOutcome("property", prop.name, False, f"{PROPERTY_FAILED}{prop.meaning}")
     error = last["error"]
-    lines = [f"Property failed: {prop.meaning}", "Counterexample:"]
+    lines = [f"{PROPERTY_FAILED}{prop.meaning}", "Counterexample:"]
     lines += [f"  {c}" for c in last["calls"]] or [f"  {format_call(student_fn.name, last['drawn'])}"]
     if isinstance(error, AssertionError) and str(error):
         lines.append(f"Check: {str(error)[:300]}")
