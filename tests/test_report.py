@@ -7,7 +7,9 @@ are there to count; graded with grade-batch like a TA would.
 """
 from __future__ import annotations
 
+import base64
 import csv
+import io
 import json
 import re
 import shutil
@@ -17,6 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from autograder.classroom.batch import grade_batch
 from autograder.classroom.demo import materialise_class
@@ -120,7 +123,8 @@ def test_the_page_in_headless_chromium_shows_every_section_and_plot(grades, tmp_
     assert len(images) >= 4, images     # scores, items, misconceptions, questions
     broken = [alt for alt, complete, width, height in images if not (complete and width > 50 and height > 50)]
     assert not broken, f"images that did not decode: {broken}"
-    from PIL import Image
+    for uri in re.findall(r'src="data:image/png;base64,([^"]+)"', html):   # each PNG whole, not only its header
+        Image.open(io.BytesIO(base64.b64decode(uri))).load()
     shot = Image.open(tmp_path / "report.png").convert("L")
     assert shot.size[1] > 2000 and shot.getextrema()[0] < 100   # a long page with dark ink on it
 
