@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import labs
+from autograder.build.leakscan import scan_text, secrets_for
 from autograder.build.notebook import write_notebook
 from autograder.build.stubgen import flat_imports
 from autograder.engine.checks import normalise, values_match
@@ -129,6 +130,8 @@ def test_the_feedback_says_what_and_where(graded, lab, impl):
         assert f"Likely misconception: {m.name}." in t.output
         assert m.explanation in t.output and m.where in t.output
     assert sum(1 for t in tagged) == len({t.item for t in tagged}), "one diagnosis per item"
+    # what the explanations add to a feedback page gives away no solution line of the lab
+    assert not scan_text(impl, "\n".join(t.output for t in tagged), secrets_for([assignment]), keys=False)
 
 
 @pytest.mark.parametrize("lab", LABS)
