@@ -62,8 +62,7 @@ MISCONCEPTIONS = {
     "model_state_bytes_per_gpu": [
         M("the lab's 10 bytes per parameter",
           "You used 2 bytes of weights plus 8 of optimizer state, as the source lab: mixed-precision Adam\n"
-          "holds 16 bytes per parameter (fp16 weights and gradients, fp32 master weights and two moments),\n"
-          "and ZeRO shards them over dp.",
+          "holds 16 bytes per parameter (fp16 weights and gradients, fp32 master weights, two moments).",
           ACT2, lambda **k: k["params"] / (k.get("tp", 1) * k.get("pp", 1)) * 10),
         M("ZeRO stages off by one",
           "Your stage 1 shards what stage 2 does (and stage 2 what stage 3 does): stage 1 shards the\n"

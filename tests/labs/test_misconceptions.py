@@ -103,6 +103,22 @@ def _expected_names(lab: str, impl: str) -> dict[str, str | None]:
     return out
 
 
+@pytest.mark.parametrize("lab", LABS)
+def test_each_misconception_is_short_and_points_at_a_section_of_the_notebook(lab):
+    from autograder.engine.spec import Markdown
+
+    assignment = labs.load(lab)
+    story = "\n".join(cell.text for cell in assignment.notebook if isinstance(cell, Markdown))
+    assert assignment.misconceptions
+    for function, declared in assignment.misconceptions.items():
+        names = [m.name for m in declared]
+        assert len(set(names)) == len(names), function
+        for m in declared:
+            assert m.name and len(m.name) <= 60, m.name
+            assert 1 <= len(m.explanation.splitlines()) <= 2, m.name
+            assert m.where.removeprefix("the ") in story, (function, m.where)
+
+
 def _named(result: Result) -> dict[str, str]:
     return {t.item: t.misconception for t in result.tests if t.misconception}
 
