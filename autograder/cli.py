@@ -2,6 +2,7 @@
 
     scalelabs grade ASSIGNMENT SUBMISSION_DIR [--student ID] [--json] [--allow-unsandboxed]
     scalelabs grade-batch ASSIGNMENT SUBMISSIONS_ROOT --jobs N [--out DIR] [--db URL] [--allow-unsandboxed]
+    scalelabs report ASSIGNMENT [GRADES_DIR]
     scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check
 
 ASSIGNMENT is a lab id (labs/) or `package.module:NAME` of an Assignment. Bad arguments
@@ -133,7 +134,7 @@ def grade_batch(assignment: str = typer.Argument(...),
     root = _course(course, required=False)
     if not students(submissions_root):
         fail(f"submissions root {submissions_root} has no student subfolders")
-    target = out_dir or (root or Path.cwd()) / "grades" / spec.id
+    target = out_dir or _grades_dir(root, spec.id)
     try:
         summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err,
                                             allow_unsandboxed=allow_unsandboxed)
@@ -147,6 +148,29 @@ def grade_batch(assignment: str = typer.Argument(...),
               highlight=False)
     if summary.failed:
         raise typer.Exit(1)
+
+
+def _grades_dir(root: Optional[Path], assignment_id: str) -> Path:
+    """Where grade-batch writes a class's grades by default: grades/ASSIGNMENT in the course (or here)."""
+    return (root or Path.cwd()) / "grades" / assignment_id
+
+
+@app.command()
+def report(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
+           grades_dir: Optional[Path] = typer.Argument(None, help="what grade-batch wrote (default: grades/ASSIGNMENT)"),
+           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """The class report for course staff: GRADES_DIR/report.html (self-contained), report.csv, report.json."""
+    from autograder.classroom.report import write_report
+
+    spec = _assignment(assignment)
+    grades_dir = grades_dir.resolve() if grades_dir else None
+    target = grades_dir or _grades_dir(_course(course, required=False), spec.id)
+    _folder(target, "grades folder")
+    try:
+        paths = write_report(spec, target)
+    except ValueError as exc:
+        fail(str(exc))
+    out.print("\n".join(f"{kind}: {path}" for kind, path in paths.items()), highlight=False)
 
 
 @app.command()

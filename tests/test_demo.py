@@ -3,6 +3,7 @@ committed; its staleness is tested in tests/release)."""
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 from rich.console import Console
@@ -47,3 +48,5 @@ def test_gradebook_holds_each_students_item_scores_and_pages_exist(demo, gradebo
         for student, (score, _top) in per_student.items():
             assert sum(book[student].values()) == pytest.approx(score), (lab_id, student)
             assert (result.out_dir / "grades" / lab_id / "feedback" / f"{student}.html").is_file()
+        report = json.loads((result.out_dir / "grades" / lab_id / "report.json").read_text())
+        assert report["scores"] == pytest.approx({s: score for s, (score, _) in per_student.items()}), lab_id

@@ -7,6 +7,7 @@ and prints the grade table.
 
     demo-out/submissions/<lab>/<student>/     what each sample student handed in
     demo-out/grades/<lab>/results/<student>.json, feedback/<student>.html, grades.csv
+    demo-out/grades/<lab>/report.html, report.csv, report.json   the class report for course staff
     demo-out/gradebook.db                     the nbgrader gradebook, every lab
 
 All of it in the course (the current directory's, or `--course DIR`: autograder/course.py).
@@ -25,6 +26,7 @@ from autograder.course import course_root
 from autograder.classroom.gradebook import sqlite_url
 from labs import all_assignments
 from autograder.classroom.progress import grade_batch_with_progress
+from autograder.classroom.report import write_report
 from autograder.classroom.samples import materialise, students
 
 
@@ -83,6 +85,7 @@ def run(out_dir: Path | None = None, jobs: int = 2, rebuild: bool = True, consol
         demo.failed.update({f"{lab_id}/{s}": why for s, why in summary.failed.items()})
         from autograder.classroom.batch import load_result
 
+        write_report(labs[lab_id], grades)
         demo.scores[lab_id] = {}
         for student in students(lab_id, course / "samples" / lab_id):
             data = load_result(grades / "results" / f"{student}.json")
@@ -93,7 +96,8 @@ def run(out_dir: Path | None = None, jobs: int = 2, rebuild: bool = True, consol
     for where, why in demo.failed.items():
         console.print(f"[red]grader error[/] {where}: {why}", highlight=False)
     console.print(f"gradebook: {demo.db_url}\nfeedback pages: {out_dir / 'grades'}/<lab>/feedback/<student>.html\n"
-                  f"class CSVs: {out_dir / 'grades'}/<lab>/grades.csv", highlight=False)
+                  f"class CSVs: {out_dir / 'grades'}/<lab>/grades.csv\n"
+                  f"class reports: {out_dir / 'grades'}/<lab>/report.html", highlight=False)
     return demo
 
 

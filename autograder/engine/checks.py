@@ -13,13 +13,14 @@ import hashlib
 import inspect
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from hypothesis import reject
 from hypothesis.errors import HypothesisException
 
 from autograder.engine.config import GradingConfig
+from autograder.engine.diagnose import diagnose, feedback_line
 from autograder.engine.draw import run_drawn
 from autograder.engine.sandbox import Sandbox, StudentError
 from autograder.engine.spec import Assignment, FunctionItem, Property
@@ -34,6 +35,7 @@ class CheckOutcome:
     passed: bool
     output: str
     hidden: "HiddenStats | None" = None   # the hidden check only: how the student did on its inputs
+    misconception: str = ""               # the named wrong model (autograder.engine.diagnose), if any
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,9 @@ def seed_for(assignment_id: str, student_id: str, item: str, check: str) -> int:
 
 
 VALUE_CAP = 100  # characters of any one value shown in feedback
+# begins the output of a property that does not hold (not of one never run because the item aborted):
+# the class report counts failed properties by it
+PROPERTY_FAILED = "Property failed: "
 
 
 def show(value: Any, like: Any = None) -> str:
@@ -147,6 +152,9 @@ class StudentFunction:
         self.abort: Abort | None = None
         self.reject_reference_errors = False
         self.prefetched: dict[str, Any] = {}    # call key -> the value the student's function returned
+        # call key -> (kwargs, value) of the worked examples and the hidden check's sampled inputs:
+        # the evidence autograder.engine.diagnose replays through the item's wrong models
+        self.observed: dict[str, tuple[dict, Any]] = {}
 
     def __call__(self, **kwargs: Any) -> Any:
         if self.abort is not None:
@@ -254,6 +262,7 @@ def run_example(student_fn: StudentFunction, label: str, kwargs: dict, item: Fun
         got = student_fn(**kwargs)
     except StudentError as exc:
         return CheckOutcome("example", name, False, f"{format_call(item.name, kwargs)} {exc.message}")
+    student_fn.observed[call_key(kwargs)] = (kwargs, got)
     if values_match(expected, got, item.rel_tol, item.abs_tol):
         return CheckOutcome("example", name, True, f"{format_call(item.name, kwargs)} = {show(got)}")
     return CheckOutcome("example", name, False,
@@ -281,6 +290,7 @@ def hidden_stats(student_fn: StudentFunction, item: FunctionItem, drawn: list[tu
                 student_fn.abort = Abort(exc, {})
                 raise student_fn.abort
     replies = [(call_key(kw) in student_fn.prefetched, student_fn.prefetched.get(call_key(kw))) for kw, _ in drawn]
+    student_fn.observed.update((call_key(kw), (kw, value)) for (ok, value), (kw, _) in zip(replies, drawn) if ok)
     matched = sum(ok and values_match(expected, value, item.rel_tol, item.abs_tol)
                   for (ok, value), (_, expected) in zip(replies, drawn))
     distinct = lambda values: len({repr(v) for v in values})  # noqa: E731
@@ -377,9 +387,9 @@ def run_property(student_fn: StudentFunction, prop: Property, seed: int, max_exa
     finally:
         student_fn.reject_reference_errors = False
     if not last:
-        return CheckOutcome("property", prop.name, False, f"Property failed: {prop.meaning}")
+        return CheckOutcome("property", prop.name, False, f"{PROPERTY_FAILED}{prop.meaning}")
     error = last["error"]
-    lines = [f"Property failed: {prop.meaning}", "Counterexample:"]
+    lines = [f"{PROPERTY_FAILED}{prop.meaning}", "Counterexample:"]
     lines += [f"  {c}" for c in last["calls"]] or [f"  {format_call(student_fn.name, last['drawn'])}"]
     if isinstance(error, AssertionError) and str(error):
         lines.append(f"Check: {str(error)[:300]}")
@@ -435,4 +445,19 @@ def grade_function(assignment: Assignment, item: FunctionItem, sandbox: Sandbox,
         except Exception as exc:  # a fault of the declaration or the grader, never the student's
             outcomes.append(CheckOutcome(kind, name, False,
                                          f"the grader could not run this check ({type(exc).__name__}); tell the course staff"))
+    return with_diagnosis(outcomes, assignment.misconceptions.get(item.name, ()), student_fn, item)
+
+
+def with_diagnosis(outcomes: list[CheckOutcome], misconceptions, student_fn: StudentFunction,
+                   item: FunctionItem) -> list[CheckOutcome]:
+    """A failing item's first failed check names the wrong model its observed values match, if one does."""
+    failed = next((i for i, o in enumerate(outcomes) if not o.passed), None)
+    if failed is None or not misconceptions:
+        return outcomes
+    found = diagnose(misconceptions, list(student_fn.observed.values()), student_fn.reference_fn,
+                     item.rel_tol, item.abs_tol)
+    if found is None:
+        return outcomes
+    o = outcomes[failed]
+    outcomes[failed] = replace(o, output=f"{o.output}\n{feedback_line(found)}", misconception=found.name)
     return outcomes

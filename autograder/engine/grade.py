@@ -43,7 +43,8 @@ def _function_tests(item, outcomes: list[CheckOutcome]) -> list[TestResult]:
         score, output = (pts if o.passed else 0.0), o.output
         if gate and o.passed and o.kind in scoring.GATED_KINDS:
             score, output = 0.0, f"{output}\n(no credit: {gate}; worked examples and properties count only for a function that computes the physics)"
-        tests.append(TestResult(item.name, o.name, o.kind, score, pts, cap_output(output)))
+        tests.append(TestResult(item.name, o.name, o.kind, score, pts, cap_output(output),
+                                misconception=o.misconception))
     return tests
 
 

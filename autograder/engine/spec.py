@@ -77,6 +77,19 @@ class Question:
     hint: str = ""                              # shown when wrong; must not reveal the key
 
 
+@dataclass(frozen=True)
+class Misconception:
+    """A known wrong model of one graded function: what a student who believes it computes.
+
+    When the function's item fails, the engine evaluates `model` (staff code, outside the sandbox)
+    on the inputs the student's function was called with; if it reproduces every numeric output the
+    student returned, the feedback names it (autograder.engine.diagnose)."""
+    name: str                       # short: "ring AllReduce moves 2M per rank"
+    explanation: str                # two lines a student understands: what is wrong and why
+    where: str                      # the lab section that discusses it: "Act I, the ring"
+    model: Callable[..., Any]       # model(**kwargs) -> what the wrong model computes (from reference/)
+
+
 # --- The notebook's arc: a list of cells the notebook builder turns into an nbgrader notebook ---
 
 @dataclass(frozen=True)
@@ -124,6 +137,13 @@ class Assignment:
     provided: Sequence[str] = ("_domain", "constants")  # reference modules shipped as-is (no secrets)
     # The public lab this assignment retells and corrects: "Vol II Lab NN, Title: where it is published".
     source_lab: str = ""
+    # function name -> its known wrong models, in the order they are tried (labs/<id>/misconceptions.py)
+    misconceptions: Mapping[str, Sequence[Misconception]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.misconceptions) - {f.name for f in self.functions})
+        if unknown:
+            raise ValueError(f"{self.id}: misconceptions declared for {unknown}, which are not function items")
 
     def function(self, name: str) -> FunctionItem:
         for item in self.functions:

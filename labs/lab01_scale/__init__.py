@@ -18,6 +18,7 @@ from reference.collectives import ring_allreduce_time, training_step_flops
 
 from labs.authoring import public_properties
 from labs.lab01_scale import properties as public
+from labs.lab01_scale.misconceptions import MISCONCEPTIONS
 
 # --- Act I scenario: a Chinchilla-scale model (Hoffmann et al. 2022, arXiv:2203.15556) -----------
 PARAMS = 70e9                  # Chinchilla 70B
@@ -478,4 +479,5 @@ ASSIGNMENT = spec.Assignment(
     notebook=NOTEBOOK,
     source_lab=("Vol II Lab 01, The Scale Illusion: "
                 "the Lab 01 Marimo notebook in labs/vol2/ of https://github.com/harvard-edge/cs249r_book"),
+    misconceptions=MISCONCEPTIONS,
 )

@@ -21,6 +21,7 @@ from autograder.engine.spec import Answer, Assignment, Code, Example, FunctionGr
 from labs.authoring import public_properties, range_key
 from labs.lab02_interconnect import properties as public
 from labs.lab02_interconnect.properties import PROPERTIES
+from labs.lab02_interconnect.misconceptions import MISCONCEPTIONS
 
 # --- Scenario inputs (the lab's stories; each stated in the notebook) ---------------------------
 PARAMS = 70e9                    # the stories' 70B model
@@ -470,4 +471,5 @@ ASSIGNMENT = Assignment(
     notebook=NOTEBOOK,
     source_lab=("Vol II Lab 02, The Interconnect Wall: "
                 "labs/vol2/lab_02_compute_infra.py of https://github.com/harvard-edge/cs249r_book"),
+    misconceptions=MISCONCEPTIONS,
 )

@@ -17,6 +17,7 @@ from reference import collectives, constants as C, parallelism as ref
 
 from labs.authoring import public_properties
 from labs.lab05_parallelism.properties import PROPERTIES
+from labs.lab05_parallelism.misconceptions import MISCONCEPTIONS
 
 # --- Act I scenario: a 7B model, a fixed global batch spread over more and more GPUs ---------------
 # The lab fixes the per-GPU batch and counts samples; a fixed global batch in tokens (2^21, 1,024
@@ -571,4 +572,5 @@ ASSIGNMENT = Assignment(
     notebook=NOTEBOOK,
     source_lab=("Vol II Lab 05, The Parallelism Paradox: "
                 "the Lab 05 Marimo notebook in labs/vol2/ of https://github.com/harvard-edge/cs249r_book"),
+    misconceptions=MISCONCEPTIONS,
 )

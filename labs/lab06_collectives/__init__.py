@@ -11,6 +11,7 @@ from autograder.engine.spec import Assignment
 from labs.authoring import read_notebook, scenario_namespace
 from labs.lab06_collectives import questions, scenario
 from labs.lab06_collectives.items import FUNCTIONS
+from labs.lab06_collectives.misconceptions import MISCONCEPTIONS
 from reference import collectives
 
 SETUP, NOTEBOOK = read_notebook(Path(__file__).with_name("notebook.py"),
@@ -27,4 +28,5 @@ ASSIGNMENT = Assignment(
     setup=SETUP,
     source_lab=("Vol II Lab 06, The Bandwidth Invariant: "
                 "labs/vol2/lab_06_collective_comms.py of https://github.com/harvard-edge/cs249r_book"),
+    misconceptions=MISCONCEPTIONS,
 )

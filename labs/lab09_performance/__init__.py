@@ -19,6 +19,7 @@ from autograder.engine.spec import (Answer, Assignment, Code, Example, FunctionG
                      Question, letters)
 from labs.authoring import public_properties
 from labs.lab09_performance.properties import PROPERTIES, profiles
+from labs.lab09_performance.misconceptions import MISCONCEPTIONS
 
 # --- Scenario inputs (the lab's, stated to the students) ------------------------------------------
 
@@ -495,4 +496,5 @@ ASSIGNMENT = Assignment(
     notebook=NOTEBOOK,
     source_lab=("Vol II Lab 09, Performance Engineering: "
                 "labs/vol2/lab_09_perf_engr.py of https://github.com/harvard-edge/cs249r_book"),
+    misconceptions=MISCONCEPTIONS,
 )

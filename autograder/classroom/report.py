@@ -1,0 +1,266 @@
+"""The class report for course staff: what a class got right and what it misunderstood.
+
+    build_report(assignment, grades_dir) -> ClassReport     read from grades_dir/results/*.json only
+    write_report(assignment, grades_dir) -> {"html", "csv", "json": Path}
+
+Everything comes from the typed records of the results files (autograder.engine.results): item
+scores, each check's kind and score, the graded letter of each question (`TestResult.answer`) and
+the misconception the engine named (`TestResult.misconception`); the declaration adds only what a
+results file does not hold (question keys, which prediction each reflection follows, points). The
+page is one self-contained HTML file (plots as PNG data URIs, matplotlib's Agg backend, no script),
+readable from disk without a server, with its data beside it as CSV and JSON. Staff only: it shows
+the keys.
+"""
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from autograder.classroom.batch import load_result
+from autograder.classroom.feedback import _env, write_atomic
+from autograder.engine.checks import PROPERTY_FAILED
+from autograder.engine.results import Result
+from autograder.engine.spec import Assignment
+
+FULL = 1e-9   # a score within this of the points is full marks (scores are rounded to micro-points)
+
+
+@dataclass
+class ItemRate:
+    item: str
+    kind: str            # function | prediction | reflection
+    points: float
+    full_marks: int      # students with every point of the item
+    mean_score: float
+
+
+@dataclass
+class Found:
+    item: str
+    misconception: str
+    students: list[str]
+
+
+@dataclass
+class Answers:
+    question: str
+    kind: str
+    key: str
+    counts: dict[str, int]   # letter -> students who gave it ("" = no readable answer)
+
+
+@dataclass
+class PredictionVsReflection:
+    prediction: str
+    reflection: str
+    # "right/right", "wrong/right", "right/wrong", "wrong/wrong" (prediction/reflection) -> students
+    counts: dict[str, int]
+
+
+@dataclass
+class PropertyFailures:
+    item: str
+    property: str
+    students: list[str]
+
+
+@dataclass
+class ClassReport:
+    assignment: str
+    title: str
+    max_score: float
+    scores: dict[str, float] = field(default_factory=dict)      # student -> total
+    items: list[ItemRate] = field(default_factory=list)
+    misconceptions: list[Found] = field(default_factory=list)   # most frequent first
+    questions: list[Answers] = field(default_factory=list)
+    predictions: list[PredictionVsReflection] = field(default_factory=list)
+    # properties that did not hold (not those never run because the item aborted), most failed first
+    properties: list[PropertyFailures] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)         # results files that are not ours
+
+
+PAIRS = ("right/right", "wrong/right", "right/wrong", "wrong/wrong")
+
+
+def read_results(grades_dir: Path) -> tuple[dict[str, Result], list[str]]:
+    """student -> record, from grades_dir/results/<student>.json; and the files that could not be read."""
+    records, unreadable = {}, []
+    for path in sorted((Path(grades_dir) / "results").glob("*.json")):
+        data = load_result(path)
+        if data is None:
+            unreadable.append(path.name)
+        else:
+            records[path.stem] = Result.from_gradescope(data, student_id=path.stem)
+    return records, unreadable
+
+
+def _pairs(assignment: Assignment) -> list[tuple[str, str]]:
+    """(prediction, the first reflection declared after it, before the next prediction)."""
+    pairs, open_prediction = [], None
+    for q in assignment.questions:
+        if q.kind == "prediction":
+            open_prediction = q.id
+        elif open_prediction is not None:
+            pairs.append((open_prediction, q.id))
+            open_prediction = None
+    return pairs
+
+
+def build_report(assignment: Assignment, grades_dir: Path) -> ClassReport:
+    records, unreadable = read_results(grades_dir)
+    report = ClassReport(assignment.id, assignment.title, assignment.total_points, unreadable=unreadable)
+    report.scores = {s: r.score for s, r in records.items()}
+    totals = {s: r.item_scores() for s, r in records.items()}
+    kinds = {f.name: "function" for f in assignment.functions} | {q.id: q.kind for q in assignment.questions}
+    points = {f.name: f.points for f in assignment.functions} | {q.id: q.points for q in assignment.questions}
+    for item in assignment.item_ids:
+        got = [totals[s].get(item, (0.0, points[item]))[0] for s in records]
+        report.items.append(ItemRate(item, kinds[item], float(points[item]),
+                                     sum(g >= points[item] - FULL for g in got), sum(got) / len(got) if got else 0.0))
+
+    found: dict[tuple[str, str], list[str]] = {}
+    failed: dict[tuple[str, str], list[str]] = {}
+    answers: dict[str, dict[str, str]] = {q.id: {} for q in assignment.questions}
+    for student, record in records.items():
+        for t in record.tests:
+            if t.misconception and student not in found.setdefault((t.item, t.misconception), []):
+                found[t.item, t.misconception].append(student)
+            if t.kind == "property" and t.output.startswith(PROPERTY_FAILED):
+                failed.setdefault((t.item, t.check), []).append(student)
+            if t.item in answers and t.kind in ("prediction", "reflection"):
+                answers[t.item][student] = t.answer
+    report.misconceptions = [Found(i, m, s) for (i, m), s in sorted(found.items(), key=lambda kv: -len(kv[1]))]
+    report.properties = [PropertyFailures(i, p, s) for (i, p), s in sorted(failed.items(), key=lambda kv: -len(kv[1]))]
+
+    for q in assignment.questions:
+        counts = Counter(answers[q.id].values())
+        report.questions.append(Answers(q.id, q.kind, q.key, {letter: counts.get(letter, 0)
+                                                              for letter in [*q.options, ""]}))
+    for pid, rid in _pairs(assignment):
+        keys = assignment.question(pid).key, assignment.question(rid).key
+        both = [(answers[pid][s], answers[rid][s]) for s in records
+                if answers[pid].get(s) and answers[rid].get(s)]
+        if both:   # only where the records hold both graded answers
+            pairs = Counter(f"{'right' if p == keys[0] else 'wrong'}/{'right' if r == keys[1] else 'wrong'}"
+                            for p, r in both)
+            report.predictions.append(PredictionVsReflection(pid, rid, {k: pairs.get(k, 0) for k in PAIRS}))
+    return report
+
+
+# --- the data as CSV and JSON ----------------------------------------------------------------------
+
+def report_rows(report: ClassReport) -> list[list]:
+    """section, item, what, count, of: every number the page shows, one per row."""
+    n = len(report.scores)
+    rows = [["score", s, "score", score, report.max_score] for s, score in sorted(report.scores.items())]
+    rows += [["item_full_marks", r.item, r.kind, r.full_marks, n] for r in report.items]
+    rows += [["misconception", f.item, f.misconception, len(f.students), n] for f in report.misconceptions]
+    rows += [["answer", a.question, letter or "(none)", count, n] for a in report.questions
+             for letter, count in a.counts.items()]
+    rows += [["prediction_vs_reflection", f"{p.prediction}/{p.reflection}", pair, count, sum(p.counts.values())]
+             for p in report.predictions for pair, count in p.counts.items()]
+    rows += [["property_failed", f.item, f.property, len(f.students), n] for f in report.properties]
+    return rows
+
+
+def report_csv(report: ClassReport) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["section", "item", "what", "count", "of"])
+    writer.writerows(report_rows(report))
+    return buffer.getvalue()
+
+
+# --- plots -----------------------------------------------------------------------------------------
+
+def _png(fig) -> str:
+    """The figure as a data: URI (PNG), then closed."""
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _bars(labels: list[str], values: list[float], xlabel: str, colors=None, xmax: float | None = None,
+          legend: dict[str, str] | None = None) -> str:
+    import matplotlib.pyplot as plt
+
+    from matplotlib.ticker import MaxNLocator
+
+    fig, ax = plt.subplots(figsize=(7.5, 0.3 * len(labels) + 0.9))
+    ax.barh(range(len(labels)), values, color=colors or "#4c72b0")
+    if xmax is None:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    if legend:
+        from matplotlib.patches import Patch
+        ax.legend(handles=[Patch(color=c, label=k) for k, c in legend.items()], fontsize=8, loc="lower right")
+    if xmax is not None:
+        ax.set_xlim(0, xmax)
+    return _png(fig)
+
+
+def plots(report: ClassReport) -> dict[str, str]:
+    """section -> a PNG data URI (a section with nothing to plot has none)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    out = {}
+    n = len(report.scores)
+    if n:
+        fig, ax = plt.subplots(figsize=(7.5, 2.6))
+        ax.hist(list(report.scores.values()), bins=min(20, max(5, n)), range=(0, report.max_score), color="#4c72b0",
+                edgecolor="white")
+        ax.set_xlabel(f"score (of {report.max_score:g})")
+        ax.set_ylabel("students")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        out["scores"] = _png(fig)
+        kind_color = {"function": "#4c72b0", "prediction": "#dd8452", "reflection": "#55a868"}
+        out["items"] = _bars([r.item for r in report.items], [r.full_marks / n for r in report.items],
+                             "share of students with full marks", [kind_color[r.kind] for r in report.items], 1,
+                             legend=kind_color)
+    if report.misconceptions:
+        out["misconceptions"] = _bars([f"{f.item}: {f.misconception}" for f in report.misconceptions],
+                                      [len(f.students) for f in report.misconceptions], "students")
+    if report.questions and n:
+        fig, axes = plt.subplots(1, len(report.questions), figsize=(2.1 * len(report.questions), 2.2), squeeze=False)
+        for ax, a in zip(axes[0], report.questions):
+            letters = [k for k in a.counts if k]
+            ax.bar(letters + ["none"], [a.counts[k] for k in letters] + [a.counts[""]],
+                   color=["#55a868" if k == a.key else "#bbbbbb" for k in letters] + ["#dddddd"])
+            ax.set_title(a.question, fontsize=8)
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.tick_params(labelsize=8)
+        axes[0][0].set_ylabel("students")
+        out["questions"] = _png(fig)
+    return out
+
+
+def render_report(report: ClassReport) -> str:
+    return _env().get_template("report.html.j2").render(report=report, plots=plots(report), n=len(report.scores),
+                                                        pairs=PAIRS)
+
+
+def write_report(assignment: Assignment, grades_dir: Path) -> dict[str, Path]:
+    """grades_dir/report.html, report.csv and report.json; ValueError when there are no results."""
+    grades_dir = Path(grades_dir)
+    report = build_report(assignment, grades_dir)
+    if not report.scores:
+        raise ValueError(f"no results of {assignment.id} in {grades_dir / 'results'} "
+                         f"(grade the class first: scalelabs grade-batch {assignment.id} SUBMISSIONS)")
+    paths = {ext: grades_dir / f"report.{ext}" for ext in ("html", "csv", "json")}
+    write_atomic(paths["html"], render_report(report))
+    write_atomic(paths["csv"], report_csv(report))
+    write_atomic(paths["json"], json.dumps(asdict(report), indent=1))
+    return paths
