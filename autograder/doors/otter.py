@@ -164,14 +164,14 @@ def build_zip(assignment_id: str, dest: Path | None = None, *, assignment: Assig
     if assignment is None:
         assignment = load(assignment_id)
     course = course_root(course)
+    grading, where = course_table(course / "scalelabs.toml")
+    config_from_table(grading, where)  # a bad setting stops the build, not every student's run
     release_dir = Path(release_dir or course / "release" / assignment_id)
     dest = Path(dest or course / "dist" / f"{assignment_id}-autograder.zip").resolve()
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="scalelabs-otter-") as tmp:
         work = Path(tmp)
         write_tests(assignment, reference_result(assignment, release_dir, work), work / "tests")
-        grading, where = course_table(course / "scalelabs.toml")
-        config_from_table(grading, where)  # a bad setting stops the build, not every student's run
         (work / "otter_config.json").write_text(json.dumps(otter_config(assignment_id, declaration, grading), indent=2))
         (work / "requirements.txt").write_text(f"{INSTALL_DIR}\n")
         files = []

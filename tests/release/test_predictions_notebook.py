@@ -17,7 +17,7 @@ from autograder.classroom import samples
 from autograder.engine.questions import RECORD_MIMETYPE, grade_question
 
 import release_toy as toy
-from release_helpers import REPO
+from release_helpers import REPO, execute_notebook
 
 
 def _reveal(assignment, explain=True) -> str:
@@ -138,14 +138,6 @@ def test_explanations_are_not_readable_in_the_released_notebook(toy_root, toy_as
 LAB = "lab06_collectives"
 
 
-def _execute(folder: Path, notebook: Path) -> nbformat.NotebookNode:
-    from nbclient import NotebookClient
-    nb = nbformat.read(notebook, 4)
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()
-    nbformat.write(nb, notebook)
-    return nb
-
-
 def _records(nb) -> list[dict]:
     return [o["data"][RECORD_MIMETYPE] for c in nb.cells if c.cell_type == "code"
             for o in c.get("outputs", []) if RECORD_MIMETYPE in o.get("data", {})]
@@ -159,11 +151,11 @@ def executed_lab(tmp_path_factory):
     lab = load(LAB)
     folder = samples.reference_submission(lab, tmp_path_factory.mktemp("lab") / LAB, REPO / "release" / LAB)
     notebook = folder / f"{LAB}.ipynb"
-    first = _execute(folder, notebook)
+    first = execute_notebook(notebook)
     record_after_first = json.loads((folder / predictions.RECORD_FILE).read_text())
     q = lab.question("act1_prediction")
     samples.write_answers(lab, notebook, {q.id: "@wrong"})
-    second = _execute(folder, notebook)
+    second = execute_notebook(notebook)
     return lab, folder, first, record_after_first, second
 
 
