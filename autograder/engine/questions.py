@@ -8,7 +8,7 @@ code cell that assigns it.
 A prediction whose reveal ran has a *record* in the notebook's outputs (autograder.build.predictions:
 a display_data of RECORD_MIMETYPE `{"question": qid, "answer": "B"}`): the first valid record in
 notebook order is the answer graded, whatever the answer cell says now (a change is reported, not
-counted). Records are as untrusted as the rest of the notebook: malformed ones are ignored, a forged
+counted); where the outputs were cleared, the record file the reveal wrote beside the notebook. Records are as untrusted as the rest of the notebook: malformed ones are ignored, a forged
 one can only choose a letter (which `[grading] predictions = "commitment"` makes pointless). Without
 a record, and for reflections, the answer cell is graded. A wrong answer's feedback never names the
 key, unless the question explains its options (`Question.why`): then the grade shows why the pick and
@@ -33,6 +33,8 @@ SOURCE_CAP = 10_000              # characters of an answer cell that is parsed
 OUTPUTS_CAP = 100                # outputs of one cell looked at for prediction records
 RECORD_CAP = 64                  # characters of a record's question id or answer
 RECORD_MIMETYPE = "application/vnd.scalelabs.prediction+json"  # = autograder.build.predictions.MIMETYPE
+RECORD_FILE = ".scalelabs_predictions.json"  # the kernel's copy of the records (predictions.RECORD_FILE)
+RECORD_FILE_CAP = 64 << 10       # bytes of the record file read
 MODES = ("correctness", "commitment")  # how predictions earn points ([grading] predictions)
 
 
@@ -109,15 +111,28 @@ def _records(cell: dict) -> list[tuple[str, str]]:
     return found
 
 
-def recorded_answers(cells: list[dict], questions) -> dict[str, str]:
+def file_records(submission_dir: Path) -> list[tuple[str, str]]:
+    """The (question id, answer) pairs of the record file the reveals write beside the notebook;
+    [] when it is absent, linked, too big or malformed."""
+    try:
+        data = json.loads(read_regular(Path(submission_dir) / RECORD_FILE, RECORD_FILE_CAP))
+    except (OSError, ValueError, RecursionError):
+        return []
+    if not isinstance(data, dict):
+        return []
+    return [(qid, answer.strip().upper()) for qid, answer in data.items()
+            if isinstance(answer, str) and len(qid) <= RECORD_CAP and len(answer) <= RECORD_CAP]
+
+
+def recorded_answers(cells: list[dict], questions, fallback: list[tuple[str, str]] = ()) -> dict[str, str]:
     """question id -> its first valid recorded answer (an option letter) in notebook order, for
-    the predictions among `questions`."""
+    the predictions among `questions`; `fallback` records (the record file) count only for a
+    prediction the notebook holds none for (its outputs were cleared)."""
     options = {q.id: q.options for q in questions if q.kind == "prediction"}
     first: dict[str, str] = {}
-    for cell in cells:
-        for qid, answer in cell.get("records", ()):
-            if qid in options and qid not in first and answer in options[qid]:
-                first[qid] = answer
+    for qid, answer in [r for cell in cells for r in cell.get("records", ())] + list(fallback):
+        if qid in options and qid not in first and answer in options[qid]:
+            first[qid] = answer
     return first
 
 
@@ -213,7 +228,7 @@ def grade_questions(questions: list[Question], submission_dir: Path, assignment_
         cells = load_cells(notebook)
     except BadNotebook as exc:
         return [QuestionGrade(0.0, str(exc))] * len(questions)
-    recorded = recorded_answers(cells, questions)
+    recorded = recorded_answers(cells, questions, file_records(submission_dir))
     return [_grade_one(q, cells, notebook.name, recorded.get(q.id), predictions) for q in questions]
 
 

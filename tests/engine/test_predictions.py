@@ -10,7 +10,7 @@ import pytest
 
 import toy
 from autograder.engine.config import GradingConfig, config_from_table, load_config
-from autograder.engine.questions import RECORD_MIMETYPE, grade_question, grade_questions
+from autograder.engine.questions import RECORD_FILE, RECORD_MIMETYPE, grade_question, grade_questions
 from autograder.engine.spec import Option, Question, letters
 
 Q = toy.ASSIGNMENT.question("act1_prediction")
@@ -77,6 +77,34 @@ def test_a_record_survives_a_cleared_answer_cell(tmp_path):
     folder = submission(tmp_path, None, reveal_cell(record_output(answer=KEY)))
     score, text, _ = grade(folder)
     assert score == Q.points and "no longer gives a letter" in text
+
+
+def test_the_record_file_counts_where_the_outputs_were_cleared(tmp_path):
+    """Clearing the outputs after the reveal does not undo the record: the file the reveal wrote
+    beside the notebook holds it. A record in the notebook comes first."""
+    cleared = submission(tmp_path, WRONG, reveal_cell(), name="cleared")
+    (cleared / RECORD_FILE).write_text(json.dumps({"act1_prediction": KEY.lower(), "act9_prediction": "A"}))
+    graded = grade(cleared)
+    assert (graded.score, graded.answer) == (Q.points, KEY) and f"from {KEY} to {WRONG}" in graded.feedback
+    both = submission(tmp_path, KEY, reveal_cell(record_output(answer=WRONG)), name="both")
+    (both / RECORD_FILE).write_text(json.dumps({"act1_prediction": KEY}))
+    assert grade(both).answer == WRONG
+
+
+@pytest.mark.parametrize("content", ["[1]", "{", '{"act1_prediction": 3}', '{"act1_prediction": "Z"}',
+                                     '{"act1_prediction": "' + "C" * 100 + '"}', "[" * 100_000 + "]" * 100_000,
+                                     '{"act1_prediction": "C", "x": "' + "y" * 70_000 + '"}', "link", "dir"])
+def test_a_malformed_record_file_is_ignored(tmp_path, content):
+    folder = submission(tmp_path, WRONG)
+    if content == "link":  # a record file linked elsewhere is not read
+        (tmp_path / "elsewhere.json").write_text(json.dumps({"act1_prediction": KEY}))
+        (folder / RECORD_FILE).symlink_to(tmp_path / "elsewhere.json")
+    elif content == "dir":
+        (folder / RECORD_FILE).mkdir()
+    else:
+        (folder / RECORD_FILE).write_text(content.replace('"C"', f'"{KEY}"'))
+    graded = grade(folder)
+    assert (graded.score, graded.answer) == (0, WRONG)
 
 
 @pytest.mark.parametrize("output", [

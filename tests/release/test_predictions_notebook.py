@@ -189,4 +189,6 @@ def test_the_engine_grades_the_first_answer_of_the_executed_notebook(executed_la
         if cell.cell_type == "code":
             cell.outputs = []
     nbformat.write(nb, stripped / f"{LAB}.ipynb")
+    assert grade_question(q, stripped, lab.id).score == q.points  # outputs cleared: the record file
+    (stripped / predictions.RECORD_FILE).unlink()
     assert grade_question(q, stripped, lab.id).score == 0  # no record: the answer cell, as today
