@@ -5,8 +5,9 @@ import inspect
 import io
 import re
 import sys
+import tempfile
 import types
-from contextlib import redirect_stdout
+from contextlib import chdir, redirect_stdout
 from pathlib import Path
 
 import matplotlib
@@ -99,7 +100,8 @@ def _run_notebook(answers: dict[str, str]) -> str:
         sys.modules.setdefault("constants", __import__("reference.constants").constants)
         out, namespace = io.StringIO(), {}
         plt.show = lambda *a, **k: plt.close("all")
-        with redirect_stdout(out):
+        # in a folder of its own: the reveals write their record file in the current folder
+        with redirect_stdout(out), tempfile.TemporaryDirectory() as folder, chdir(folder):
             for cell in build_notebook(A).cells:
                 if cell.cell_type != "code":
                     continue
