@@ -221,3 +221,15 @@ def test_letters_lays_out_explanations_with_the_rotation():
         letters([Option("a", "why"), "b"], 0)
     with pytest.raises(ValueError, match="not options"):
         Question("q", "prediction", "?", {"A": "a"}, "A", 1, why={"E": "stray"})
+
+
+def test_the_feedback_page_shows_the_explanations_of_the_pick_and_the_key(tmp_path):
+    """The page a student reads after grading (what grade-batch writes) carries both explanations."""
+    import html
+    from autograder.classroom.feedback import render_feedback
+    from autograder.engine.grade import grade_submission
+    questions_only = dataclasses.replace(toy.ASSIGNMENT, functions=[], questions=[Q_WHY])
+    result = grade_submission(questions_only, submission(tmp_path, WRONG), "s", config=toy.FAST,
+                              sandbox="unsandboxed")
+    page = html.unescape(render_feedback(toy.ASSIGNMENT.title, "s", result.to_gradescope()))
+    assert f"Why {WRONG}: {WHY[WRONG]}" in page and f"The best answer is {KEY}: {WHY[KEY]}" in page
