@@ -102,7 +102,9 @@ class Code:
     It runs with the student's module imported as in `Assignment.module`."""
     source: str
     requires: Sequence[str] = ()                # question ids that must be answered before this
-                                                # cell shows anything (the prediction lock)
+                                                # cell shows anything (the prediction lock); it is
+                                                # then the reveal that records the required
+                                                # predictions (autograder.build.predictions)
 
 
 @dataclass(frozen=True)
