@@ -8,9 +8,10 @@ code cell that assigns it.
 A prediction whose reveal ran has a *record* in the notebook's outputs (autograder.build.predictions:
 a display_data of RECORD_MIMETYPE `{"question": qid, "answer": "B"}`): the first valid record in
 notebook order is the answer graded, whatever the answer cell says now (a change is reported, not
-counted); where the outputs were cleared, the record file the reveal wrote beside the notebook. Records are as untrusted as the rest of the notebook: malformed ones are ignored, a forged
-one can only choose a letter (which `[grading] predictions = "commitment"` makes pointless). Without
-a record, and for reflections, the answer cell is graded. A wrong answer's feedback never names the
+counted); where the outputs were cleared, the record file the reveal wrote beside the notebook.
+Records are as untrusted as the rest of the notebook: malformed ones are ignored, a forged one can
+only choose a letter (which `[grading] predictions = "commitment"` makes pointless). Without a
+record, and for reflections, the answer cell is graded. A wrong answer's feedback never names the
 key, unless the question explains its options (`Question.why`): then the grade shows why the pick and
 the key are right or wrong.
 """
