@@ -8,6 +8,8 @@ with tags stripped) and reports, as "path: kind: detail" strings:
                 occur outside the regions, or shorter than MIN_CHARS, are not secret);
 * `key`         an answer-key assignment `<qid> = "<key>"` (off for feedback: a student's own
                 correct answer is not a leak);
+* `explanation` an option's explanation (`Question.why`) in plain text: a released notebook ships
+                them only encoded, for its reveal (off for feedback, which shows them with a grade);
 
 A feedback page quotes the student's own code (a traceback, an echoed cell): pass that student's
 submission as `own` and the solution lines it contains are not counted, since the student wrote them.
@@ -47,6 +49,7 @@ class Secrets:
     solution_lines: set[str] = field(default_factory=set)
     declaration_lines: set[str] = field(default_factory=set)
     keys: dict[str, str] = field(default_factory=dict)      # qid -> key letter
+    explanations: set[str] = field(default_factory=set)     # normalised Question.why texts
 
 
 def solution_lines(reference_text: str) -> set[str]:
@@ -118,6 +121,8 @@ def secrets_for(assignments: Iterable[Assignment], declarations: dict[str, Path]
         for path in [given] if given else declaration_paths(a):
             secrets.declaration_lines |= declaration_lines(path.read_text(encoding="utf-8"), public)
         secrets.keys.update({q.id: q.key for q in a.questions})
+        secrets.explanations |= {n for q in a.questions for text in q.why.values()
+                                 if len(n := _WS.sub("", text)) >= MIN_CHARS}
     return secrets
 
 
@@ -157,6 +162,7 @@ def scan_text(name: str, text: str, secrets: Secrets, keys: bool = True, own: st
         for qid, key in secrets.keys.items():
             if re.search(rf"\b{re.escape(qid)}\s*=\s*['\"]{re.escape(key)}['\"]", text):
                 problems.append(f"{name}: key: {qid} = {key!r}")
+        problems += [f"{name}: explanation: {s[:60]}" for s in sorted(secrets.explanations) if s in flat]
     return problems
 
 

@@ -4,7 +4,8 @@ Cell kinds (nbgrader metadata schema 3):
 
 * a generated setup cell (locked) importing the student's module, `constants`, numpy, matplotlib;
 * `Markdown` -> locked markdown; `Code` -> locked code, behind a prediction lock when it `requires`
-  answers (it prints "answer <qid> above first" and does nothing else while one is None);
+  answers (it prints "answer <qid> above first" and does nothing else while one is None), and a
+  reveal that records the required predictions (autograder.build.predictions);
 * `Answer` -> locked prompt+options markdown, an editable answer cell `<qid> = None` (solution, no
   key anywhere) and a grade cell `grade_id=<qid>`;
 * `FunctionGrades` -> one grade cell per function item, `grade_id=<function name>`.
@@ -15,12 +16,12 @@ Cell ids equal grade ids, so the file is byte-for-byte reproducible.
 """
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from autograder.build.predictions import explained_here, locked_source, setup_prelude
 from autograder.engine.spec import Answer, Assignment, Code, FunctionGrades, Markdown
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -53,27 +54,14 @@ def _markdown(grade_id: str, source: str) -> nbformat.NotebookNode:
 
 def setup_source(assignment: Assignment) -> str:
     """The setup cell: the lab's own (notebook.py's first code cell, scenario imports made literal),
-    else the generated default."""
+    else the generated default; either way followed by the prediction recorder where a reveal needs it."""
     if assignment.setup:
-        return assignment.setup
+        return assignment.setup + setup_prelude(assignment)
     return (f"# Setup (generated): your module, the cited constants, numpy and matplotlib.\n"
             f"import {assignment.module}\n"
             "import constants\n"
             "import numpy as np\n"
-            "import matplotlib.pyplot as plt")
-
-
-def locked_source(source: str, requires) -> str:
-    """`source` behind the prediction lock: nothing but a reminder until every answer is given."""
-    if not requires:
-        return source
-    lines = []
-    for i, qid in enumerate(requires):
-        lines.append(f'{"if" if i == 0 else "elif"} globals().get("{qid}") is None:')
-        lines.append(f'    print("answer {qid} above first")')
-    lines.append("else:")
-    lines.append(textwrap.indent(source.rstrip("\n"), "    ", lambda line: True))
-    return "\n".join(lines)
+            "import matplotlib.pyplot as plt" + setup_prelude(assignment))
 
 
 def answer_line(question) -> str:
@@ -122,8 +110,8 @@ def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:
         if isinstance(cell, Markdown):
             cells.append(_markdown(f"md-{index:03d}", cell.text))
         elif isinstance(cell, Code):
-            cells.append(_code(f"code-{index:03d}", locked_source(cell.source, cell.requires), locked=True,
-                               hidden=cell.hidden))
+            source = locked_source(cell.source, cell.requires, assignment, explained_here(assignment.notebook, index))
+            cells.append(_code(f"code-{index:03d}", source, locked=True, hidden=cell.hidden))
         elif isinstance(cell, Answer):
             cells.extend(answer_cells(assignment, cell.question_id))
         elif isinstance(cell, FunctionGrades):

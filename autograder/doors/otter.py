@@ -38,6 +38,7 @@ from pathlib import Path
 from otter.plugins import AbstractOtterPlugin
 
 from autograder.course import course_root, package_dirs
+from autograder.engine.config import config_from_table, course_table
 from autograder.engine.sandbox import SandboxUnavailable
 from autograder.engine.spec import Assignment
 from labs import load
@@ -96,8 +97,10 @@ def write_tests(assignment: Assignment, result, tests_dir: Path) -> None:
         (tests_dir / f"{item}.py").write_text(test_file_source(assignment, item, tests))
 
 
-def otter_config(assignment_id: str, declaration: str = "") -> dict:
-    plugin_config = {"assignment": assignment_id}
+def otter_config(assignment_id: str, declaration: str = "", grading: dict | None = None) -> dict:
+    """otter's config: the plugin names the assignment and carries the course's `[grading]` table
+    (scalelabs.toml is not in the zip), so Gradescope grades with the course's settings."""
+    plugin_config = {"assignment": assignment_id, "grading": dict(grading or {})}
     if declaration:
         plugin_config["declaration"] = declaration
     return {"lang": "python", "show_hidden": True, "plugins": [{PLUGIN: plugin_config}]}
@@ -161,13 +164,15 @@ def build_zip(assignment_id: str, dest: Path | None = None, *, assignment: Assig
     if assignment is None:
         assignment = load(assignment_id)
     course = course_root(course)
+    grading, where = course_table(course / "scalelabs.toml")
+    config_from_table(grading, where)  # a bad setting stops the build, not every student's run
     release_dir = Path(release_dir or course / "release" / assignment_id)
     dest = Path(dest or course / "dist" / f"{assignment_id}-autograder.zip").resolve()
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="scalelabs-otter-") as tmp:
         work = Path(tmp)
         write_tests(assignment, reference_result(assignment, release_dir, work), work / "tests")
-        (work / "otter_config.json").write_text(json.dumps(otter_config(assignment_id, declaration), indent=2))
+        (work / "otter_config.json").write_text(json.dumps(otter_config(assignment_id, declaration, grading), indent=2))
         (work / "requirements.txt").write_text(f"{INSTALL_DIR}\n")
         files = []
         for name in assignment.provided:
@@ -205,8 +210,9 @@ class EngineOverride(AbstractOtterPlugin):
         # propagates): zeros for the whole class would hide a setup fault from the staff.
         secrets = [p for p in (Path(AUTOGRADER_DIR) / "source",) if p.exists()]
         try:
+            config = config_from_table(self.plugin_config.get("grading", {}), "otter_config.json [grading]")
             self.result, self.error = grade_submission(self.assignment, folder, student_of(self.submission_metadata),
-                                                       secrets=secrets), ""
+                                                       config=config, secrets=secrets), ""
         except SandboxUnavailable:
             raise
         except Exception as error:  # noqa: BLE001  (the grader never crashes on a submission)

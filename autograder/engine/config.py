@@ -13,11 +13,17 @@ is optional:
     output_cap_chars = 2000   # student stdout/stderr kept per call
     tmp_mb = 256              # the jail's tmpfs /tmp, taken from memory_mb (at most half of it)
     sandbox = "auto"          # auto | bubblewrap | user | unsandboxed (see below)
+    predictions = "correctness"  # correctness | commitment (see below)
 
 `sandbox`: "auto" runs student code under bubblewrap where it works, else (grader running as root,
 e.g. a Gradescope container) as a separate unprivileged user; where neither can run, grading
 REFUSES. "unsandboxed" is the explicit opt-in to grading without a boundary (as is the CLI flag
 `--allow-unsandboxed`); every result then says so.
+
+`predictions`: how a prediction earns its points. "correctness": its first answer (recorded when
+its reveal ran, else the answer cell) must be the key. "commitment": any option recorded (or
+answered) earns them, and the feedback still says whether it was the best answer. Reflections are
+always graded for correctness.
 """
 from __future__ import annotations
 
@@ -43,19 +49,42 @@ class GradingConfig:
     tmp_mb: int = 256
     sandbox: str = "auto"
     allow_unsandboxed: bool = False   # "auto" may fall back to unsandboxed (CLI --allow-unsandboxed)
+    predictions: str = "correctness"
+
+    def __post_init__(self):
+        from autograder.engine.questions import MODES
+        if self.predictions not in MODES:
+            raise ValueError(f"[grading] predictions = {self.predictions!r}: must be one of "
+                             + " or ".join(f'"{m}"' for m in MODES))
 
 
-def load_config(path: Path | None = None) -> GradingConfig:
-    """The `[grading]` table of the first scalelabs.toml found (explicit path, cwd, course root)."""
+def course_table(path: Path | None = None) -> tuple[dict, Path | None]:
+    """The `[grading]` table of the first scalelabs.toml found (explicit path, cwd, course root)
+    and where it was found; ({}, None) when there is none."""
     from autograder.course import find_course
     course = find_course()
     candidates = [path] if path else [Path.cwd() / "scalelabs.toml", course and course / "scalelabs.toml"]
     for candidate in candidates:
         if candidate and candidate.is_file():
-            table = tomllib.loads(candidate.read_text()).get("grading", {})
-            known = {f.name for f in fields(GradingConfig)}
-            unknown = set(table) - known
-            if unknown:
-                raise ValueError(f"{candidate}: unknown [grading] keys {sorted(unknown)}")
-            return replace(GradingConfig(), **table)
-    return GradingConfig()
+            return tomllib.loads(candidate.read_text()).get("grading", {}), candidate
+    return {}, None
+
+
+def load_config(path: Path | None = None) -> GradingConfig:
+    """The course's settings (`course_table`), validated; the defaults where there is no file."""
+    table, where = course_table(path)
+    return config_from_table(table, where)
+
+
+def config_from_table(table: dict, where) -> GradingConfig:
+    """A `[grading]` table as a GradingConfig; ValueError naming `where` and the bad key or value.
+    (The otter zip carries the course's table, so Gradescope grades with the course's settings.)"""
+    if not isinstance(table, dict):
+        raise ValueError(f"{where}: [grading] must be a table")
+    unknown = set(table) - {f.name for f in fields(GradingConfig)}
+    if unknown:
+        raise ValueError(f"{where}: unknown [grading] keys {sorted(unknown)}")
+    try:
+        return replace(GradingConfig(), **table)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None

@@ -77,7 +77,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
                                          "tell the course staff")]
             result.tests += _function_tests(item, outcomes)
         skipped = box.skipped
-    graded = grade_questions(assignment.questions, submission_dir, assignment.id)
+    graded = grade_questions(assignment.questions, submission_dir, assignment.id, config.predictions)
     for q, (score, feedback, answer) in zip(assignment.questions, graded):
         result.tests.append(TestResult(q.id, q.kind, q.kind, score, float(q.points), cap_output(feedback), answer))
     notes = [f"{assignment.title}: {mode_note(mode)}."]

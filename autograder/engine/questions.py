@@ -3,7 +3,17 @@
 The answer cell must be exactly `<qid> = "B"` (a comment is allowed): it is parsed with `ast`, never
 executed, so computed or disguised answers score 0 with a reason. The cell is the one whose nbgrader
 `grade_id` is the question id, else a cell with nbgrader metadata that assigns it, else the first
-code cell that assigns it. Feedback never names the key.
+code cell that assigns it.
+
+A prediction whose reveal ran has a *record* in the notebook's outputs (autograder.build.predictions:
+a display_data of RECORD_MIMETYPE `{"question": qid, "answer": "B"}`): the first valid record in
+notebook order is the answer graded, whatever the answer cell says now (a change is reported, not
+counted); where the outputs were cleared, the record file the reveal wrote beside the notebook.
+Records are as untrusted as the rest of the notebook: malformed ones are ignored, a forged one can
+only choose a letter (which `[grading] predictions = "commitment"` makes pointless). Without a
+record, and for reflections, the answer cell is graded. A wrong answer's feedback never names the
+key, unless the question explains its options (`Question.why`): then the grade shows why the pick and
+the key are right or wrong.
 """
 from __future__ import annotations
 
@@ -21,6 +31,12 @@ from autograder.engine.spec import Question
 NOTEBOOK_CAP_BYTES = 20 << 20   # a notebook larger than this is not read
 CELLS_CAP = 5000                 # code cells looked at
 SOURCE_CAP = 10_000              # characters of an answer cell that is parsed
+OUTPUTS_CAP = 100                # outputs of one cell looked at for prediction records
+RECORD_CAP = 64                  # characters of a record's question id or answer
+RECORD_MIMETYPE = "application/vnd.scalelabs.prediction+json"  # = autograder.build.predictions.MIMETYPE
+RECORD_FILE = ".scalelabs_predictions.json"  # the kernel's copy of the records (predictions.RECORD_FILE)
+RECORD_FILE_CAP = 64 << 10       # bytes of the record file read
+MODES = ("correctness", "commitment")  # how predictions earn points ([grading] predictions)
 
 
 class BadNotebook(ValueError):
@@ -72,10 +88,53 @@ def load_cells(notebook: Path) -> list[dict]:
         meta = meta if isinstance(meta, dict) else {}
         if not isinstance(meta.get("nbgrader"), dict):
             meta = {}
-        cells.append({"cell_type": "code", "source": src, "metadata": meta})
+        cells.append({"cell_type": "code", "source": src, "metadata": meta, "records": _records(cell)})
         if len(cells) >= CELLS_CAP:
             break
     return cells
+
+
+def _records(cell: dict) -> list[tuple[str, str]]:
+    """The (question id, answer) records among a raw cell's outputs, in order; anything malformed
+    (wrong types, over-long strings, other output types) is skipped."""
+    outputs = cell.get("outputs")
+    if not isinstance(outputs, list):
+        return []
+    found = []
+    for output in outputs[:OUTPUTS_CAP]:
+        data = output.get("data") if isinstance(output, dict) and output.get("output_type") == "display_data" else None
+        record = data.get(RECORD_MIMETYPE) if isinstance(data, dict) else None
+        if not isinstance(record, dict):
+            continue
+        qid, answer = record.get("question"), record.get("answer")
+        if isinstance(qid, str) and isinstance(answer, str) and len(qid) <= RECORD_CAP and len(answer) <= RECORD_CAP:
+            found.append((qid, answer.strip().upper()))
+    return found
+
+
+def file_records(submission_dir: Path) -> list[tuple[str, str]]:
+    """The (question id, answer) pairs of the record file the reveals write beside the notebook;
+    [] when it is absent, linked, too big or malformed."""
+    try:
+        data = json.loads(read_regular(Path(submission_dir) / RECORD_FILE, RECORD_FILE_CAP))
+    except (OSError, ValueError, RecursionError):
+        return []
+    if not isinstance(data, dict):
+        return []
+    return [(qid, answer.strip().upper()) for qid, answer in data.items()
+            if isinstance(answer, str) and len(qid) <= RECORD_CAP and len(answer) <= RECORD_CAP]
+
+
+def recorded_answers(cells: list[dict], questions, fallback: list[tuple[str, str]] = ()) -> dict[str, str]:
+    """question id -> its first valid recorded answer (an option letter) in notebook order, for
+    the predictions among `questions`; `fallback` records (the record file) count only for a
+    prediction the notebook holds none for (its outputs were cleared)."""
+    options = {q.id: q.options for q in questions if q.kind == "prediction"}
+    first: dict[str, str] = {}
+    for qid, answer in [r for cell in cells for r in cell.get("records", ())] + list(fallback):
+        if qid in options and qid not in first and answer in options[qid]:
+            first[qid] = answer
+    return first
 
 
 def _source(cell: dict) -> str:
@@ -150,13 +209,18 @@ class QuestionGrade(NamedTuple):
     answer: str = ""   # the option letter graded; "" when there is none (unanswered, unreadable)
 
 
-def grade_question(question: Question, submission_dir: Path, assignment_id: str) -> QuestionGrade:
-    """One question: full points for the key, else 0 with a reason or hint."""
-    return grade_questions([question], submission_dir, assignment_id)[0]
+def grade_question(question: Question, submission_dir: Path, assignment_id: str,
+                   predictions: str = "correctness") -> QuestionGrade:
+    """One question: its points for the key (or, for a committed prediction, any option), else 0
+    with a reason or hint."""
+    return grade_questions([question], submission_dir, assignment_id, predictions)[0]
 
 
-def grade_questions(questions: list[Question], submission_dir: Path, assignment_id: str) -> list[QuestionGrade]:
-    """Each question's grade, reading the notebook once."""
+def grade_questions(questions: list[Question], submission_dir: Path, assignment_id: str,
+                    predictions: str = "correctness") -> list[QuestionGrade]:
+    """Each question's grade, reading the notebook once. `predictions`: one of MODES."""
+    if predictions not in MODES:
+        raise ValueError(f"predictions must be one of {', '.join(MODES)}, not {predictions!r}")
     notebook = find_notebook(submission_dir, assignment_id)
     if notebook is None:
         return [QuestionGrade(0.0, f"the notebook {assignment_id}.ipynb is not in the submission "
@@ -165,19 +229,57 @@ def grade_questions(questions: list[Question], submission_dir: Path, assignment_
         cells = load_cells(notebook)
     except BadNotebook as exc:
         return [QuestionGrade(0.0, str(exc))] * len(questions)
-    return [_grade_one(q, cells, notebook.name) for q in questions]
+    recorded = recorded_answers(cells, questions, file_records(submission_dir))
+    return [_grade_one(q, cells, notebook.name, recorded.get(q.id), predictions) for q in questions]
 
 
-def _grade_one(question: Question, cells: list[dict], notebook_name: str) -> QuestionGrade:
+def _answer_in_cell(question: Question, cells: list[dict], notebook_name: str) -> tuple[str | None, str]:
+    """(letter, "") from the answer cell as it stands, else (None, reason)."""
     source = answer_cell(cells, question.id)
     if source is None:
-        return QuestionGrade(0.0, f"no answer cell for {question.id} was found in {notebook_name}")
+        return None, f"no answer cell for {question.id} was found in {notebook_name}"
     letter, problem = parse_answer(source, question.id)
     if letter is None:
-        return QuestionGrade(0.0, problem)
+        return None, problem
     if letter not in question.options:
-        return QuestionGrade(0.0, f"{letter[:10]!r} is not one of the options {', '.join(sorted(question.options))}")
-    if letter == question.key:
-        return QuestionGrade(float(question.points), f"answered {letter}: correct", letter)
-    hint = f" Hint: {question.hint}" if question.hint else ""
-    return QuestionGrade(0.0, f"answered {letter}: not the best answer.{hint}", letter)
+        return None, f"{letter[:10]!r} is not one of the options {', '.join(sorted(question.options))}"
+    return letter, ""
+
+
+def _grade_one(question: Question, cells: list[dict], notebook_name: str, recorded: str | None,
+               predictions: str) -> QuestionGrade:
+    now, problem = _answer_in_cell(question, cells, notebook_name)
+    letter, notes = now, []
+    if recorded is not None:
+        letter = recorded
+        if now is None:
+            notes.append(f"your answer cell for {question.id} no longer gives a letter ({problem}); "
+                         f"your first answer {recorded}, recorded at its reveal, counts")
+        elif now != recorded:
+            notes.append(f"you changed {question.id} from {recorded} to {now} after its reveal; "
+                         f"your first answer {recorded} counts")
+    if letter is None:
+        return QuestionGrade(0.0, problem)
+    answered = f"answered {letter}" + (" (recorded at its reveal)" if recorded is not None else "")
+    right = letter == question.key
+    hint = "" if right or not question.hint else f" Hint: {question.hint}"
+    if question.kind == "prediction" and predictions == "commitment":
+        score = float(question.points)
+        verdict = (f"{answered}: a committed prediction earns its points; "
+                   + ("it was the best answer" if right else f"it was not the best answer.{hint}"))
+    else:
+        score = float(question.points) if right else 0.0
+        verdict = f"{answered}: " + ("correct" if right else f"not the best answer.{hint}")
+    lines = notes + [verdict] + explanations(question, letter)
+    return QuestionGrade(score, "\n".join(lines), letter)
+
+
+def explanations(question: Question, letter: str) -> list[str]:
+    """Why the student's pick, and the key, are right or wrong (the question's `why`; shown only
+    with a grade)."""
+    lines = []
+    if letter in question.why:
+        lines.append(f"Why {letter}: {question.why[letter]}")
+    if letter != question.key and question.key in question.why:
+        lines.append(f"The best answer is {question.key}: {question.why[question.key]}")
+    return lines

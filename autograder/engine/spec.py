@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable, Literal, Mapping, Sequence, Union
+from typing import Any, Callable, Literal, Mapping, NamedTuple, Sequence, Union, overload
 
 from hypothesis import strategies as st
 
@@ -75,6 +75,18 @@ class Question:
     key: str                                    # the correct letter (computed, never typed)
     points: float
     hint: str = ""                              # shown when wrong; must not reveal the key
+    # letter -> why that option is right or wrong (one or two sentences; optional). A prediction's
+    # are shown by its reveal (shipped encoded, autograder.build.predictions); every question's are
+    # shown with its grade (the student's pick and the key).
+    why: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.kind not in ("prediction", "reflection"):
+            raise ValueError(f"question {self.id}: kind must be 'prediction' or 'reflection', not {self.kind!r}")
+        stray = sorted(set(self.why) - set(self.options))
+        if stray:
+            raise ValueError(f"question {self.id}: explanations (why) for {stray}, which are not options "
+                             f"{sorted(self.options)}")
 
 
 @dataclass(frozen=True)
@@ -103,7 +115,9 @@ class Code:
     It runs with the student's module imported as in `Assignment.module`."""
     source: str
     requires: Sequence[str] = ()                # question ids that must be answered before this
-                                                # cell shows anything (the prediction lock)
+                                                # cell shows anything (the prediction lock); it is
+                                                # then the reveal that records the required
+                                                # predictions (autograder.build.predictions)
     hidden: bool = False                        # opens with its source collapsed (instruments, reveals)
 
 
@@ -166,17 +180,37 @@ class Assignment:
         return sum(f.points for f in self.functions) + sum(q.points for q in self.questions)
 
 
-def letters(options_in_order: Sequence[str], key_index: int, offset: int = 0) -> tuple[dict[str, str], str]:
+class Option(NamedTuple):
+    """An option's text with why it is right or wrong, for `letters` to lay out."""
+    text: str
+    why: str
+
+
+@overload
+def letters(options_in_order: Sequence[Any], key_index: int, offset: int = 0) -> tuple[dict[str, Any], str]: ...
+@overload
+def letters(options_in_order: Sequence[Option], key_index: int,
+            offset: int = 0) -> tuple[dict[str, str], str, dict[str, str]]: ...
+
+
+def letters(options_in_order, key_index, offset=0):
     """Lay out option texts as A, B, C, ... rotated by `offset`, returning (options, key letter).
 
     Declarations use it so that which letter is correct follows from the computed key index and a
-    per-question offset, never from typing a letter.
+    per-question offset, never from typing a letter. Given `Option(text, why)` pairs, it returns
+    (options, key, why): each explanation under its option's letter, for `Question.why`.
     """
+    explained = [isinstance(o, Option) for o in options_in_order]
+    if any(explained) and not all(explained):
+        raise ValueError("letters(): give every option as Option(text, why), or none")
     n = len(options_in_order)
     order = [(i + offset) % n for i in range(n)]
-    options = {chr(ord("A") + pos): options_in_order[src] for pos, src in enumerate(order)}
+    laid_out = {chr(ord("A") + pos): options_in_order[src] for pos, src in enumerate(order)}
     key = chr(ord("A") + order.index(key_index))
-    return options, key
+    if not any(explained):
+        return laid_out, key
+    return ({letter: o.text for letter, o in laid_out.items()}, key,
+            {letter: o.why for letter, o in laid_out.items()})
 
 
 field  # re-exported for declarations that need default factories

@@ -157,7 +157,8 @@ def test_every_staff_only_file_is_scanned_for(lab):
 @contextlib.contextmanager
 def _student_kernel(a, tmp: Path):
     """A namespace like a student's kernel: the flat reference modules importable from `tmp` as the
-    student's module, plt.show closing figures."""
+    student's module, `tmp` the working folder (reveals write their record file there), plt.show
+    closing figures."""
     tmp.mkdir(parents=True, exist_ok=True)
     samples.flat_reference_modules(tmp)
     names = {p.stem for p in tmp.glob("*.py")}
@@ -179,7 +180,7 @@ def _student_kernel(a, tmp: Path):
 def run_notebook(a, tmp: Path, answers: dict) -> str:
     """Execute the built notebook's code cells in order with these answer cell values; the output."""
     out, namespace = io.StringIO(), {}
-    with _student_kernel(a, tmp), contextlib.redirect_stdout(out):
+    with _student_kernel(a, tmp), contextlib.chdir(tmp), contextlib.redirect_stdout(out):
         for cell in build_notebook(a).cells:
             if cell.cell_type != "code":
                 continue

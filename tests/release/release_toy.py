@@ -20,8 +20,12 @@ _link = st.fixed_dictionaries({"message_bytes": st.floats(0, 1e11), "n": st.inte
 
 _ring = ref.ring_allreduce_time(1.4e11, 128, ALPHA, BW)
 _tree = ref.tree_allreduce_time(1.4e11, 128, ALPHA, BW)
-_options, _key = spec.letters([f"ring, {_ring:.3g} s", f"tree, {_tree:.3g} s", "the same", "neither"],
-                              key_index=0 if _ring <= _tree else 1, offset=1)
+_options, _key, _why = spec.letters([
+    spec.Option(f"ring, {_ring:.3g} s", f"A ring sends each byte about twice whatever the rank count: {_ring:.3g} s here."),
+    spec.Option(f"tree, {_tree:.3g} s", f"A tree sends the whole message once per level, so it pays {_tree:.3g} s for big messages."),
+    spec.Option("the same", "Their bandwidth terms differ by the tree's depth, so they are not the same."),
+    spec.Option("neither", "One of the two is faster: compare the bandwidth terms of both.")],
+    key_index=0 if _ring <= _tree else 1, offset=1)
 
 
 def _props():
@@ -45,7 +49,7 @@ def make(assignment_id: str = TOY_ID) -> spec.Assignment:
         ],
         questions=[spec.Question("act1_prediction", "prediction",
                                  "Which AllReduce is faster for 140 GB over 128 GPUs?", _options, _key, 1.0,
-                                 hint="Compare the bandwidth terms.")],
+                                 hint="Compare the bandwidth terms.", why=_why)],
         notebook=[
             spec.Markdown(f"# Toy\n\nA link of {BW:.3g} bytes/s."),
             spec.Answer("act1_prediction"),

@@ -57,8 +57,9 @@ def test_answer_cell_is_editable_none_and_no_key_anywhere(toy_root, toy_assignme
 
 def test_setup_cell_imports_module_constants_numpy_matplotlib(toy_root, toy_assignment):
     cells, _ = _cells(toy_root, toy_assignment)
-    assert cells["setup"].source.splitlines()[1:] == [
+    assert cells["setup"].source.splitlines()[1:5] == [
         "import collectives", "import constants", "import numpy as np", "import matplotlib.pyplot as plt"]
+    assert "def _scalelabs_reveal(" in cells["setup"].source  # the toy's reveal records its prediction
 
 
 @pytest.mark.parametrize("answer, shown", [(None, "answer act1_prediction above first\n"), ("B", "ran\n")])
