@@ -468,6 +468,8 @@ NOTEBOOK = [
     spec.FunctionGrades(),
 ]
 
+from labs.lab01_scale.challenges import CHALLENGES  # noqa: E402 (it reads the scenario above)
+
 ASSIGNMENT = spec.Assignment(
     id="lab01_scale",
     title="Lab 01 — The scale illusion and fleet TCO",
@@ -478,4 +480,5 @@ ASSIGNMENT = spec.Assignment(
     notebook=NOTEBOOK,
     source_lab=("Vol II Lab 01, The Scale Illusion: "
                 "the Lab 01 Marimo notebook in labs/vol2/ of https://github.com/harvard-edge/cs249r_book"),
+    challenges=CHALLENGES,
 )
