@@ -15,7 +15,7 @@ import pytest
 from autograder.engine.grade import grade_submission
 from labs.lab02_interconnect import ASSIGNMENT
 from autograder.build.notebook import build_notebook
-from autograder.classroom.samples import write_answers
+from autograder.classroom.samples import reference_answers, write_answers
 from autograder.build.stubgen import generate_stub
 from autograder.build.stubgen import flat_imports as _flat
 
@@ -23,7 +23,6 @@ ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = ROOT / "reference"
 IMPLS = Path(__file__).with_name("impls")
 FUNCTIONS = [f.name for f in ASSIGNMENT.functions]
-QUESTIONS = [q.id for q in ASSIGNMENT.questions]
 
 # Which items each wrong implementation gets wrong (wrong_a: the lab's own formulas; wrong_b: others).
 WRONG = {"wrong_a": FUNCTIONS, "wrong_b": FUNCTIONS}
@@ -42,13 +41,13 @@ def graded(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("lab02_submissions")
     results = {}
     # The reference: its own module plus the Lab 06/Lab 01 modules it imports, and a notebook
-    # answered with the computed keys.
+    # answered with the computed keys and the challenge's reference design.
     folder = _folder(tmp, "reference")
     for module in ("collectives", "scaling", "interconnect"):
         (folder / f"{module}.py").write_text(_flat((REFERENCE / f"{module}.py").read_text()))
     notebook = folder / f"{ASSIGNMENT.id}.ipynb"
     nbformat.write(build_notebook(ASSIGNMENT), str(notebook))
-    write_answers(ASSIGNMENT, notebook, {qid: "@key" for qid in QUESTIONS})
+    write_answers(ASSIGNMENT, notebook, reference_answers(ASSIGNMENT))   # the keys and a valid design
     results["reference"] = grade_submission(ASSIGNMENT, folder, "reference")
     for name in ("alt_correct", "wrong_a", "wrong_b"):
         folder = _folder(tmp, name)

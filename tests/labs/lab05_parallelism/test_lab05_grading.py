@@ -14,7 +14,7 @@ import pytest
 from autograder.engine.grade import grade_submission
 from labs.lab05_parallelism import ASSIGNMENT
 from autograder.build.notebook import write_notebook
-from autograder.classroom.samples import write_answers
+from autograder.classroom.samples import reference_answers, write_answers
 from autograder.build.stubgen import generate_stub
 from autograder.build.stubgen import flat_imports as _flat
 
@@ -32,7 +32,9 @@ def _submission(root: Path, module_text: str, answers: str | None, extra=()) -> 
         (root / f"{provided}.py").write_text(_flat((REFERENCE / f"{provided}.py").read_text()))
     notebook = write_notebook(ASSIGNMENT, root / f"{ASSIGNMENT.id}.ipynb")
     if answers:
-        write_answers(ASSIGNMENT, notebook, {q: answers for q in QUESTIONS})
+        # "@key": every question's key and each challenge's reference design
+        write_answers(ASSIGNMENT, notebook, reference_answers(ASSIGNMENT) if answers == "@key"
+                      else {q: answers for q in QUESTIONS})
     return root
 
 

@@ -15,7 +15,7 @@ from autograder.build.stubgen import flat_imports
 from autograder.engine.grade import grade_submission
 from labs.lab09_performance import ASSIGNMENT
 from autograder.build.notebook import write_notebook
-from autograder.classroom.samples import write_answers
+from autograder.classroom.samples import reference_answers, write_answers
 
 HERE = Path(__file__).parent
 REFERENCE = HERE.parents[2] / "reference"
@@ -29,7 +29,9 @@ def _submission(root: Path, module_text: str, answers: str) -> Path:
     for provided in ASSIGNMENT.provided:
         shutil.copyfile(REFERENCE / f"{provided}.py", root / f"{provided}.py")
     notebook = write_notebook(ASSIGNMENT, root / f"{ASSIGNMENT.id}.ipynb")
-    write_answers(ASSIGNMENT, notebook, {q.id: answers for q in ASSIGNMENT.questions})
+    # "@key": every question's key and each challenge's reference design
+    write_answers(ASSIGNMENT, notebook, reference_answers(ASSIGNMENT) if answers == "@key"
+                  else {q.id: answers for q in ASSIGNMENT.questions})
     return root
 
 
@@ -72,6 +74,7 @@ def test_wrong_answers_score_zero(scores, who):
 def test_every_item_is_graded_at_its_declared_points(scores):
     """Each grading covers every item of the declaration, at the points the declaration gives it
     (a missing item or a wrong maximum would make the grading-power tests above check too little)."""
-    points = {f.name: f.points for f in ASSIGNMENT.functions} | {q.id: q.points for q in ASSIGNMENT.questions}
+    points = ({f.name: f.points for f in ASSIGNMENT.functions} | {q.id: q.points for q in ASSIGNMENT.questions}
+              | {c.id: c.points for c in ASSIGNMENT.challenges})
     for who, per_item in scores.items():
         assert {item: top for item, (_, top) in per_item.items()} == pytest.approx(points), who
