@@ -92,9 +92,9 @@ def _range(field: Field) -> str:
 def prompt_markdown(challenge: DesignChallenge) -> str:
     fields = "\n".join(f"- `{f.name}`: {f.meaning} ({_range(f)})" for f in challenge.fields)
     constraints = "\n".join(f"{i}. {c}" for i, c in enumerate(challenge.constraints, 1))
-    share = challenge.points / len(challenge.constraints)
     return (f"{challenge.prompt}\n\n**Your design.**\n\n{fields}\n\n**Constraints** (each met constraint earns "
-            f"{share:g} of the {challenge.points:g} points; more than one design meets them all):\n\n"
+            f"1/{len(challenge.constraints)} of the {challenge.points:g} points; more than one design meets them "
+            f"all):\n\n"
             f"{constraints}\n\nWrite your design in the cell below as number literals, e.g. "
             f"`{challenge.id} = dict({', '.join(f'{f.name}=...' for f in challenge.fields)})` with your numbers "
             "in place of the dots. It is read, never run: computed values are not read.")

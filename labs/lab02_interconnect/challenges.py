@@ -105,7 +105,7 @@ LAB02_PIPELINE = DesignChallenge(
             f"layers; its gradient ({_gb(MESSAGE_BYTES)} / stages) is AllReduced only with the other nodes holding "
             "the same stage (hierarchically, as in Act II), and between stages each micro-batch of one "
             f"{TOKENS_PER_GPU_STEP:,}-token sequence sends its activations forward and their gradient back "
-            f"({_gb(BOUNDARY_BYTES)} each, per GPU). Each GPU's compute per micro-batch is "
+            f"({BOUNDARY_BYTES / 1e6:.1f} MB each, per GPU). Each GPU's compute per micro-batch is "
             f"{COMPUTE_S:.2f} s / stages; the pipeline idles (p - 1)/(m + p - 1) of the step. The story's "
             f"data-parallel cluster runs at an overhead ratio of {STORY_RATIO:.2f}. Use your "
             "`hierarchical_allreduce_time`, `transfer_time` and `comm_overhead_ratio` to try cuts before you commit."),
