@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable, Mapping, NamedTuple, Sequence
 
 from autograder.engine import scoring
-from autograder.engine.questions import BadNotebook, _parse, answer_cell, find_notebook, load_cells
+from autograder.engine.questions import BadNotebook, answer_cell, assigned_value, submission_cells
 
 SHOWN_CHARS = 30   # characters of a student's value or name echoed in feedback
 
@@ -125,16 +125,9 @@ def parse_design(source: str, challenge: DesignChallenge) -> tuple[dict | None, 
     """({name: number}, "") for a well-formed answer within the declared ranges, else (None, reason)."""
     names = [f.name for f in challenge.fields]
     form = f"the answer cell must be exactly {challenge.id} = dict({', '.join(f'{n}=...' for n in names)})"
-    tree = _parse(source)
-    if tree is None:
-        return None, f"the answer cell is not short, valid Python; {form}"
-    body = tree.body
-    if (len(body) != 1 or not isinstance(body[0], ast.Assign) or len(body[0].targets) != 1
-            or not isinstance(body[0].targets[0], ast.Name) or body[0].targets[0].id != challenge.id):
-        return None, f"the answer cell holds something else; {form}"
-    value = body[0].value
-    if isinstance(value, ast.Constant) and value.value is None:
-        return None, f"not answered yet (still None); {form}"
+    value, problem = assigned_value(source, challenge.id, form)
+    if value is None:
+        return None, problem
     pairs = _pairs(value)
     if pairs is None:
         return None, f"the answer is not a literal dict of numbers; {form}"
@@ -188,25 +181,26 @@ def grade_design(challenge: DesignChallenge, design: Mapping[str, float]) -> Cha
     return ChallengeGrade(score, "\n".join(lines), answer)
 
 
+def grade_answer(challenge: DesignChallenge, source: str) -> ChallengeGrade:
+    """The grade of one answer cell's source: 0 with the reason when it is not a well-formed design."""
+    design, problem = parse_design(source, challenge)
+    return ChallengeGrade(0.0, problem) if design is None else grade_design(challenge, design)
+
+
 def grade_challenges(challenges: Sequence[DesignChallenge], submission_dir: Path,
                      assignment_id: str) -> list[ChallengeGrade]:
     """Each challenge's grade, reading the notebook once (the same bounded reader as questions)."""
     if not challenges:
         return []
-    notebook = find_notebook(submission_dir, assignment_id)
-    if notebook is None:
-        return [ChallengeGrade(0.0, f"the notebook {assignment_id}.ipynb is not in the submission "
-                                    "(a linked notebook does not count)")] * len(challenges)
     try:
-        cells = load_cells(notebook)
+        cells, name = submission_cells(submission_dir, assignment_id)
     except BadNotebook as exc:
         return [ChallengeGrade(0.0, str(exc))] * len(challenges)
     grades = []
     for challenge in challenges:
         source = answer_cell(cells, challenge.id)
         if source is None:
-            grades.append(ChallengeGrade(0.0, f"no answer cell for {challenge.id} was found in {notebook.name}"))
+            grades.append(ChallengeGrade(0.0, f"no answer cell for {challenge.id} was found in {name}"))
             continue
-        design, problem = parse_design(source, challenge)
-        grades.append(ChallengeGrade(0.0, problem) if design is None else grade_design(challenge, design))
+        grades.append(grade_answer(challenge, source))
     return grades

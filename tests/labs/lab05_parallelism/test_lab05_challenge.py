@@ -3,7 +3,7 @@ reference/parallelism.py; both valid layouts get full marks, each violated const
 share, and malformed layouts score 0 with a reason."""
 import pytest
 
-from autograder.engine.challenges import grade_design, parse_design
+from autograder.engine.challenges import design_source, grade_answer
 from labs.lab05_parallelism import ACT2, ASSIGNMENT
 from labs.lab05_parallelism.challenges import LAB05_LAYOUT as C, measure
 from reference import parallelism as ref
@@ -12,8 +12,7 @@ SHARE = C.points / len(C.constraints)
 
 
 def _grade(**design):
-    parsed, problem = parse_design(f"{C.id} = dict({', '.join(f'{k}={v!r}' for k, v in design.items())})", C)
-    return grade_design(C, parsed) if parsed else (0.0, problem)
+    return grade_answer(C, design_source(C, design))
 
 
 def test_wired_into_the_lab():
@@ -38,8 +37,7 @@ def test_valid_layouts_get_full_marks(design):
 def test_each_violated_constraint_loses_its_share(design, missed):
     grade = _grade(**design)
     assert grade.score == pytest.approx(C.points - SHARE * len(missed)), grade.feedback
-    lines = grade.feedback.splitlines()[1:]
-    assert [i for i, line in enumerate(lines) if line.strip().startswith("MISSED")] == missed
+    assert [i for i, line in enumerate(grade.feedback.splitlines()[1:]) if "MISSED" in line] == missed
 
 
 def test_feedback_numbers_are_the_references():
@@ -63,5 +61,4 @@ def test_feedback_numbers_are_the_references():
 ])
 def test_malformed_layouts_score_zero_with_a_reason(design, reason):
     grade = _grade(**design)
-    score, feedback = (grade.score, grade.feedback) if hasattr(grade, "feedback") else grade
-    assert score == 0.0 and reason in feedback, feedback
+    assert grade.score == 0.0 and reason in grade.feedback, grade.feedback

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from autograder.engine.challenges import grade_design, parse_design
+from autograder.engine.challenges import answer_line, grade_answer
 from labs.lab05_parallelism import ASSIGNMENT
 from reference import parallelism as ref
 
@@ -102,6 +102,5 @@ def test_design_challenge_scores_what_each_sample_wrote():
     share = {"correct": 1, "partly_wrong": 2 / 3, "wrong_predictions": 0, "broken": 0, "untouched": 0}
     for student, fraction in share.items():
         answer = json.loads((SAMPLES / student / "answers.json").read_text()).get(challenge.id)
-        design, problem = parse_design(answer["source"], challenge) if answer else (None, "unanswered")
-        score = grade_design(challenge, design).score if design else 0.0
-        assert score == pytest.approx(fraction * challenge.points), (student, problem)
+        grade = grade_answer(challenge, answer["source"] if answer else answer_line(challenge))
+        assert grade.score == pytest.approx(fraction * challenge.points), (student, grade.feedback)
