@@ -90,13 +90,29 @@ def _grid():
 
 
 def valid_plans() -> list[tuple[int, float, int]]:
-    """Every plan on the lab's slider grid that meets both constraints (the tests use it)."""
-    return [p for p in _grid() if lever_costs(*p)
-            and all(v.met for v in check(dict(zip(("microbatches", "compression", "prefetch_workers"), p))))]
+    """Every plan on the lab's slider grid that meets both constraints, with its cost in weeks."""
+    plans = []
+    for p in _grid():
+        if lever_costs(*p):
+            mfu, weeks = plan_mfu_and_cost(*p)
+            if weeks <= BUDGET_WEEKS and mfu >= MFU_TARGET:
+                plans.append((p, weeks))
+    return plans
 
 
-# One valid plan: the cheapest on the grid, prefetch left at its baseline on a tie (staff only).
-_CHEAPEST = min(valid_plans(), key=lambda p: (plan_mfu_and_cost(*p)[1], abs(p[2] - PREFETCH_BASE)))
+def _cheapest_plan() -> tuple[int, float, int]:
+    """The cheapest valid plan on the grid, prefetch left at its baseline on a tie (staff only).
+    Plans are tried cheapest first (the cost model alone), so few reach reference/."""
+    def weeks(p):
+        return math.fsum(lever_costs(*p).values())
+    for p in sorted((p for p in _grid() if lever_costs(*p)), key=lambda p: (weeks(p), abs(p[2] - PREFETCH_BASE))):
+        mfu, cost = plan_mfu_and_cost(*p)
+        if cost <= BUDGET_WEEKS and mfu >= MFU_TARGET:
+            return p
+    raise AssertionError("no plan reaches the target within the budget: the scenario changed, revisit the challenge")
+
+
+_CHEAPEST = _cheapest_plan()
 
 LAB09_PLAN = DesignChallenge(
     id="lab09_plan", points=2.0,
