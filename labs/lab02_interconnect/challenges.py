@@ -45,14 +45,18 @@ def measure(stages: int, microbatches: int) -> dict:
     sync_s = ref.hierarchical_allreduce_time(MESSAGE_BYTES / stages, GPUS, copies, C.NVLINK4_BANDWIDTH, link_bw)
     boundary_bytes = 2 * microbatches * GPUS * BOUNDARY_BYTES   # forward activations + backward gradients
     step_s = ideal_s / (1 - bubble) + sync_s + ref.transfer_time(boundary_bytes, link_bw)
-    # Bytes one node sends to other nodes per step: the stage gradient's inter-node ring + the boundary.
-    sync_cross = 2 * (copies - 1) / copies * MESSAGE_BYTES / stages
+    # Cross-node bytes of the whole cluster per step: every node's share of its stage gradient's
+    # inter-node ring, and 2 (p - 1) boundary crossings of every micro-batch of every GPU pipeline.
+    sequences = copies * GPUS * microbatches
+    cross_bytes = (STORY_NODES * 2 * (copies - 1) / copies * MESSAGE_BYTES / stages
+                   + sequences * 2 * (stages - 1) * BOUNDARY_BYTES)
     return dict(copies=copies, bubble=bubble, step_s=step_s, ideal_s=ideal_s, sync_s=sync_s,
                 overhead=ref.comm_overhead_ratio(step_s - ideal_s, ideal_s),
-                bytes_per_sequence=(sync_cross + boundary_bytes) / (GPUS * microbatches))
+                bytes_per_sequence=cross_bytes / sequences)
 
 
-# The story's cross-node bytes per sequence: the 16-node ring of the whole gradient, one sequence per GPU.
+# The story's cross-node bytes per sequence: every node's share of the 16-node ring of the whole
+# gradient, for one sequence per GPU.
 DP_BYTES_PER_SEQUENCE = 2 * (STORY_NODES - 1) / STORY_NODES * MESSAGE_BYTES / GPUS
 
 

@@ -7,7 +7,8 @@ import pytest
 from autograder.engine.challenges import design_source, grade_answer
 from labs.lab02_interconnect import (ASSIGNMENT, COMPUTE_S, GPUS, LINK_BW, MESSAGE_BYTES, STORY_LINKS, STORY_NODES,
                                      STORY_RATIO)
-from labs.lab02_interconnect.challenges import LAB02_PIPELINE as C, measure, valid_cuts
+from labs.lab02_interconnect.challenges import BOUNDARY_BYTES, DP_BYTES_PER_SEQUENCE, LAB02_PIPELINE as C, measure, \
+    valid_cuts
 from reference import constants as K
 from reference import interconnect as ref
 
@@ -28,16 +29,16 @@ def test_every_stage_count_has_right_answers():
     assert (C.reference_answer["stages"], C.reference_answer["microbatches"]) == min(valid_cuts())
 
 
-@pytest.mark.parametrize("cut", [(2, 9), (4, 32), (8, 64), (16, 135), (16, 512)])
+@pytest.mark.parametrize("cut", [(2, 10), (4, 27), (4, 32), (8, 63), (16, 135), (16, 512)])   # (4, 27): bubble 10 %
 def test_several_cuts_get_full_marks(cut):
     grade = grade_answer(C, _cut(*cut))
     assert grade.score == C.points, grade.feedback
 
 
 @pytest.mark.parametrize("cut, missed", [
-    ((2, 8), [1]),                  # bubble 11.1 %
-    ((2, 4), [0, 1]),               # too few micro-batches: the stage gradient dominates the traffic
-    ((16, 16), [1, 2]),             # all-activation traffic, but the bubble alone is the danger state
+    ((2, 9), [0]),                  # bubble 10 %, but half the gradient still crosses: 9.5x less traffic
+    ((2, 8), [0, 1]),               # and a bubble of 11.1 %
+    ((16, 16), [1, 2]),             # only activations cross, but the bubble alone is the danger state
 ])
 def test_each_violated_constraint_loses_its_share(cut, missed):
     grade = grade_answer(C, _cut(*cut))
@@ -51,6 +52,9 @@ def test_times_are_the_references():
                                            STORY_LINKS * LINK_BW)
     assert cut["sync_s"] == sync and cut["ideal_s"] == pytest.approx(32 * COMPUTE_S / 4)
     assert cut["step_s"] > cut["ideal_s"] + sync
+    # one node per stage: no gradient crosses a node, each sequence crosses 2 (p - 1) boundaries
+    assert measure(16, 135)["bytes_per_sequence"] == pytest.approx(2 * 15 * BOUNDARY_BYTES)
+    assert DP_BYTES_PER_SEQUENCE == pytest.approx(2 * 15 / 16 * MESSAGE_BYTES / GPUS)
 
 
 @pytest.mark.parametrize("source, reason", [
