@@ -20,7 +20,7 @@ from reference.parallelism import pipeline_bubble_fraction
 # The 70B model's shape: Llama 2 70B (Touvron et al. 2023, arXiv:2307.09288, Table 1 / model card):
 # 80 layers, hidden size 8192.
 LAYERS, HIDDEN = 80, 8192
-BUBBLE_CEILING = 0.10          # Lab 05's bubble ceiling (Act II of lab05_parallelism)
+BUBBLE_CEILING = 0.10          # the bubble ceiling of Lab 05's Act II as well (a test keeps them equal)
 TRAFFIC_CUT = 10               # cross-node bytes per sequence must fall at least this many times
 MAX_MICROBATCHES = 512
 # What one micro-batch of one sequence sends across a stage boundary: its s x h activation tensor

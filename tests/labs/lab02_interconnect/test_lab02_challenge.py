@@ -7,7 +7,7 @@ import pytest
 from autograder.engine.challenges import design_source, grade_answer
 from labs.lab02_interconnect import (ASSIGNMENT, COMPUTE_S, GPUS, LINK_BW, MESSAGE_BYTES, STORY_LINKS, STORY_NODES,
                                      STORY_RATIO)
-from labs.lab02_interconnect.challenges import BOUNDARY_BYTES, DP_BYTES_PER_SEQUENCE, LAB02_PIPELINE as C, measure, \
+from labs.lab02_interconnect.challenges import BOUNDARY_BYTES, BUBBLE_CEILING, DP_BYTES_PER_SEQUENCE, LAB02_PIPELINE as C, measure, \
     valid_cuts
 from reference import constants as K
 from reference import interconnect as ref
@@ -22,6 +22,11 @@ def _cut(stages, microbatches) -> str:
 def test_wired_into_the_lab_and_the_story_is_the_danger_state():
     assert ASSIGNMENT.challenges == [C] and C.id in ASSIGNMENT.item_ids
     assert STORY_RATIO > 1
+
+
+def test_the_bubble_ceiling_is_lab05s():
+    from labs.lab05_parallelism import ACT2
+    assert BUBBLE_CEILING == ACT2["bubble_ceiling"]
 
 
 def test_every_stage_count_has_right_answers():
