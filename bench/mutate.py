@@ -189,6 +189,27 @@ MUTATIONS = [
       '<section id="predictions">', "<section>",
       "the report page loses its prediction-vs-reflection section",
       ("tests/test_report.py", "-k", "chromium")),
+    # --- design challenges ---
+    M("challenge-all-shares", "autograder/engine/challenges.py",
+      "score = round(sum(share for v in verdicts if v.met), scoring.DIGITS)",
+      "score = round(sum(share for v in verdicts), scoring.DIGITS)",
+      "a design earns every constraint's share, met or not",
+      ("tests/engine/test_challenges.py",)),
+    M("challenge-bool-is-a-number", "autograder/engine/challenges.py",
+      "type(node.value) in (int, float)",
+      "isinstance(node.value, (int, float))",
+      "True/False read as the numbers 1 and 0",
+      ("tests/engine/test_challenges.py",)),
+    M("challenge-lab02-bubble-strict", "labs/lab02_interconnect/challenges.py",
+      'cut["bubble"] <= BUBBLE_CEILING',
+      'cut["bubble"] < BUBBLE_CEILING',
+      "a bubble exactly at the ceiling no longer meets it",
+      ("tests/labs/lab02_interconnect/test_lab02_challenge.py",)),
+    M("challenge-lab01-exact", "labs/lab01_scale/challenges.py",
+      "abs(yours - breakeven) <= BREAKEVEN_TOLERANCE",
+      "yours == breakeven",
+      "a breakeven rounded to two decimals no longer counts",
+      ("tests/labs/lab01_scale/test_lab01_challenge.py",)),
 ]
 
 

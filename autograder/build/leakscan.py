@@ -6,14 +6,15 @@ with tags stripped) and reports, as "path: kind: detail" strings:
 * `marker`      an nbgrader solution or hidden-test marker;
 * `solution`    a line of a reference solution region (whitespace-insensitive; lines that also
                 occur outside the regions, or shorter than MIN_CHARS, are not secret);
-* `key`         an answer-key assignment `<qid> = "<key>"` (off for feedback: a student's own
-                correct answer is not a leak);
+* `key`         an answer-key assignment `<qid> = "<key>"`, or a design challenge's reference design
+                `<cid> = dict(...)` (off for feedback: a student's own correct answer is not a leak);
 * `explanation` an option's explanation (`Question.why`) in plain text: a released notebook ships
                 them only encoded, for its reveal (off for feedback, which shows them with a grade);
 
 A feedback page quotes the student's own code (a traceback, an echoed cell): pass that student's
 submission as `own` and the solution lines it contains are not counted, since the student wrote them.
-* `declaration` a code line of a lab declaration (hidden domains, hidden properties, keys);
+* `declaration` a code line of a lab declaration (hidden domains, hidden properties, keys) or of its
+                design challenges' staff-side checks (`labs/<id>/challenges.py`);
 * `import`      an import of `reference` or `autograder` in a shipped file.
 """
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Iterable
 
 import nbformat
 
+from autograder.engine.challenges import design_source
 from autograder.engine.spec import Assignment
 
 MIN_CHARS = 16
@@ -50,6 +52,7 @@ class Secrets:
     declaration_lines: set[str] = field(default_factory=set)
     keys: dict[str, str] = field(default_factory=dict)      # qid -> key letter
     explanations: set[str] = field(default_factory=set)     # normalised Question.why texts
+    designs: dict[str, str] = field(default_factory=dict)   # challenge id -> its reference design's source, normalised
 
 
 def solution_lines(reference_text: str) -> set[str]:
@@ -120,9 +123,13 @@ def secrets_for(assignments: Iterable[Assignment], declarations: dict[str, Path]
         public = props.read_text(encoding="utf-8") if props else ""
         for path in [given] if given else declaration_paths(a):
             secrets.declaration_lines |= declaration_lines(path.read_text(encoding="utf-8"), public)
+            challenges = path.parent / "challenges.py"
+            if challenges.is_file():
+                secrets.declaration_lines |= declaration_lines(challenges.read_text(encoding="utf-8"))
         secrets.keys.update({q.id: q.key for q in a.questions})
         secrets.explanations |= {n for q in a.questions for text in q.why.values()
                                  if len(n := _WS.sub("", text)) >= MIN_CHARS}
+        secrets.designs.update({c.id: normalise(design_source(c, c.reference_answer)) for c in a.challenges})
     return secrets
 
 
@@ -163,6 +170,8 @@ def scan_text(name: str, text: str, secrets: Secrets, keys: bool = True, own: st
             if re.search(rf"\b{re.escape(qid)}\s*=\s*['\"]{re.escape(key)}['\"]", text):
                 problems.append(f"{name}: key: {qid} = {key!r}")
         problems += [f"{name}: explanation: {s[:60]}" for s in sorted(secrets.explanations) if s in flat]
+        problems += [f"{name}: key: the reference design of {cid}" for cid, design in secrets.designs.items()
+                     if design in flat]
     return problems
 
 

@@ -8,7 +8,10 @@ Cell kinds (nbgrader metadata schema 3):
   reveal that records the required predictions (autograder.build.predictions);
 * `Answer` -> locked prompt+options markdown, an editable answer cell `<qid> = None` (solution, no
   key anywhere) and a grade cell `grade_id=<qid>`;
-* `FunctionGrades` -> one grade cell per function item, `grade_id=<function name>`.
+* `FunctionGrades` -> one grade cell per function item, `grade_id=<function name>`;
+* `Challenge` -> like `Answer`, for a design challenge (autograder.engine.challenges); a declared
+  challenge placed nowhere goes after the last `Answer` and the code cells right after it, where
+  the acts end.
 
 Grade cells do nothing in the student's kernel: their outputs are written after execution by
 `autograder.doors.nbgrader.EngineScores`, which runs the engine outside the kernel.
@@ -22,7 +25,8 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.build.predictions import explained_here, locked_source, setup_prelude
-from autograder.engine.spec import Answer, Assignment, Code, FunctionGrades, Markdown
+from autograder.engine import challenges
+from autograder.engine.spec import Answer, Assignment, Challenge, Code, FunctionGrades, Markdown
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
@@ -90,6 +94,13 @@ def answer_cells(assignment: Assignment, qid: str) -> list:
             _code(qid, grade_source(qid, q.points), locked=True, grade=True, points=q.points)]
 
 
+def challenge_cells(assignment: Assignment, cid: str) -> list:
+    c = assignment.challenge(cid)
+    return [_markdown(f"{cid}-prompt", challenges.prompt_markdown(c)),
+            _code(f"{cid}-answer", challenges.answer_line(c), solution=True),
+            _code(cid, grade_source(cid, c.points), locked=True, grade=True, points=c.points)]
+
+
 GRADES_HEADING = ("## Grade cells\n\nOne per function, scored by the autograder outside this notebook; "
                   "nothing to do here.")
 
@@ -106,6 +117,10 @@ def function_grade_cells(assignment: Assignment, names) -> list:
 
 def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:
     cells = [_code("setup", setup_source(assignment), locked=True)]
+    placed = {c.challenge_id for c in assignment.notebook if isinstance(c, Challenge)}
+    acts_end = max((i for i, c in enumerate(assignment.notebook) if isinstance(c, Answer)), default=-1)
+    while acts_end >= 0 and isinstance(next(iter(assignment.notebook[acts_end + 1:]), None), Code):
+        acts_end += 1   # the last act's instruments and readouts belong to it
     for index, cell in enumerate(assignment.notebook):
         if isinstance(cell, Markdown):
             cells.append(_markdown(f"md-{index:03d}", cell.text))
@@ -116,12 +131,18 @@ def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:
             cells.extend(answer_cells(assignment, cell.question_id))
         elif isinstance(cell, FunctionGrades):
             cells.extend(function_grade_cells(assignment, cell.names))
+        elif isinstance(cell, Challenge):
+            cells.extend(challenge_cells(assignment, cell.challenge_id))
         else:
             raise TypeError(f"unknown notebook cell {cell!r}")
+        if index == acts_end:
+            for c in assignment.challenges:
+                if c.id not in placed:
+                    cells.extend(challenge_cells(assignment, c.id))
     graded = [c.metadata["nbgrader"]["grade_id"] for c in cells if c.metadata["nbgrader"]["grade"]]
     if sorted(graded) != sorted(assignment.item_ids):
         raise ValueError(f"{assignment.id}: grade cells {graded} must be exactly one per item "
-                         f"{assignment.item_ids} (add the Answer / FunctionGrades cells)")
+                         f"{assignment.item_ids} (add the Answer / FunctionGrades / Challenge cells)")
     nb = new_notebook(cells=cells, metadata={
         "kernelspec": KERNELSPEC,
         "language_info": {"name": "python"},

@@ -56,8 +56,7 @@ def write_gradebook(db_url: str, assignment: Assignment, results_by_student: Map
     warnings.filterwarnings("ignore", module="nbgrader")  # nbgrader's own SQLAlchemy autoflush warnings
     warnings.filterwarnings("ignore", message=".*not in session.*")
     aid = assignment.id
-    points = {f.name: float(f.points) for f in assignment.functions}
-    points.update({q.id: float(q.points) for q in assignment.questions})
+    points = assignment.item_points
     with Gradebook(db_url, course_id=course_id) as gb:
         gb.update_or_create_assignment(aid)
         try:

@@ -116,8 +116,9 @@ def build_report(assignment: Assignment, grades_dir: Path) -> ClassReport:
     report = ClassReport(assignment.id, assignment.title, assignment.total_points, unreadable=unreadable)
     report.scores = {s: r.score for s, r in records.items()}
     totals = {s: r.item_scores() for s, r in records.items()}
-    kinds = {f.name: "function" for f in assignment.functions} | {q.id: q.kind for q in assignment.questions}
-    points = {f.name: f.points for f in assignment.functions} | {q.id: q.points for q in assignment.questions}
+    kinds = ({f.name: "function" for f in assignment.functions} | {q.id: q.kind for q in assignment.questions}
+             | {c.id: "challenge" for c in assignment.challenges})
+    points = assignment.item_points
     for item in assignment.item_ids:
         got = [totals[s].get(item, (0.0, points[item]))[0] for s in records]
         report.items.append(ItemRate(item, kinds[item], float(points[item]),
@@ -226,7 +227,7 @@ def plots(report: ClassReport) -> dict[str, str]:
         ax.set_ylabel("students")
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         out["scores"] = _png(fig)
-        kind_color = {"function": "#4c72b0", "prediction": "#dd8452", "reflection": "#55a868"}
+        kind_color = {"function": "#4c72b0", "prediction": "#dd8452", "reflection": "#55a868", "challenge": "#8172b3"}
         out["items"] = _bars([r.item for r in report.items], [r.full_marks / n for r in report.items],
                              "share of students with full marks", [kind_color[r.kind] for r in report.items], 1,
                              legend=kind_color)

@@ -7,7 +7,8 @@ rebind only the functions the student gets wrong (a syntax error there breaks th
 as a student's would), or "stub" for the untouched release.
 
 Old style, until every lab is converted: `samples/<id>/<student>/` holds an optional `<module>.py` (absent = the untouched stub) and an
-`answers.json`: `{"act1_prediction": "B" | "@key" | "@wrong" | {"source": "raw cell source"}}`.
+`answers.json`: `{"act1_prediction": "B" | "@key" | "@wrong" | {"source": "raw cell source"}}`
+(a design challenge's answer is always `{"source": ...}`).
 "@key" is the declaration's computed key and "@wrong" a deterministic wrong letter, so no key
 letter is typed anywhere. samples/ and release/ are the course's (autograder/course.py); the
 reference modules are the installed package's.
@@ -23,6 +24,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.course import course_root
+from autograder.engine.challenges import design_source
 from autograder.engine.spec import Assignment
 from autograder.build.stubgen import flat_imports, solved_module
 from labs import lab_folder, load
@@ -148,12 +150,20 @@ def flat_reference_modules(dest: Path) -> None:
             (Path(dest) / path.name).write_text(flat_imports(path.read_text()))
 
 
+def reference_answers(assignment: Assignment) -> dict:
+    """The answers that earn every question and challenge point: the computed keys and each
+    challenge's declared reference design."""
+    return ({q.id: "@key" for q in assignment.questions}
+            | {c.id: {"source": design_source(c, c.reference_answer)} for c in assignment.challenges})
+
+
 def reference_submission(assignment: Assignment, dest: Path, release_dir: Path | None = None) -> Path:
-    """A staff-only submission that should earn full marks: the reference and the computed keys."""
+    """A staff-only submission that should earn full marks: the reference, the computed keys and
+    a valid design for each challenge."""
     dest = Path(dest)
     shutil.copytree(Path(release_dir or course_root() / "release" / assignment.id), dest, dirs_exist_ok=True)
     flat_reference_modules(dest)
-    write_answers(assignment, dest / f"{assignment.id}.ipynb", {q.id: "@key" for q in assignment.questions})
+    write_answers(assignment, dest / f"{assignment.id}.ipynb", reference_answers(assignment))
     return dest
 
 

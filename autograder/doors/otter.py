@@ -257,7 +257,7 @@ def engine_results(results, assignment: Assignment, result, error: str = "") -> 
     from otter.test_files.abstract_test import TestCase, TestCaseResult
     from otter.test_files.exception_test import ExceptionTestFile
     questions = {q.id for q in assignment.questions}
-    points = {f.name: f.points for f in assignment.functions} | {q.id: q.points for q in assignment.questions}
+    points = assignment.item_points
     engine = result.tests if result is not None else []
     scores = result.item_scores() if result is not None else {}
     test_files = []

@@ -1,4 +1,5 @@
-"""Grade one submission: every function item in the sandbox, every question from the notebook.
+"""Grade one submission: every function item in the sandbox, every question and design challenge
+from the notebook.
 
     grade_submission(assignment, submission_dir, student_id) -> Result
     Result.to_gradescope() -> the Gradescope results.json dict (autograder.engine.results)
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 
 from autograder.engine import scoring
+from autograder.engine.challenges import grade_challenges
 from autograder.engine.checks import CheckOutcome, grade_function
 from autograder.engine.config import GradingConfig, load_config
 from autograder.engine.questions import grade_questions
@@ -80,6 +82,10 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     graded = grade_questions(assignment.questions, submission_dir, assignment.id, config.predictions)
     for q, (score, feedback, answer) in zip(assignment.questions, graded):
         result.tests.append(TestResult(q.id, q.kind, q.kind, score, float(q.points), cap_output(feedback), answer))
+    for c, (score, feedback, answer) in zip(assignment.challenges,
+                                            grade_challenges(assignment.challenges, submission_dir, assignment.id)):
+        result.tests.append(TestResult(c.id, "design challenge", "challenge", score, float(c.points),
+                                       cap_output(feedback), answer))
     notes = [f"{assignment.title}: {mode_note(mode)}."]
     if skipped:
         notes.append("Not graded from your folder: " + "; ".join(skipped[:5])

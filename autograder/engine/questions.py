@@ -185,19 +185,28 @@ def answer_cell(cells: list[dict], qid: str) -> str | None:
     return None
 
 
-def parse_answer(source: str, qid: str) -> tuple[str | None, str]:
-    """(letter, "") for a literal answer, else (None, reason)."""
-    expected_form = f'the answer cell must be exactly {qid} = "B" (one letter in quotes)'
+def assigned_value(source: str, name: str, expected_form: str) -> tuple[ast.expr | None, str]:
+    """(the expression of a cell that is exactly `<name> = <expression>`, "") else (None, reason);
+    a cell still holding `<name> = None` is "not answered yet"."""
     tree = _parse(source)
     if tree is None:
         return None, f"the answer cell is not short, valid Python; {expected_form}"
     body = tree.body
     if (len(body) != 1 or not isinstance(body[0], ast.Assign) or len(body[0].targets) != 1
-            or not isinstance(body[0].targets[0], ast.Name) or body[0].targets[0].id != qid):
+            or not isinstance(body[0].targets[0], ast.Name) or body[0].targets[0].id != name):
         return None, f"the answer cell holds something else; {expected_form}"
     value = body[0].value
     if isinstance(value, ast.Constant) and value.value is None:
         return None, "not answered yet (still None)"
+    return value, ""
+
+
+def parse_answer(source: str, qid: str) -> tuple[str | None, str]:
+    """(letter, "") for a literal answer, else (None, reason)."""
+    expected_form = f'the answer cell must be exactly {qid} = "B" (one letter in quotes)'
+    value, problem = assigned_value(source, qid, expected_form)
+    if value is None:
+        return None, problem
     if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
         return None, f"the answer is not a literal letter; {expected_form}"
     return value.value.strip().upper(), ""
@@ -216,21 +225,26 @@ def grade_question(question: Question, submission_dir: Path, assignment_id: str,
     return grade_questions([question], submission_dir, assignment_id, predictions)[0]
 
 
+def submission_cells(submission_dir: Path, assignment_id: str) -> tuple[list[dict], str]:
+    """(the notebook's cells as load_cells gives them, the notebook's name); BadNotebook says why not."""
+    notebook = find_notebook(submission_dir, assignment_id)
+    if notebook is None:
+        raise BadNotebook(f"the notebook {assignment_id}.ipynb is not in the submission "
+                          "(a linked notebook does not count)")
+    return load_cells(notebook), notebook.name
+
+
 def grade_questions(questions: list[Question], submission_dir: Path, assignment_id: str,
                     predictions: str = "correctness") -> list[QuestionGrade]:
     """Each question's grade, reading the notebook once. `predictions`: one of MODES."""
     if predictions not in MODES:
         raise ValueError(f"predictions must be one of {', '.join(MODES)}, not {predictions!r}")
-    notebook = find_notebook(submission_dir, assignment_id)
-    if notebook is None:
-        return [QuestionGrade(0.0, f"the notebook {assignment_id}.ipynb is not in the submission "
-                                   "(a linked notebook does not count)")] * len(questions)
     try:
-        cells = load_cells(notebook)
+        cells, name = submission_cells(submission_dir, assignment_id)
     except BadNotebook as exc:
         return [QuestionGrade(0.0, str(exc))] * len(questions)
     recorded = recorded_answers(cells, questions, file_records(submission_dir))
-    return [_grade_one(q, cells, notebook.name, recorded.get(q.id), predictions) for q in questions]
+    return [_grade_one(q, cells, name, recorded.get(q.id), predictions) for q in questions]
 
 
 def _answer_in_cell(question: Question, cells: list[dict], notebook_name: str) -> tuple[str | None, str]:

@@ -15,8 +15,8 @@ from typing import Iterable
 
 from autograder.engine import scoring
 
-# example | property | hidden | item (not graded) | prediction | reflection
-KINDS = ("example", "property", "hidden", "item", "prediction", "reflection")
+# example | property | hidden | item (not graded) | prediction | reflection | challenge (a design)
+KINDS = ("example", "property", "hidden", "item", "prediction", "reflection", "challenge")
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class TestResult:
     score: float
     max_score: float
     output: str
-    answer: str = ""          # questions: the option letter graded ("" when none could be read)
+    answer: str = ""          # questions: the option letter graded; challenges: the design ("" when none could be read)
     misconception: str = ""   # functions: the named wrong model the outputs match, if any
 
     __test__ = False   # a record, not a pytest test class

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable, Literal, Mapping, NamedTuple, Sequence, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, NamedTuple, Sequence, Union, overload
 
 from hypothesis import strategies as st
+
+if TYPE_CHECKING:
+    from autograder.engine.challenges import DesignChallenge
 
 # A callable standing for the student's function in the sandbox: f(**kwargs) -> JSON scalar.
 # It raises StudentError (autograder.engine.sandbox) when the student's code fails in any way.
@@ -133,7 +136,14 @@ class FunctionGrades:
     names: Sequence[str] = ()                   # empty: all function items, in declaration order
 
 
-Cell = Union[Markdown, Code, Answer, FunctionGrades]
+@dataclass(frozen=True)
+class Challenge:
+    """Where the design challenge `challenge_id` is posed: prompt, answer cell, grade cell. A
+    declared challenge placed nowhere goes after the notebook's last Answer (where the acts end)."""
+    challenge_id: str
+
+
+Cell = Union[Markdown, Code, Answer, FunctionGrades, Challenge]
 
 
 @dataclass(frozen=True)
@@ -153,6 +163,8 @@ class Assignment:
     source_lab: str = ""
     # function name -> its known wrong models, in the order they are tried (labs/<id>/misconceptions.py)
     misconceptions: Mapping[str, Sequence[Misconception]] = field(default_factory=dict)
+    # Open design challenges graded against constraints (autograder.engine.challenges).
+    challenges: Sequence["DesignChallenge"] = ()
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.misconceptions) - {f.name for f in self.functions})
@@ -171,13 +183,25 @@ class Assignment:
                 return q
         raise KeyError(f"{self.id} has no question {qid!r}")
 
+    def challenge(self, cid: str) -> "DesignChallenge":
+        for c in self.challenges:
+            if c.id == cid:
+                return c
+        raise KeyError(f"{self.id} has no design challenge {cid!r}")
+
+    @property
+    def item_points(self) -> dict[str, float]:
+        """item id -> points, in grading order: functions, questions, challenges."""
+        return ({f.name: float(f.points) for f in self.functions} | {q.id: float(q.points) for q in self.questions}
+                | {c.id: float(c.points) for c in self.challenges})
+
     @property
     def item_ids(self) -> list[str]:
-        return [f.name for f in self.functions] + [q.id for q in self.questions]
+        return list(self.item_points)
 
     @property
     def total_points(self) -> float:
-        return sum(f.points for f in self.functions) + sum(q.points for q in self.questions)
+        return sum(self.item_points.values())
 
 
 class Option(NamedTuple):

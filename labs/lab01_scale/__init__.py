@@ -469,6 +469,8 @@ NOTEBOOK = [
     spec.FunctionGrades(),
 ]
 
+from labs.lab01_scale.challenges import CHALLENGES  # noqa: E402 (it reads the scenario above)
+
 ASSIGNMENT = spec.Assignment(
     id="lab01_scale",
     title="Lab 01 — The scale illusion and fleet TCO",
@@ -480,4 +482,5 @@ ASSIGNMENT = spec.Assignment(
     source_lab=("Vol II Lab 01, The Scale Illusion: "
                 "the Lab 01 Marimo notebook in labs/vol2/ of https://github.com/harvard-edge/cs249r_book"),
     misconceptions=MISCONCEPTIONS,
+    challenges=CHALLENGES,
 )

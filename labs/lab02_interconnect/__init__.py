@@ -461,6 +461,8 @@ NOTEBOOK = [
     FunctionGrades(),
 ]
 
+from labs.lab02_interconnect.challenges import CHALLENGES  # noqa: E402 (it reads the scenario above)
+
 ASSIGNMENT = Assignment(
     id="lab02_interconnect",
     title="Lab 02 — The Interconnect Wall",
@@ -472,4 +474,5 @@ ASSIGNMENT = Assignment(
     source_lab=("Vol II Lab 02, The Interconnect Wall: "
                 "labs/vol2/lab_02_compute_infra.py of https://github.com/harvard-edge/cs249r_book"),
     misconceptions=MISCONCEPTIONS,
+    challenges=CHALLENGES,
 )

@@ -562,6 +562,8 @@ NOTEBOOK = [
     FunctionGrades(),
 ]
 
+from labs.lab05_parallelism.challenges import CHALLENGES  # noqa: E402 (it reads the scenario above)
+
 ASSIGNMENT = Assignment(
     id="lab05_parallelism",
     title="Lab 05 — The Parallelism Paradox: the data-parallel wall, 3D parallelism, the pipeline bubble",
@@ -573,4 +575,5 @@ ASSIGNMENT = Assignment(
     source_lab=("Vol II Lab 05, The Parallelism Paradox: "
                 "the Lab 05 Marimo notebook in labs/vol2/ of https://github.com/harvard-edge/cs249r_book"),
     misconceptions=MISCONCEPTIONS,
+    challenges=CHALLENGES,
 )

@@ -486,6 +486,8 @@ NOTEBOOK = [
     FunctionGrades(),
 ]
 
+from labs.lab09_performance.challenges import CHALLENGES  # noqa: E402 (it reads the scenario above)
+
 ASSIGNMENT = Assignment(
     id="lab09_performance",
     title="Lab 09: You can't optimise what you can't measure (Amdahl at scale)",
@@ -497,4 +499,5 @@ ASSIGNMENT = Assignment(
     source_lab=("Vol II Lab 09, Performance Engineering: "
                 "labs/vol2/lab_09_perf_engr.py of https://github.com/harvard-edge/cs249r_book"),
     misconceptions=MISCONCEPTIONS,
+    challenges=CHALLENGES,
 )

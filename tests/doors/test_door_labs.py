@@ -90,6 +90,23 @@ def test_otter_run_equals_engine_for_every_sample(lab, lab_course, lab_otter):
         assert _close(otter, engine), (student, otter, engine)
 
 
+def test_design_challenges_reach_the_gradebook_and_otter(lab, lab_course, lab_otter):
+    """Each design challenge's grade cell holds the engine's partial credit in both doors: full for the
+    `correct` sample's valid design, a share for `partly_wrong`'s, 0 for the unanswered `untouched`."""
+    if not lab.challenges:
+        pytest.skip(f"{lab.id} declares no design challenge")
+    with Gradebook(f"sqlite:///{lab_course / 'gradebook.db'}", course_id="scalelabs") as gb:
+        book = {student: {g.name: g.auto_score for g in gb.find_submission_notebook(lab.id, lab.id, student).grades}
+                for student in ("correct", "partly_wrong", "untouched")}
+    otter = {student: {t["name"]: t["score"] for t in lab_otter[student]["tests"]}
+             for student in ("correct", "partly_wrong", "untouched")}
+    for c in lab.challenges:
+        for door in (book, otter):
+            assert door["correct"][c.id] == pytest.approx(c.points)
+            assert 0 < door["partly_wrong"][c.id] < c.points
+            assert door["untouched"][c.id] == 0
+
+
 def test_lab_feedback_leaks_nothing(lab, lab_course, lab_otter):
     pages = sorted((lab_course / "feedback").rglob("*.html"))
     assert len(pages) == len(samples.students(lab.id))

@@ -277,7 +277,7 @@ def power(lab, tmp_path_factory):
         if name in modules:
             (folder / f"{a.module}.py").write_text(modules[name], encoding="utf-8")
         else:
-            samples.write_answers(a, folder / f"{lab}.ipynb", {q.id: "@key" for q in a.questions})
+            samples.write_answers(a, folder / f"{lab}.ipynb", samples.reference_answers(a))   # keys, valid designs
         folders[name] = folder
     with ProcessPoolExecutor(max_workers=2) as pool:
         futures = {name: pool.submit(_grade, lab, folder, name) for name, folder in folders.items()}
@@ -311,7 +311,9 @@ def test_unanswered_questions_score_zero_at_their_points(lab, power):
 
 def test_every_grading_covers_every_item_at_its_points(lab, power):
     a = _assignment(lab)
-    points = {f.name: f.points for f in a.functions} | {q.id: q.points for q in a.questions}
+    points = ({f.name: f.points for f in a.functions} | {q.id: q.points for q in a.questions}
+              | {c.id: c.points for c in a.challenges})
+    assert points == pytest.approx(a.item_points)
     for who, per_item in power.items():
         assert {item: top for item, (_, top) in per_item.items()} == pytest.approx(points), who
 

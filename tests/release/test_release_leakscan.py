@@ -1,6 +1,7 @@
 """Leak scan: the committed release/ is clean, and each kind of leak planted in a copy is caught."""
 from __future__ import annotations
 
+import importlib
 import shutil
 from pathlib import Path
 
@@ -137,3 +138,23 @@ def test_feedback_quoting_the_students_own_code_is_not_a_leak_but_other_solution
     assert leakscan.scan([page], secrets=toy_secrets, own=[mine]) == []           # the student wrote it
     mine.write_text("def f():\n    return 0\n")
     assert leakscan.scan([page], secrets=toy_secrets, own=[mine]) != []           # the student did not
+
+
+@pytest.mark.parametrize("assignment", [a for a in all_assignments().values() if a.challenges], ids=lambda a: a.id)
+def test_a_challenges_reference_design_or_check_code_in_a_release_is_caught(assignment, tmp_path):
+    """The staff's reference design in the answer cell (a key leak; a student's own is not one in
+    feedback), and a line of the challenge's staff-side check in a shipped file (a declaration leak)."""
+    from autograder.classroom.samples import write_answers
+    from autograder.engine.challenges import design_source
+    challenge = assignment.challenges[0]
+    copy = tmp_path / assignment.id
+    shutil.copytree(REPO / "release" / assignment.id, copy)
+    write_answers(assignment, copy / f"{assignment.id}.ipynb",
+                  {challenge.id: {"source": design_source(challenge, challenge.reference_answer)}})
+    assert leakscan.scan([copy], [assignment]) == [f"{copy / assignment.id}.ipynb: key: the reference design "
+                                                   f"of {challenge.id}"]
+    assert leakscan.scan([copy], [assignment], keys=False) == []
+    check_code = Path(importlib.import_module(f"labs.{assignment.id}.challenges").__file__).read_text()
+    line = sorted(leakscan.declaration_lines(check_code))[0]
+    (copy / "notes.py").write_text(line + "\n")
+    assert any("notes.py: declaration: " in p for p in leakscan.scan([copy], [assignment], keys=False))

@@ -55,3 +55,13 @@ def test_partly_wrong_loses_exactly_on_its_wrong_functions(graded):
 def test_wrong_predictions_full_code_marks_and_zero_answers(graded):
     assert all(graded["wrong_predictions"][f][0] == graded["wrong_predictions"][f][1] for f in FUNCTIONS)
     assert all(graded["wrong_predictions"][q][0] == 0 for q in QUESTIONS)
+
+
+def test_design_challenge_scores_what_each_sample_wrote(graded):
+    """correct: a valid what-if (not the reference's); partly_wrong: the story's 3 years, whose
+    breakeven it computes right but where on-prem does not win (1 of 3 constraints); wrong_predictions:
+    a computed value, which is not read (0); broken and untouched: unanswered (0)."""
+    challenge = ASSIGNMENT.challenges[0]
+    share = {"correct": 1, "partly_wrong": 1 / 3, "wrong_predictions": 0, "broken": 0, "untouched": 0}
+    for student, fraction in share.items():
+        assert graded[student][challenge.id] == pytest.approx((fraction * challenge.points, challenge.points)), student

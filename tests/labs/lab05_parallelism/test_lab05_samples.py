@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
+from autograder.engine.challenges import answer_line, grade_answer
 from labs.lab05_parallelism import ASSIGNMENT
 from reference import parallelism as ref
 
@@ -64,13 +65,15 @@ def _differs_on_domain(module, item) -> bool:
 def test_class_layout_and_answers():
     assert sorted(p.name for p in SAMPLES.iterdir()) == STUDENTS
     qids = {q.id for q in ASSIGNMENT.questions}
+    cids = {c.id for c in ASSIGNMENT.challenges}
     for student in STUDENTS:
         answers = json.loads((SAMPLES / student / "answers.json").read_text())
-        assert set(answers) <= qids
+        assert set(answers) <= qids | cids
         for value in answers.values():
             assert value in ("@key", "@wrong") or set(value) == {"source"}
     assert not (SAMPLES / "untouched" / "parallelism.py").exists()
-    assert json.loads((SAMPLES / "correct" / "answers.json").read_text()) == {q: "@key" for q in sorted(qids)}
+    correct = json.loads((SAMPLES / "correct" / "answers.json").read_text())
+    assert {q: correct[q] for q in qids} == {q: "@key" for q in sorted(qids)} and set(correct) == qids | cids
 
 
 def test_correct_matches_reference_everywhere(load):
@@ -89,3 +92,15 @@ def test_partly_wrong_differs_on_exactly_its_mistakes(load):
 def test_broken_does_not_import(load):
     with pytest.raises(SyntaxError):
         load("broken")
+
+
+def test_design_challenge_scores_what_each_sample_wrote():
+    """correct: TP=8 PP=32 (not the reference's layout); partly_wrong: the source lab's keyed TP=8
+    PP=4, out of memory (2 of 3 constraints); wrong_predictions: TP written as text (0); broken and
+    untouched: unanswered (0). Read and graded as the engine does, from each answers.json source."""
+    challenge = ASSIGNMENT.challenges[0]
+    share = {"correct": 1, "partly_wrong": 2 / 3, "wrong_predictions": 0, "broken": 0, "untouched": 0}
+    for student, fraction in share.items():
+        answer = json.loads((SAMPLES / student / "answers.json").read_text()).get(challenge.id)
+        grade = grade_answer(challenge, answer["source"] if answer else answer_line(challenge))
+        assert grade.score == pytest.approx(fraction * challenge.points), (student, grade.feedback)

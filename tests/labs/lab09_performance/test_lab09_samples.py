@@ -34,7 +34,7 @@ def test_correct_gets_full_marks(scores):
 
 def test_partly_wrong_loses_on_the_labs_mistakes(scores):
     s = scores["partly_wrong"]
-    wrong = {"step_time_reduction", "mfu", "best_fix", "act2_prediction"}
+    wrong = {"step_time_reduction", "mfu", "best_fix", "act2_prediction", "lab09_plan"}
     assert {item for item, v in s.items() if not full(v)} == wrong
 
 
@@ -50,3 +50,13 @@ def test_untouched_has_no_answers(scores):
 def test_wrong_predictions(scores):
     s = scores["wrong_predictions"]
     assert all(full(s[f]) for f in FUNCTIONS) and all(s[q][0] == 0 for q in QUESTIONS)
+
+
+def test_design_challenge_scores_what_each_sample_wrote(scores):
+    """correct: m=16 with 3x compression (not the reference's plan); partly_wrong: every lever at its
+    maximum but prefetch, over budget (1 of 2 constraints); wrong_predictions: a lever missing (0);
+    broken and untouched: unanswered (0)."""
+    challenge = ASSIGNMENT.challenges[0]
+    share = {"correct": 1, "partly_wrong": 1 / 2, "wrong_predictions": 0, "broken": 0, "untouched": 0}
+    for student, fraction in share.items():
+        assert scores[student][challenge.id] == pytest.approx((fraction * challenge.points, challenge.points)), student

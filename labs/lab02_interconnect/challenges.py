@@ -1,0 +1,126 @@
+"""Lab 02's open design challenge: pipeline parallelism across the slow links, the architectural
+remedy the source lab named (its Act II reflection) but never let students build.
+
+The Act II story (16 DGX nodes, one NDR link each, the 70B model's gradient AllReduced every step)
+is in the danger state. Here the student cuts the model into pipeline stages across nodes: each
+node then holds only its stage's layers, its gradient AllReduce spans only the nodes holding the
+same stage, and what crosses between stages is one activation tensor per micro-batch (forward) and
+its gradient (backward). Every time comes from reference/interconnect.py at the story's inputs;
+the bubble is Lab 05's reference formula. Many cuts meet every constraint.
+"""
+from __future__ import annotations
+
+from autograder.engine.challenges import DesignChallenge, Field, Invalid, Verdict
+from labs.lab02_interconnect import (COMPUTE_S, DANGER_RATIO, GPUS, LINK_BW, MESSAGE_BYTES, PARAMS, STORY_LINKS,
+                                     STORY_NODES, STORY_RATIO, TOKENS_PER_GPU_STEP, _gb)
+from reference import constants as C
+from reference import interconnect as ref
+from reference.parallelism import pipeline_bubble_fraction
+
+# The 70B model's shape: Llama 2 70B (Touvron et al. 2023, arXiv:2307.09288, Table 1 / model card):
+# 80 layers, hidden size 8192.
+LAYERS, HIDDEN = 80, 8192
+BUBBLE_CEILING = 0.10          # the bubble ceiling of Lab 05's Act II as well (a test keeps them equal)
+TRAFFIC_CUT = 10               # cross-node bytes per sequence must fall at least this many times
+MAX_MICROBATCHES = 512
+# What one micro-batch of one sequence sends across a stage boundary: its s x h activation tensor
+# in 16 bits (Narayanan et al., SC'21, sec. 2.2); the backward pass sends its gradient, as large.
+BOUNDARY_BYTES = TOKENS_PER_GPU_STEP * HIDDEN * C.FP16_BYTES
+
+
+def measure(stages: int, microbatches: int) -> dict:
+    """One cut of the story's cluster. Each of the GPUS GPU positions of a node runs its own
+    pipeline through `stages` nodes with `microbatches` one-sequence micro-batches per step; the
+    STORY_NODES / stages copies of a stage AllReduce its gradient hierarchically. Seconds per step."""
+    if STORY_NODES % stages:
+        raise Invalid(f"stages = {stages} does not split the {STORY_NODES} nodes into whole pipelines")
+    if LAYERS % stages:
+        raise Invalid(f"stages = {stages} does not divide the {LAYERS} layers into equal stages")
+    if stages < 2:
+        raise Invalid("one stage is plain data parallelism, the design of the story: cut the model across nodes")
+    copies = STORY_NODES // stages
+    ideal_s = microbatches * COMPUTE_S / stages            # each GPU computes 1/stages of the layers
+    bubble = pipeline_bubble_fraction(stages, microbatches)
+    link_bw = STORY_LINKS * LINK_BW
+    sync_s = ref.hierarchical_allreduce_time(MESSAGE_BYTES / stages, GPUS, copies, C.NVLINK4_BANDWIDTH, link_bw)
+    boundary_bytes = 2 * microbatches * GPUS * BOUNDARY_BYTES   # forward activations + backward gradients
+    step_s = ideal_s / (1 - bubble) + sync_s + ref.transfer_time(boundary_bytes, link_bw)
+    # Cross-node bytes of the whole cluster per step: every node's share of its stage gradient's
+    # inter-node ring, and 2 (p - 1) boundary crossings of every micro-batch of every GPU pipeline.
+    sequences = copies * GPUS * microbatches
+    cross_bytes = (STORY_NODES * 2 * (copies - 1) / copies * MESSAGE_BYTES / stages
+                   + sequences * 2 * (stages - 1) * BOUNDARY_BYTES)
+    return dict(copies=copies, bubble=bubble, step_s=step_s, ideal_s=ideal_s, sync_s=sync_s,
+                overhead=ref.comm_overhead_ratio(step_s - ideal_s, ideal_s),
+                bytes_per_sequence=cross_bytes / sequences)
+
+
+# The story's cross-node bytes per sequence: every node's share of the 16-node ring of the whole
+# gradient, for one sequence per GPU.
+DP_BYTES_PER_SEQUENCE = 2 * (STORY_NODES - 1) / STORY_NODES * MESSAGE_BYTES / GPUS
+
+
+def _gigabytes(x: float) -> str:
+    return f"{x / 1e9:.2f} GB"
+
+
+def check(design) -> list[Verdict]:
+    p, m = design["stages"], design["microbatches"]
+    cut = measure(p, m)
+    factor = DP_BYTES_PER_SEQUENCE / cut["bytes_per_sequence"]
+    return [
+        Verdict(factor >= TRAFFIC_CUT, f"{_gigabytes(cut['bytes_per_sequence'])} per sequence cross nodes, "
+                                       f"{factor:.1f}x less than data parallelism's {_gigabytes(DP_BYTES_PER_SEQUENCE)}"),
+        Verdict(cut["bubble"] <= BUBBLE_CEILING, f"bubble {100 * cut['bubble']:.1f}% with p={p}, m={m}"),
+        Verdict(cut["overhead"] <= DANGER_RATIO,
+                f"step {cut['step_s']:.2f} s for {cut['ideal_s']:.2f} s of compute: overhead ratio {cut['overhead']:.2f} "
+                f"(gradient sync over {cut['copies']} node(s) {cut['sync_s']:.2f} s)"),
+    ]
+
+
+def valid_cuts() -> list[tuple[int, int]]:
+    """Every (stages, microbatches) that meets all the constraints (the tests use it)."""
+    found = []
+    for p in range(2, STORY_NODES + 1):
+        if STORY_NODES % p or LAYERS % p:
+            continue
+        found += [(p, m) for m in range(1, MAX_MICROBATCHES + 1)
+                  if all(v.met for v in check(dict(stages=p, microbatches=m)))]
+    return found
+
+
+def _first_cut() -> tuple[int, int]:
+    """The fewest stages, with the fewest micro-batches that then suffice (staff only)."""
+    for p in range(2, STORY_NODES + 1):
+        for m in range(1, MAX_MICROBATCHES + 1):
+            if not (STORY_NODES % p or LAYERS % p) and all(v.met for v in check(dict(stages=p, microbatches=m))):
+                return p, m
+    raise AssertionError("no cut meets the constraints: the scenario changed, revisit the challenge")
+
+
+_FIRST = _first_cut()
+
+LAB02_PIPELINE = DesignChallenge(
+    id="lab02_pipeline", points=2.0,
+    prompt=("## Design challenge — the architectural remedy\n\n"
+            f"More links are one way out of the danger state. The other keeps the story's {STORY_LINKS} NDR link "
+            f"per node and changes what crosses it: cut the {PARAMS / 1e9:.0f}B model ({LAYERS} layers, hidden "
+            f"{HIDDEN:,}) into pipeline stages across the {STORY_NODES} nodes. A node then holds only its stage's "
+            f"layers; its gradient ({_gb(MESSAGE_BYTES)} / stages) is AllReduced only with the other nodes holding "
+            "the same stage (hierarchically, as in Act II), and between stages each micro-batch of one "
+            f"{TOKENS_PER_GPU_STEP:,}-token sequence sends its activations forward and their gradient back "
+            f"({BOUNDARY_BYTES / 1e6:.1f} MB each, per GPU). Each GPU's compute per micro-batch is "
+            f"{COMPUTE_S:.2f} s / stages; the pipeline idles (p - 1)/(m + p - 1) of the step. The story's "
+            f"data-parallel cluster runs at an overhead ratio of {STORY_RATIO:.2f}. Use your "
+            "`hierarchical_allreduce_time`, `transfer_time` and `comm_overhead_ratio` to try cuts before you commit."),
+    fields=(Field("stages", "pipeline stages p (nodes per pipeline)", 1, STORY_NODES),
+            Field("microbatches", "one-sequence micro-batches m per GPU pipeline per step", 1, MAX_MICROBATCHES)),
+    constraints=(f"cross-node bytes per sequence trained at least {TRAFFIC_CUT}x below data parallelism's",
+                 f"pipeline bubble at or below {BUBBLE_CEILING:.0%}",
+                 f"out of the danger state: (step time - compute) / compute at most {DANGER_RATIO:g} "
+                 "(bubble, gradient sync and boundary transfers, nothing overlapped)"),
+    check=check,
+    reference_answer=dict(stages=_FIRST[0], microbatches=_FIRST[1]),
+)
+
+CHALLENGES = [LAB02_PIPELINE]

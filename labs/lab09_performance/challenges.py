@@ -1,0 +1,139 @@
+"""Lab 09's open design challenge: a plan of the lab's three levers that reaches the target MFU
+within the quarter's budget, under the lab's cost model (the source lab's Distributed Performance
+Optimizer, whose success state was MFU >= 50 % within 8 weeks).
+
+The levers and their cost model are the lab's (docs/errata/lab09_performance.md): micro-batches m
+(the bubble's time goes as 1/m), gradient-compression ratio r (divides the AllReduce time) and
+prefetch workers w (sqrt(w / 4) on data loading); a lever left at its baseline costs nothing
+(errata #14). The Act II fixes of the declaration are single settings of these levers, which
+`_assert_fixes_are_lever_settings` checks. MFU and cost come from reference/performance.py.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+from autograder.engine.challenges import DesignChallenge, Field, Invalid, Verdict
+from labs.lab09_performance import (ACT2_PROFILE, BASE_MFU, BUDGET_WEEKS, COMPRESSION_RATIO, COSTS, FACTORS,
+                                    MFU_TARGET, MICRO_BATCHES_BASE, MICRO_BATCHES_NEW, PREFETCH_BASE,
+                                    PREFETCH_NEW, pct)
+from reference import performance as ref
+
+# The lab's slider ranges (its Distributed Performance Optimizer) and the compression slider's step.
+MICRO_BATCHES_RANGE = (1, 32)
+COMPRESSION_RANGE = (1.0, 4.0)
+COMPRESSION_STEP = 0.5
+PREFETCH_RANGE = (1, 16)
+# The lab's linear cost model, engineer-weeks: a fixed cost when the lever moves plus a slope.
+PIPELINE_WEEKS, PIPELINE_WEEKS_PER_MICROBATCH = 0.5, 0.1
+COMPRESSION_WEEKS, COMPRESSION_WEEKS_PER_RATIO = 2.0, 1.5
+PREFETCH_WEEKS, PREFETCH_WEEKS_PER_WORKER = 1.0, 0.25
+
+
+def lever_factors(microbatches: int, compression: float, prefetch_workers: int) -> dict[str, float]:
+    """Speedup of each part of the Act II step: bubble m / m_base (time (p-1)/m at a fixed global
+    batch, Narayanan et al. 2021), AllReduce r (bandwidth-bound), data loading max(1, sqrt(w / w_base))."""
+    return {"pipeline_bubble": microbatches / MICRO_BATCHES_BASE, "allreduce": compression,
+            "data_loading": max(1.0, math.sqrt(prefetch_workers / PREFETCH_BASE))}
+
+
+def lever_costs(microbatches: int, compression: float, prefetch_workers: int) -> dict[str, float]:
+    """Engineer-weeks of each lever moved from its baseline (the lab's cost model, cell 15)."""
+    costs = {}
+    if microbatches != MICRO_BATCHES_BASE:
+        costs["pipeline_bubble"] = PIPELINE_WEEKS + PIPELINE_WEEKS_PER_MICROBATCH * max(0, microbatches - MICRO_BATCHES_BASE)
+    if compression != 1:
+        costs["allreduce"] = COMPRESSION_WEEKS + COMPRESSION_WEEKS_PER_RATIO * (compression - 1)
+    if prefetch_workers > PREFETCH_BASE:
+        costs["data_loading"] = PREFETCH_WEEKS + PREFETCH_WEEKS_PER_WORKER * (prefetch_workers - PREFETCH_BASE)
+    return costs
+
+
+def _assert_fixes_are_lever_settings() -> None:
+    """The declaration's three lab fixes are these levers at one setting each (no drift)."""
+    settings = {"pipeline_bubble": (MICRO_BATCHES_NEW, 1.0, PREFETCH_BASE),
+                "allreduce": (MICRO_BATCHES_BASE, COMPRESSION_RATIO, PREFETCH_BASE),
+                "data_loading": (MICRO_BATCHES_BASE, 1.0, PREFETCH_NEW)}
+    for part, levers in settings.items():
+        assert math.isclose(lever_factors(*levers)[part], FACTORS[part]), part
+        assert lever_costs(*levers) == {part: COSTS[part]}, part
+
+
+_assert_fixes_are_lever_settings()
+
+
+def plan_mfu_and_cost(microbatches: int, compression: float, prefetch_workers: int) -> tuple[float, float]:
+    """(MFU after the plan, engineer-weeks it costs), from reference/performance.py."""
+    factors = lever_factors(microbatches, compression, prefetch_workers)
+    mfu = BASE_MFU * ref.multi_component_speedup(ACT2_PROFILE, factors)
+    weeks = BUDGET_WEEKS - ref.budget_left_weeks(lever_costs(microbatches, compression, prefetch_workers), BUDGET_WEEKS)
+    return mfu, weeks
+
+
+def check(design) -> list[Verdict]:
+    levers = (design["microbatches"], design["compression"], design["prefetch_workers"])
+    costs = lever_costs(*levers)
+    if not costs:
+        raise Invalid("the plan moves no lever from the baseline "
+                      f"(m={MICRO_BATCHES_BASE}, compression 1, {PREFETCH_BASE} workers): it is today's cluster")
+    mfu, weeks = plan_mfu_and_cost(*levers)
+    spent = ", ".join(f"{part} {w:g}" for part, w in costs.items())
+    return [Verdict(weeks <= BUDGET_WEEKS, f"{weeks:.2f} engineer-weeks ({spent}) of {BUDGET_WEEKS:g}"),
+            Verdict(mfu >= MFU_TARGET, f"MFU {pct(mfu)} (from {pct(BASE_MFU)})")]
+
+
+def _grid():
+    steps = round((COMPRESSION_RANGE[1] - COMPRESSION_RANGE[0]) / COMPRESSION_STEP)
+    return itertools.product(range(MICRO_BATCHES_RANGE[0], MICRO_BATCHES_RANGE[1] + 1),
+                             [COMPRESSION_RANGE[0] + COMPRESSION_STEP * i for i in range(steps + 1)],
+                             range(PREFETCH_RANGE[0], PREFETCH_RANGE[1] + 1))
+
+
+def valid_plans() -> list[tuple[int, float, int]]:
+    """Every plan on the lab's slider grid that meets both constraints, with its cost in weeks."""
+    plans = []
+    for p in _grid():
+        if lever_costs(*p):
+            mfu, weeks = plan_mfu_and_cost(*p)
+            if weeks <= BUDGET_WEEKS and mfu >= MFU_TARGET:
+                plans.append((p, weeks))
+    return plans
+
+
+def _cheapest_plan() -> tuple[int, float, int]:
+    """The cheapest valid plan on the grid, prefetch left at its baseline on a tie (staff only).
+    Plans are tried cheapest first (the cost model alone), so few reach reference/."""
+    def weeks(p):
+        return math.fsum(lever_costs(*p).values())
+    for p in sorted((p for p in _grid() if lever_costs(*p)), key=lambda p: (weeks(p), abs(p[2] - PREFETCH_BASE))):
+        mfu, cost = plan_mfu_and_cost(*p)
+        if cost <= BUDGET_WEEKS and mfu >= MFU_TARGET:
+            return p
+    raise AssertionError("no plan reaches the target within the budget: the scenario changed, revisit the challenge")
+
+
+_CHEAPEST = _cheapest_plan()
+
+LAB09_PLAN = DesignChallenge(
+    id="lab09_plan", points=2.0,
+    prompt=("## Design challenge — a plan that reaches the target\n\n"
+            f"The lead still wants {MFU_TARGET:.0%} MFU this quarter. The single fixes of Act II were one "
+            "setting each of three levers; here you set the levers yourself. More micro-batches m shrink the "
+            f"bubble's time as {MICRO_BATCHES_BASE}/m (baseline m = {MICRO_BATCHES_BASE}); gradient compression r "
+            "divides the AllReduce time by r; w prefetch workers speed data loading by "
+            f"sqrt(w/{PREFETCH_BASE}) (baseline {PREFETCH_BASE}, fewer gain nothing). Cost, in engineer-weeks, for "
+            f"each lever you move: micro-batches {PIPELINE_WEEKS:g} + {PIPELINE_WEEKS_PER_MICROBATCH:g} per "
+            f"micro-batch above {MICRO_BATCHES_BASE}; compression {COMPRESSION_WEEKS:g} + "
+            f"{COMPRESSION_WEEKS_PER_RATIO:g} per unit of r above 1; prefetch {PREFETCH_WEEKS:g} + "
+            f"{PREFETCH_WEEKS_PER_WORKER:g} per worker above {PREFETCH_BASE}. The compute share does not change. "
+            "Use your `multi_component_speedup` and `budget_left_weeks` to try plans before you commit."),
+    fields=(Field("microbatches", "pipeline micro-batches m", *MICRO_BATCHES_RANGE),
+            Field("compression", "gradient-compression ratio r", *COMPRESSION_RANGE, integer=False),
+            Field("prefetch_workers", "data-prefetch workers w", *PREFETCH_RANGE)),
+    constraints=(f"costs at most the {BUDGET_WEEKS:g}-week budget",
+                 f"reaches the {MFU_TARGET:.0%} MFU target (base MFU x your multi-component speedup)"),
+    check=check,
+    reference_answer=dict(zip(("microbatches", "compression", "prefetch_workers"), _CHEAPEST)),
+)
+
+CHALLENGES = [LAB09_PLAN]
