@@ -244,9 +244,16 @@ def _calls_returning(draw: Callable, args: tuple, kwargs: dict) -> list[tuple[st
     return calls
 
 
-def _short(value, limit: int = 80) -> str:
-    text = repr(value)
+def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _short(value, limit: int = 80) -> str:
+    return _cut(repr(value), limit)
+
+
+def _error(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {_cut(str(exc), 200)}"
 
 
 def explain(exc: BaseException, settings: str, rerun: Callable[[], list[tuple[str, Any]]]) -> tuple[str, str | None]:
@@ -260,8 +267,8 @@ def explain(exc: BaseException, settings: str, rerun: Callable[[], list[tuple[st
         where = f"{Path(inner.f_code.co_filename).name}, line {line}"
         if inner is not called:
             where += f", in {inner.f_code.co_name}"
-        return (f"{_student_name(called.f_code)} raised {type(exc).__name__}: {_short(str(exc), 200)} "
-                f"({where}) at {settings}. Fix it to see this instrument.", None)
+        return (f"{_student_name(called.f_code)} raised {_error(exc)} ({where}) at {settings}. "
+                "Fix it to see this instrument.", None)
     details = "".join(traceback.format_exception(exc))
     calls = rerun()
     nones = [name for name, value in calls if value is None]
@@ -270,9 +277,9 @@ def explain(exc: BaseException, settings: str, rerun: Callable[[], list[tuple[st
                 "(is a `return` missing?).", details)
     if calls:
         name, value = calls[-1]
-        return (f"This instrument could not draw ({type(exc).__name__}: {_short(str(exc), 200)}) at {settings}; "
+        return (f"This instrument could not draw ({_error(exc)}) at {settings}; "
                 f"your last function called, {name}, returned {_short(value)}. Check what it returns.", details)
-    return f"This instrument could not draw ({type(exc).__name__}: {_short(str(exc), 200)}) at {settings}.", details
+    return f"This instrument could not draw ({_error(exc)}) at {settings}.", details
 
 
 class Instrument:
