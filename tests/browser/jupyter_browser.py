@@ -48,11 +48,14 @@ def in_ci() -> bool:
 
 
 def chromium_path() -> str:
-    for candidate in (*CHROMIUM_CANDIDATES, shutil.which("chromium") or ""):
+    """Debian's chromium, or the executable SCALELABS_CHROMIUM names (and then only that one)."""
+    chosen = os.environ.get("SCALELABS_CHROMIUM")
+    candidates = (chosen,) if chosen else (*CHROMIUM_CANDIDATES, shutil.which("chromium") or "")
+    for candidate in candidates:
         if candidate and os.access(candidate, os.X_OK):
             return candidate
-    raise BrowserUnavailable(f"no chromium executable (looked for {', '.join(CHROMIUM_CANDIDATES)} and "
-                             "`chromium` on PATH): apt-get install -y chromium")
+    raise BrowserUnavailable(f"no chromium executable (looked for {', '.join(c for c in candidates if c)}): "
+                             "apt-get install -y chromium")
 
 
 @contextmanager
@@ -308,19 +311,25 @@ class NotebookPage:
         self.page.mouse.up()
         return f"slider dragged {'left' if dx < 0 else 'right'}"
 
-    def wait_for_readout_change(self, index: int, before: str) -> str:
-        self.page.wait_for_function(
-            "([i, b]) => { const r = document.querySelectorAll('.scalelabs-readout')[i];"
-            " return r && r.innerText !== b; }", arg=[index, before], timeout=MOVE_S * 1000)
+    def wait_for_readout_change(self, index: int, before: str, how: str) -> str:
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+        try:
+            self.page.wait_for_function(
+                "([i, b]) => { const r = document.querySelectorAll('.scalelabs-readout')[i];"
+                " return r && r.innerText !== b; }", arg=[index, before], timeout=MOVE_S * 1000)
+        except PlaywrightTimeout:
+            raise AssertionError(f"{self.notebook.name}: instrument {index}: the readout did not change within "
+                                 f"{MOVE_S} s after {how}; it still reads {before!r}") from None
         return self.readout(index)
 
     def screenshot_notebook(self, path: Path, max_height: int = 16000) -> Path:
-        """The whole notebook in one picture: the viewport stretched to the notebook's height."""
+        """The whole notebook in one picture: scrolled to the top, the viewport stretched to the
+        notebook's height (at most `max_height` pixels)."""
         size = self.page.viewport_size
-        height = self.page.evaluate("""() => { const s = document.querySelector('.jp-WindowedPanel-outer')
-            || document.querySelector('.jp-NotebookPanel-notebook') || document.body;
-            return s.scrollHeight + 200; }""")
+        scroller = "document.querySelector('.jp-WindowedPanel-outer') || document.querySelector('.jp-NotebookPanel-notebook')"
+        height = self.page.evaluate(f"() => {{ const s = {scroller}; s.scrollTop = 0; return s.scrollHeight + 200; }}")
         self.page.set_viewport_size({"width": size["width"], "height": min(max(height, size["height"]), max_height)})
+        self.page.evaluate(f"() => {{ {scroller}.scrollTop = 0; }}")
         self.page.wait_for_timeout(300)
         self.page.screenshot(path=str(path))
         self.page.set_viewport_size(size)

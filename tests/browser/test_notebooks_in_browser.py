@@ -4,7 +4,8 @@ output anywhere, a screenshot per notebook under the test's tmp folder; every in
 widgets, one control moved per instrument and its readout seen to change. The instrument demo (a test
 notebook on Lab 06, never released) has every control moved, in JupyterLab and in Jupyter Notebook 7.
 
-Skips only where chromium cannot start; with CI=true that is a failure.
+Skips only where chromium cannot start (SCALELABS_CHROMIUM names another executable); with CI=true
+that is a failure (tests/browser/test_browser_availability.py).
 """
 from __future__ import annotations
 
@@ -27,8 +28,9 @@ LABS = sorted(all_assignments())
 VIEWPORT = {"width": 1280, "height": 900}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", autouse=True)
 def browser():
+    """Chromium, first of all (autouse): where it cannot start the module skips before building anything."""
     opened = jb.chromium()
     try:
         instance = opened.__enter__()
@@ -97,7 +99,7 @@ def run_and_check(page, server, notebook: Path, shots: Path, ui: str = "lab", ev
         for control in controls if every_control else controls[:1]:
             before = nb.readout(index)
             how = nb.move(control)
-            after = nb.wait_for_readout_change(index, before)
+            after = nb.wait_for_readout_change(index, before, how)
             moves.append((index, how, before, after))
         nb.instruments().nth(index).locator("xpath=ancestor::div[contains(@class,'jp-Cell')][1]").screenshot(
             path=str(shots / f"{notebook.stem}-{ui}-instrument{index}-moved.png"))
