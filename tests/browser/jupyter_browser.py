@@ -326,7 +326,7 @@ class NotebookPage:
         """The whole notebook in one picture: scrolled to the top, the viewport stretched to the
         notebook's height (at most `max_height` pixels)."""
         size = self.page.viewport_size
-        scroller = "document.querySelector('.jp-WindowedPanel-outer') || document.querySelector('.jp-NotebookPanel-notebook')"
+        scroller = "(document.querySelector('.jp-WindowedPanel-outer') || document.querySelector('.jp-NotebookPanel-notebook'))"
         height = self.page.evaluate(f"() => {{ const s = {scroller}; s.scrollTop = 0; return s.scrollHeight + 200; }}")
         self.page.set_viewport_size({"width": size["width"], "height": min(max(height, size["height"]), max_height)})
         self.page.evaluate(f"() => {{ {scroller}.scrollTop = 0; }}")
