@@ -80,9 +80,9 @@ def page(context, server):
 
 
 def run_and_check(page, server, notebook: Path, shots: Path, ui: str = "lab", every_control: bool = False):
-    """Open, Run All, check no error, move controls; returns (seconds, moves, NotebookPage)."""
+    """Open, Run All, check no error, move controls; returns (moves, NotebookPage)."""
     nb = jb.NotebookPage(page, server, notebook, ui).open()
-    seconds = nb.run_all()
+    nb.run_all()
     assert nb.error_outputs() == [], f"{notebook.name}: error output on the page"
     problems, _ = jb.saved_problems(notebook)
     assert problems == [], f"{notebook.name}: error output in the saved notebook"
@@ -106,19 +106,19 @@ def run_and_check(page, server, notebook: Path, shots: Path, ui: str = "lab", ev
     assert nb.error_outputs() == [], f"{notebook.name}: error output after moving the controls"
     nb.save()
     assert jb.saved_problems(notebook) == ([], []), f"{notebook.name}: the saved notebook shows an error"
-    return seconds, moves, nb
+    return moves, nb
 
 
 @pytest.mark.parametrize("lab", LABS)
 def test_released_notebook_runs_all_without_error_and_its_instruments_respond(lab, course, server, page, tmp_path):
-    seconds, moves, _ = run_and_check(page, server, course / lab / f"{lab}.ipynb", tmp_path)
-    print(f"{lab}: Run All {seconds:.1f} s, {len(moves)} instruments moved; screenshots in {tmp_path}")
+    moves, _ = run_and_check(page, server, course / lab / f"{lab}.ipynb", tmp_path)
+    print(f"{lab}: {len(moves)} instruments moved; screenshots in {tmp_path}")
 
 
 @pytest.mark.parametrize("ui", ["lab", "notebook"])
 def test_instrument_demo_every_control_redraws_from_the_students_functions(ui, course, server, page, tmp_path):
     notebook = course / "lab06_collectives" / demo_notebook.NAME
-    seconds, moves, nb = run_and_check(page, server, notebook, tmp_path, ui=ui, every_control=True)
+    moves, nb = run_and_check(page, server, notebook, tmp_path, ui=ui, every_control=True)
     assert len(jb.saved_instruments(notebook)) == demo_notebook.INSTRUMENTS
     kinds = [how.split()[0] for _, how, _, _ in moves]
     assert sorted(set(kinds)) == ["buttons", "checkbox", "dropdown", "slider"], kinds
@@ -127,7 +127,7 @@ def test_instrument_demo_every_control_redraws_from_the_students_functions(ui, c
     # the instrument code is collapsed: a student sees the instrument, not its source
     if ui == "lab":
         assert page.locator(".jp-InputPlaceholder").count() == demo_notebook.INSTRUMENTS
-    print(f"demo in {ui}: Run All {seconds:.1f} s, moves {[(i, how) for i, how, _, _ in moves]}")
+    print(f"demo in {ui}: moves {[(i, how) for i, how, _, _ in moves]}; screenshots in {tmp_path}")
 
 
 def test_instrument_over_a_stub_names_the_function_to_implement_instead_of_a_traceback(course, server, page, tmp_path):
