@@ -158,6 +158,15 @@ class JupyterServer:
             self.log.close()
 
 
+def _complete(path: Path) -> bool:
+    """The server has finished writing the notebook (it may be caught half-written)."""
+    try:
+        json.loads(path.read_text(encoding="utf-8"))
+        return True
+    except (ValueError, OSError):
+        return False
+
+
 def saved_problems(path: Path) -> tuple[list[str], list[int]]:
     """(error outputs and stderr text, indices of code cells never executed) of a saved notebook."""
     nb = nbformat.read(str(path), as_version=4)
@@ -219,7 +228,8 @@ class NotebookPage:
         """File > Save Notebook, and wait until the file on disk changed."""
         before = self.notebook.stat().st_mtime_ns
         self.menu("File", "Save Notebook", "Save")
-        self.wait_until(lambda: self.notebook.stat().st_mtime_ns != before, 15, "the notebook was not saved")
+        self.wait_until(lambda: self.notebook.stat().st_mtime_ns != before and _complete(self.notebook), 15,
+                        "the notebook was not saved")
 
     def run_all(self) -> None:
         """Run All from the Run menu, then wait until the kernel is idle and the saved notebook shows
