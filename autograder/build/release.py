@@ -2,8 +2,8 @@
 build release/<id>/ from it.
 
 Steps per declared assignment, each a function of its own: the stub module (stubgen), the
-provided modules (copied verbatim from reference/), the public checks (publictests), the source
-notebook (notebook), then `nbgrader generate_assignment <id> --force` with the course's
+provided modules (copied verbatim from reference/), the student toolkit (autograder/build/student/,
+the same for every lab), the public checks (publictests), the source notebook (notebook), then `nbgrader generate_assignment <id> --force` with the course's
 nbgrader_config.py, which registers each assignment (notebooks, grade cells) in the gradebook of the
 folder released into (nbgrader's default `<root>/gradebook.db`), so `nbgrader autograde <id>` works
 right after. The course is the current directory's (autograder/course.py); the reference modules
@@ -22,11 +22,14 @@ from typing import Iterable
 
 import reference
 
-from autograder.build import notebook, publictests, stubgen
+from autograder.build import notebook, publictests, student, stubgen
 from autograder.course import MARKER, course_root, find_course
 from autograder.engine.spec import Assignment
 
 REFERENCE_DIR = Path(reference.__file__).resolve().parent
+STUDENT_DIR = Path(student.__file__).resolve().parent
+# Shipped to every lab as they are: no secret, no import of reference/ or autograder/ (the leak scan checks).
+STUDENT_FILES = ("_instruments.py",)
 
 
 def nbgrader_executable() -> str:
@@ -56,14 +59,24 @@ def copy_provided(assignment: Assignment, source_dir: Path) -> list[Path]:
     return copied
 
 
+def copy_student_files(source_dir: Path) -> list[Path]:
+    """The toolkit every notebook may use (instruments), copied verbatim."""
+    copied = []
+    for name in STUDENT_FILES:
+        shutil.copyfile(STUDENT_DIR / name, source_dir / name)
+        copied.append(source_dir / name)
+    return copied
+
+
 def build_source(assignment: Assignment, root: Path, properties: Path | None = None) -> Path:
-    """source/<id>/ from scratch: stub, provided modules, public checks, notebook."""
+    """source/<id>/ from scratch: stub, provided modules, student toolkit, public checks, notebook."""
     source_dir = Path(root) / "source" / assignment.id
     if source_dir.exists():
         shutil.rmtree(source_dir)
     source_dir.mkdir(parents=True)
     write_stub(assignment, source_dir)
     copy_provided(assignment, source_dir)
+    copy_student_files(source_dir)
     publictests.write_public_tests(assignment, source_dir, properties)
     notebook.write_notebook(assignment, source_dir / f"{assignment.id}.ipynb")
     return source_dir
