@@ -170,9 +170,10 @@ def grade_design(challenge: DesignChallenge, design: Mapping[str, float]) -> Cha
     except Exception as exc:  # the grader must never crash on a submission
         return ChallengeGrade(0.0, f"design {answer}: it could not be evaluated ({type(exc).__name__}: "
                                    f"{str(exc)[:200]}); check each number against the allowed ranges", answer)
-    if len(verdicts) != len(challenge.constraints):
-        raise RuntimeError(f"{challenge.id}: the check returned {len(verdicts)} verdicts for "
-                           f"{len(challenge.constraints)} constraints")
+    if len(verdicts) != len(challenge.constraints):   # a declaration bug: never the student's loss of a crash
+        return ChallengeGrade(0.0, f"design {answer}: the grader could not grade this challenge ({len(verdicts)} "
+                                   f"verdicts for {len(challenge.constraints)} constraints); tell the course staff",
+                              answer)
     share = challenge.points / len(challenge.constraints)
     score = round(sum(share for v in verdicts if v.met), scoring.DIGITS)
     met = sum(v.met for v in verdicts)

@@ -120,6 +120,13 @@ def test_an_unreadable_notebook_scores_zero_with_a_reason(tmp_path, raw, reason)
     assert grade.score == 0.0 and reason in grade.feedback
 
 
+def test_a_check_that_returns_too_few_verdicts_scores_zero_and_says_to_tell_the_staff(tmp_path):
+    broken = dataclasses.replace(BOX, check=lambda design: _check(design)[:2])
+    grade = grade_challenges([broken], _notebook_dir(tmp_path, "box_design = dict(width=4, depth=3)"),
+                             toy.ASSIGNMENT_ID)[0]
+    assert grade.score == 0.0 and "tell the course staff" in grade.feedback
+
+
 def test_no_notebook_or_no_answer_cell_scores_zero(tmp_path):
     assert "is not in the submission" in grade_challenges([BOX], tmp_path, toy.ASSIGNMENT_ID)[0].feedback
     assert "no answer cell for box_design" in _grade(tmp_path, None).feedback
