@@ -105,7 +105,7 @@ MUTATIONS = [
       "a non-literal answer cell (a call, a name, an expression) is accepted",
       ("tests/engine/test_questions.py",)),
     M("answer-wrong-letter-scores", "autograder/engine/questions.py",
-      "if letter == question.key:", "if letter in question.options:",
+      "right = letter == question.key", "right = letter in question.options",
       "any listed letter scores as the key",
       ("tests/engine/test_questions.py",)),
     M("feedback-unescaped", "autograder/classroom/feedback.py",
