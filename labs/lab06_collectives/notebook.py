@@ -156,8 +156,8 @@ def act2(fig, message_bytes, n, link):
                  f" (crossover {crossover:.4g} bytes, critical size {critical:.4g} bytes)")
     lines.append(f"the workloads at n = {n} on {link}:")
     for label, pick, comm, compute, share in workload_rows(n, alpha, beta):
-        flag = "  FAILURE: communication over half the step" if share > failure_fraction else ""
-        lines.append(f"  {label:24s} {pick:4s} {comm:.3g} s vs compute {compute:.3g} s: share {share:.3f}{flag}")
+        flag = "  FAILURE: over half the step" if share > failure_fraction else ""
+        lines.append(f"  {label:22s} {pick:4s} {comm:.3g} s, compute {compute:.3g} s: share {share:.2f}{flag}")
     return "\n".join(lines)
 
 
