@@ -28,7 +28,7 @@ import pytest  # noqa: E402
 import physics_doc  # noqa: E402
 from autograder.build.leakscan import declaration_lines, declaration_paths, scan_text, secrets_for  # noqa: E402
 from autograder.build.notebook import build_notebook, prompt_markdown  # noqa: E402
-from autograder.build.release import build_source, copy_student_files  # noqa: E402
+from autograder.build.release import build_source, copy_student_files, write_stub  # noqa: E402
 from autograder.classroom import samples  # noqa: E402
 from autograder.engine.grade import grade_submission  # noqa: E402
 from autograder.engine.spec import Code  # noqa: E402
@@ -408,8 +408,8 @@ def test_each_sample_scores_as_declared(sample_class):
 
 # --- the give-away guard (issue 14: honest predictions) -----------------------------------------------
 # Every lab with a notebook.py. A question must not be answerable by reading: no text a student can read
-# before it (markdown above it, every other question's prompt and options, code, and what earlier cells
-# print once answered) states its keyed figure (the lab's questions.KEYED_FIGURES) or its keyed option's
+# before it (the stub, markdown above it, every other question's prompt and options, code, and what
+# earlier cells print once answered) states its keyed figure (the lab's questions.KEYED_FIGURES) or its keyed option's
 # own words; its own prompt neither. Its options are of comparable
 # length (the key is not the conspicuously careful one) and each says why it is right or wrong.
 
@@ -435,8 +435,9 @@ def _own_runs(q) -> set[str]:
 def readable_before(a, tmp: Path) -> dict[str, list[tuple[str, str]]]:
     """question id -> (cell id, text) a student can read before answering it: the built notebook's
     cells above its prompt (markdown, code, and the output of code run with every earlier question
-    answered with its key), its own prompt without the options, and every other question's prompt
-    and options (they are in the notebook from the start, a reflection's below its prediction too)."""
+    answered with its key), its own prompt without the options, every other question's prompt and
+    options (they are in the notebook from the start, a reflection's below its prediction too) and
+    the stub's docstrings."""
     import builtins
 
     texts, before, namespace = [], {}, {}
@@ -456,8 +457,11 @@ def readable_before(a, tmp: Path) -> dict[str, list[tuple[str, str]]]:
             with contextlib.redirect_stdout(out), mock_display(builtins):
                 exec(compile(source, grade_id, "exec"), namespace)
             texts.append((grade_id, cell.source + "\n" + out.getvalue()))
-    # every prompt stands in the notebook from the start: a later one is read while answering this one
-    return {qid: readable + [(f"{q.id}-prompt", prompt_markdown(q)) for q in a.questions if q.id != qid]
+    # every prompt stands in the notebook from the start: a later one is read while answering this one;
+    # the stub's docstrings are read while implementing, before any question
+    stub = write_stub(a, tmp / "stub")
+    always = [(f"{stub.name} (the stub)", stub.read_text(encoding="utf-8"))]
+    return {qid: always + readable + [(f"{q.id}-prompt", prompt_markdown(q)) for q in a.questions if q.id != qid]
             for qid, readable in before.items()}
 
 
