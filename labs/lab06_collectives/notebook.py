@@ -156,7 +156,7 @@ def act2(fig, message_bytes, n, link):
                  f" (crossover {crossover:.4g} bytes, critical size {critical:.4g} bytes)")
     lines.append(f"the workloads at n = {n} on {link}:")
     for label, pick, comm, compute, share in workload_rows(n, alpha, beta):
-        flag = "  FAILURE: over half the step" if share > failure_fraction else ""
+        flag = "  FAILURE" if share > failure_fraction else ""
         lines.append(f"  {label:22s} {pick:4s} {comm:.3g} s, compute {compute:.3g} s: share {share:.2f}{flag}")
     return "\n".join(lines)
 
