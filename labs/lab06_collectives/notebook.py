@@ -13,18 +13,17 @@
 # - *Binary tree:* reduce up a tree of ⌈log2 n⌉ levels, then broadcast down; each hop carries the whole message.
 
 # %%
-# Setup (generated): your module, the cited constants, numpy and matplotlib.
+# Setup (generated): your module, the cited constants, numpy and the instrument toolkit.
 import collectives
 import constants
 import numpy as np
-import matplotlib.pyplot as plt
+from _instruments import Instrument, Steps, LogSlider, Dropdown
 from labs.lab06_collectives.scenario import N_GPUS as n
 from labs.lab06_collectives.scenario import ALPHA_S as alpha_s   # InfiniBand latency per message, s
 from labs.lab06_collectives.scenario import NDR as bandwidth   # InfiniBand NDR, bytes/s per port per direction
 from labs.lab06_collectives.scenario import ACT1_MESSAGE_BYTES as message_bytes   # Act I: 70B params x 2 bytes (FP16)
-from labs.lab06_collectives.scenario import SMALL_BYTES as small_bytes   # a latency-bound message
 from labs.lab06_collectives.scenario import WORKLOAD_SIZES as workloads   # Act II: label -> (params, message_bytes)
-from labs.lab06_collectives.scenario import TOKENS_PER_STEP as tokens_per_step   # one sequence per GPU
+from labs.lab06_collectives.scenario import SEQ_LEN as seq_len   # tokens per sequence; one sequence per GPU
 from labs.lab06_collectives.scenario import PEAK_FLOPS as peak_flops   # H100 SXM dense BF16/FP16, FLOP/s
 from labs.lab06_collectives.scenario import MFU as mfu
 from labs.lab06_collectives.scenario import FAILURE_FRACTION as failure_fraction   # comm share of the step
@@ -34,28 +33,47 @@ from labs.lab06_collectives.questions import ACT2_OPTIONS as act2_options
 # %% answer="act1_prediction"
 
 # %% requires=["act1_prediction"] tags=["instrument"]
-ranks = [2 ** k for k in range(1, 11)]
-naive_s = [collectives.naive_allreduce_time(message_bytes, r, alpha_s, bandwidth) for r in ranks]
-ring_s = [collectives.ring_allreduce_time(message_bytes, r, alpha_s, bandwidth) for r in ranks]
-tree_s = [collectives.tree_allreduce_time(message_bytes, r, alpha_s, bandwidth) for r in ranks]
-factor = [collectives.ring_bytes_per_rank(1.0, r) for r in ranks]
-# bus bandwidth of the ring as a share of the link: ~1 for the big gradient, less once latency shows
-share_big = [collectives.bus_bandwidth(message_bytes, t, r) / bandwidth for t, r in zip(ring_s, ranks)]
-share_small = [collectives.bus_bandwidth(small_bytes, collectives.ring_allreduce_time(small_bytes, r, alpha_s, bandwidth), r)
-               / bandwidth for r in ranks]
+# Instrument: naive against ring AllReduce, each time split into its latency and bandwidth terms.
+LINKS = {"InfiniBand NDR": (alpha_s, bandwidth),
+         "InfiniBand HDR": (alpha_s, constants.IB_HDR200_BANDWIDTH),
+         "NVLink 4": (constants.NVLINK_ALPHA_S, constants.NVLINK4_BANDWIDTH)}
+RANKS = [2 ** k for k in range(1, 13)]
 
-fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4))
-left.loglog(ranks, naive_s, "o-", label="naive (master)")
-left.loglog(ranks, tree_s, "s-", label="binary tree")
-left.loglog(ranks, ring_s, "^-", label="ring")
-left.set(xlabel="GPUs n", ylabel="AllReduce time (s)", title=f"{message_bytes / 1e9:.0f} GB gradient on NDR")
-left.legend()
-right.semilogx(ranks, factor, "o-", label="ring bytes per rank / M = 2(n-1)/n")
-right.semilogx(ranks, share_big, "^-", label=f"ring busbw / link, {message_bytes / 1e9:.0f} GB")
-right.semilogx(ranks, share_small, "v-", label=f"ring busbw / link, {small_bytes / 1e6:g} MB")
-right.set(xlabel="GPUs n", ylim=(0, 2.1), title="ring: bytes per rank and bus bandwidth")
-right.legend(loc="center right")
-plt.show()
+
+def terms(allreduce, size, ranks, alpha, beta):
+    """(total, latency term, bandwidth term) of one AllReduce, all three from your function:
+    the latency term is its time for an empty message, the bandwidth term its time at alpha = 0."""
+    return allreduce(size, ranks, alpha, beta), allreduce(0.0, ranks, alpha, beta), allreduce(size, ranks, 0.0, beta)
+
+
+def act1(fig, n, message_bytes, link):
+    alpha, beta = LINKS[link]
+    left, right = fig.subplots(1, 2)
+    algorithms = {"naive": collectives.naive_allreduce_time, "ring": collectives.ring_allreduce_time}
+    for name, allreduce in algorithms.items():
+        left.loglog(RANKS, [allreduce(message_bytes, r, alpha, beta) for r in RANKS], "o-", label=name)
+    left.axvline(n, color="grey", linestyle=":")
+    left.set(xlabel="GPUs n", ylabel="AllReduce time (s)", title=f"{message_bytes / 1e9:.3g} GB on {link}")
+    left.legend()
+    split = {name: terms(allreduce, message_bytes, n, alpha, beta) for name, allreduce in algorithms.items()}
+    x = np.arange(len(split))
+    right.bar(x - 0.2, [t[1] for t in split.values()], 0.4, label="latency term")
+    right.bar(x + 0.2, [t[2] for t in split.values()], 0.4, label="bandwidth term")
+    right.set(xticks=x, xticklabels=list(split), yscale="log", ylabel="seconds", title=f"the two terms at n = {n}")
+    right.legend()
+    master = collectives.naive_master_bytes(message_bytes, n)
+    rank = collectives.ring_bytes_per_rank(message_bytes, n)
+    busbw = collectives.bus_bandwidth(message_bytes, split["ring"][0], n)
+    lines = [f"n = {n}, {message_bytes:.4g} bytes on {link} (alpha {alpha * 1e6:g} us, {beta / 1e9:g} GB/s)"]
+    lines += [f"{name:6s} {t[0]:.4g} s = latency {t[1]:.4g} s + bandwidth {t[2]:.4g} s" for name, t in split.items()]
+    lines += [f"master's link carries {master:.4g} bytes, one ring rank sends {rank:.4g} ({master / rank:.4g}x)",
+              f"ring bus bandwidth {busbw / 1e9:.4g} GB/s, {busbw / beta:.1%} of the link"]
+    return "\n".join(lines)
+
+
+Instrument(act1, figsize=(10, 4), n=Steps("GPUs n", RANKS, value=n),
+           message_bytes=LogSlider("message (bytes)", 1e3, 1e12, value=message_bytes),
+           link=Dropdown("link", list(LINKS), value="InfiniBand NDR")).show();
 
 # %% requires=["act1_prediction"]
 master_bytes = collectives.naive_master_bytes(message_bytes, n)
@@ -71,7 +89,20 @@ print(f"Time: naive {naive:,.1f} s vs ring {ring:.2f} s, {naive / ring:.2f}x "
 # %% answer="act1_reflection"
 
 # %% [markdown]
+# <details><summary>Math peek: the Act I equations</summary>
+#
+# One message of M bytes costs α + M/B (Hockney's α-β model).
+#
+# - **Naive:** the master receives n−1 messages and sends n−1 back, one after another over its link: T = 2(n−1)·(α + M/B), and 2(n−1)·M bytes cross that link.
+# - **Ring:** 2(n−1) steps, each moving one M/n chunk over every link at once: T = 2(n−1)·α + 2(n−1)/n · M/B; each rank sends 2(n−1)/n · M, the AllReduce lower bound (Patarasuk & Yuan 2009).
+# - **Their ratio of bytes:** 2(n−1)·M ÷ (2(n−1)/n · M) = n, whatever M is. The latency terms are equal (2(n−1)·α each), so at {{ ACT1_MESSAGE_BYTES | bytes }} the times differ by almost exactly the byte ratio.
+# - **Bus bandwidth** (nccl-tests): busbw = (M/t) · 2(n−1)/n; at the bound it equals B.
+#
+# </details>
+#
 # **Efficiency, read right.** The lab quotes the ring's "efficiency" (n−1)/n = {{ RING_EFFICIENCY | fmt(".1%") }} at n = {{ N_GPUS }}. That is not a loss: 2(n−1)/n · M is the least any AllReduce can send per rank, and nccl-tests report it as *bus bandwidth*, busbw = (M/t) · 2(n−1)/n, which equals the link bandwidth when the ring runs at the bound.
+#
+# **Takeaway (Act I).** Naive AllReduce funnels every byte through one link, so its cost grows with the cluster; ring keeps every link busy and sends the least any AllReduce can, about 2M per rank at any n. On {{ N_GPUS }} GPUs over NDR that is {{ ACT1_NAIVE_S | fmt(",.0f") }} s against {{ ACT1_RING_S | fmt(".2f") }} s per step.
 
 # %% [markdown]
 # ## Act II — Algorithm selection under constraints
@@ -85,45 +116,83 @@ print(f"Time: naive {naive:,.1f} s vs ring {ring:.2f} s, {naive / ring:.2f}x "
 # %% answer="act2_prediction"
 
 # %% requires=["act2_prediction"] tags=["instrument"]
-sizes = np.logspace(3, 12, 200)   # 1 KB .. 1 TB
-curves = {name: [fn(m, n, alpha_s, bandwidth) for m in sizes] for name, fn in (
-    ("ring", collectives.ring_allreduce_time), ("binary tree", collectives.tree_allreduce_time),
-    ("Rabenseifner", collectives.rabenseifner_allreduce_time))}
-critical = collectives.critical_message_size(alpha_s, bandwidth)
-crossover = collectives.ring_tree_crossover_bytes(n, alpha_s, bandwidth)
-fig, ax = plt.subplots(figsize=(8, 5))
-for name, times in curves.items():
-    ax.loglog(sizes, times, label=name)
-ax.axvline(critical, color="grey", linestyle=":", label=f"critical size alpha*B = {critical / 1e3:.0f} KB")
-ax.axvline(crossover, color="black", linestyle="--", label=f"ring-tree crossover = {crossover / 1e6:.2f} MB")
-for label, (params, message) in workloads.items():
-    ax.axvline(message, color="red", alpha=0.3)
-    ax.text(message, ax.get_ylim()[1], label, rotation=90, va="top", fontsize=8)
-ax.set(xlabel="message bytes", ylabel="AllReduce time (s)", title=f"n = {n} GPUs on InfiniBand NDR")
-ax.legend()
-plt.show()
+# Instrument: ring, binary tree and Rabenseifner over message size, latency and bandwidth terms apart.
+SIZES = np.logspace(3, 12, 91)   # 1 KB .. 1 TB
+ALGORITHMS = {"ring": collectives.ring_allreduce_time, "tree": collectives.tree_allreduce_time,
+              "Rabenseifner": collectives.rabenseifner_allreduce_time}
 
-print(f"{'workload':24s} {'ring':>10s} {'tree':>10s} {'Rabenseifner':>13s} {'pick':>5s} {'compute':>10s} {'comm share':>10s}")
-for label, (params, message) in workloads.items():
-    ring = collectives.ring_allreduce_time(message, n, alpha_s, bandwidth)
-    tree = collectives.tree_allreduce_time(message, n, alpha_s, bandwidth)
-    rab = collectives.rabenseifner_allreduce_time(message, n, alpha_s, bandwidth)
-    pick = collectives.best_allreduce_algorithm(message, n, alpha_s, bandwidth)
-    compute = collectives.compute_time(collectives.training_step_flops(params, tokens_per_step), n, peak_flops, mfu)
-    share = collectives.comm_fraction(ring if pick == "ring" else tree, compute)
-    flag = "  FAILURE: communication over half the step" if share > failure_fraction else ""
-    print(f"{label:24s} {ring:10.4g} {tree:10.4g} {rab:13.4g} {pick:>5s} {compute:10.4g} {share:10.3f}{flag}")
+
+def workload_rows(ranks, alpha, beta):
+    """(label, pick, comm s, compute s, comm share) of each workload, one sequence per GPU."""
+    rows = []
+    for label, (params, size) in workloads.items():
+        pick = collectives.best_allreduce_algorithm(size, ranks, alpha, beta)
+        comm = ALGORITHMS[pick](size, ranks, alpha, beta)
+        compute = collectives.compute_time(collectives.training_step_flops(params, ranks * seq_len), ranks,
+                                           peak_flops, mfu)
+        rows.append((label, pick, comm, compute, collectives.comm_fraction(comm, compute)))
+    return rows
+
+
+def act2(fig, message_bytes, n, link):
+    alpha, beta = LINKS[link]
+    ax = fig.subplots()
+    for name, allreduce in ALGORITHMS.items():
+        ax.loglog(SIZES, [allreduce(size, n, alpha, beta) for size in SIZES], label=name)
+    critical = collectives.critical_message_size(alpha, beta)
+    crossover = collectives.ring_tree_crossover_bytes(n, alpha, beta)
+    ax.axvline(critical, color="grey", linestyle=":", label=f"critical size alpha*B = {critical:.3g} bytes")
+    ax.axvline(crossover, color="black", linestyle="--", label=f"ring-tree crossover = {crossover:.3g} bytes")
+    ax.axvline(message_bytes, color="red", label=f"message = {message_bytes:.3g} bytes")
+    for label, (params, size) in workloads.items():
+        ax.text(size, ax.get_ylim()[1], label, rotation=90, va="top", fontsize=8, color="firebrick")
+    ax.set(xlabel="message bytes", ylabel="AllReduce time (s)", title=f"n = {n} GPUs on {link}")
+    ax.legend(loc="lower right", fontsize=8)
+    lines = [f"{message_bytes:.4g} bytes, n = {n}, {link}:"]
+    for name, allreduce in ALGORITHMS.items():
+        total, latency, transfer = terms(allreduce, message_bytes, n, alpha, beta)
+        lines.append(f"  {name:12s} {total:.4g} s = latency {latency:.4g} s + bandwidth {transfer:.4g} s")
+    lines.append(f"  your pick of ring or tree: {collectives.best_allreduce_algorithm(message_bytes, n, alpha, beta)}"
+                 f" (crossover {crossover:.4g} bytes, critical size {critical:.4g} bytes)")
+    lines.append(f"the workloads at n = {n} on {link}:")
+    for label, pick, comm, compute, share in workload_rows(n, alpha, beta):
+        flag = "  FAILURE" if share > failure_fraction else ""
+        lines.append(f"  {label:22s} {pick:4s} {comm:.3g} s, compute {compute:.3g} s: share {share:.2f}{flag}")
+    return "\n".join(lines)
+
+
+Instrument(act2, figsize=(8, 5), message_bytes=LogSlider("message (bytes)", 1e3, 1e12, value=message_bytes),
+           n=Steps("GPUs n", RANKS, value=n), link=Dropdown("link", list(LINKS), value="InfiniBand NDR")).show();
 
 # %% requires=["act2_prediction"]
 print(f"You predicted {act2_prediction}: {act2_options.get(act2_prediction, '(not one of the options)')}")
-for label, (params, message) in workloads.items():
-    print(f"Your functions pick {collectives.best_allreduce_algorithm(message, n, alpha_s, bandwidth)} "
-          f"for the {label} ({message:.3g} bytes)")
+print(f"Your functions at n = {n} on InfiniBand NDR:")
+for label, pick, comm, compute, share in workload_rows(n, alpha_s, bandwidth):
+    flag = "  FAILURE: communication over half the step" if share > failure_fraction else ""
+    print(f"  {label:24s} {pick:4s} {comm:10.4g} s vs compute {compute:10.4g} s: share {share:.3f}{flag}")
 print(f"ring-tree crossover at n = {n}: {collectives.ring_tree_crossover_bytes(n, alpha_s, bandwidth) / 1e6:.2f} MB")
 
 # %% answer="act2_reflection"
 
 # %% [markdown]
+# <details><summary>Math peek: the Act II equations</summary>
+#
+# With L = ⌈log2 n⌉ and one message costing α + M/B:
+#
+# | algorithm | latency term | bandwidth term |
+# |---|---|---|
+# | ring | 2(n−1)·α | 2(n−1)/n · M/B |
+# | binary tree | 2L·α | 2L · M/B |
+# | Rabenseifner (n = 2^L) | 2L·α | 2(n−1)/n · M/B |
+#
+# - **Critical size:** one message's latency equals its transfer time at M* = α·B ({{ CRITICAL_BYTES | bytes }} on NDR).
+# - **Ring–tree crossover:** setting the two times equal gives M = α·B·(n−1−L) / (L − (n−1)/n): {{ CROSSOVER_BYTES | bytes }} at n = {{ N_GPUS }} on NDR. Above it ring wins, below it tree; it grows with n, so it is not α·B.
+# - **Communication share** (no overlap): comm / (comm + compute), with compute = 6 · params · tokens / (n · peak · MFU).
+#
+# </details>
+#
 # **Out of the failure state.** For a dense model with FP16 gradients the ring moves about {{ RING_FACTOR_LIMIT * FP16_BYTES }} bytes per parameter and the step computes {{ FLOPS_PER_PARAM_TOKEN | fmt("g") }} FLOP per parameter per token, so the parameter count cancels: the {{ WORKLOADS[0][1] | fmt("g", 1e9) }}B and the {{ WORKLOADS[1][1] | fmt("g", 1e9) }}B gradients have almost the same communication share. What moves it is the tokens per step: the {{ WORKLOADS[0][1] | fmt("g", 1e9) }}B step needs {{ TOKENS_FOR_HALF | fmt(",.0f") }} tokens ({{ (TOKENS_FOR_HALF / N_GPUS / SEQ_LEN) | fmt(".1f") }} sequences per GPU) before compute matches communication. Other ways out: overlap the AllReduce with the backward pass, compress gradients, or reduce inside each node over NVLink first (hierarchical AllReduce).
+#
+# **Takeaway (Act II).** No AllReduce is always fastest: ring (or Rabenseifner) for messages above the ring–tree crossover, a tree below it, and the crossover is a property of α, B and n together. Picking the right algorithm is not enough for a big dense model on a small batch: its communication share stays above half the step until the tokens per step, overlap or compression change.
 
 # %% grades=true

@@ -1,26 +1,35 @@
-"""Lab 06 questions: prompts, options and hints formatted from scenario values; keys computed.
+"""Lab 06 questions: prompts, options and per-option explanations formatted from scenario values;
+keys computed.
 
 Offsets of the four questions are chosen so the keys differ and none is "A": the notebook's answer
-prompt shows `<qid> = "X"` as its format example.
+prompt shows `<qid> = "X"` as its format example. Options are of comparable length (the lab suite's
+give-away guard): the key must not stand out as the long, careful one.
 """
 from __future__ import annotations
 
 import math
 
-from autograder.engine.spec import Question, letters
-from labs.authoring import fmt_bytes, range_key
+from autograder.engine.spec import Option, Question, letters
+from labs.authoring import fmt_bytes, fmt_seconds, range_key
 from labs.lab06_collectives.scenario import (ACT1_MESSAGE_BYTES, ACT1_RANGES, ACT1_RATIO, ACT2, ALPHA_S,
                                              CRITICAL_BYTES, CROSSOVER_BYTES, DISTRACTOR_GPUS, N_GPUS, NDR,
                                              WORKLOADS)
 from reference import collectives as ref
 
-_act1_options, _act1_key = letters([
-    f"between {ACT1_RANGES[0][0]}× and {ACT1_RANGES[0][1]}× — naive AllReduce isn't that inefficient",
-    f"between {ACT1_RANGES[1][0]}× and {ACT1_RANGES[1][1]}× — the master bottleneck is real but manageable",
-    f"between {ACT1_RANGES[2][0]}× and {ACT1_RANGES[2][1]}× — the master's receive and send overlap, "
-    f"so it carries about n/2 = {N_GPUS // 2} times a ring rank's bytes",
-    f"between {ACT1_RANGES[3][0]}× and {ACT1_RANGES[3][1]}× — ring spreads the traffic evenly over all "
-    "links; naive concentrates it on the master",
+_RING_FACTOR = ref.ring_bytes_per_rank(1.0, N_GPUS)          # 2(n-1)/n
+_MASTER_FACTOR = ref.naive_master_bytes(1.0, N_GPUS)         # 2(n-1)
+_COUNTS = (f"the master's link carries 2(n−1)·M = {_MASTER_FACTOR:.0f}·M, a ring rank sends "
+           f"2(n−1)/n·M = {_RING_FACTOR:.3f}·M: {ACT1_RATIO:.0f}× at n = {N_GPUS}")
+_act1_options, _act1_key, _act1_why = letters([
+    Option(f"between {ACT1_RANGES[0][0]}× and {ACT1_RANGES[0][1]}× — both schemes move about 2M per rank",
+           f"Too low: the ring rank does send about 2M, but the master does not; {_COUNTS}."),
+    Option(f"between {ACT1_RANGES[1][0]}× and {ACT1_RANGES[1][1]}× — a real bottleneck, but a modest one",
+           f"Too low: the master's load grows with every rank added; {_COUNTS}."),
+    Option(f"between {ACT1_RANGES[2][0]}× and {ACT1_RANGES[2][1]}× — receive and send overlap: about n/2",
+           "Overlapping receive and send halves the master's time, not its bytes: the ratio counts bytes; "
+           f"{_COUNTS}."),
+    Option(f"between {ACT1_RANGES[3][0]}× and {ACT1_RANGES[3][1]}× — the master's share grows with n",
+           f"Right: {_COUNTS}. The message size cancels, so the ratio is the rank count."),
 ], range_key(ACT1_RATIO, ACT1_RANGES), offset=0)   # ranges stay in ascending order
 
 ACT1_PREDICTION = Question(
@@ -28,66 +37,95 @@ ACT1_PREDICTION = Question(
     prompt=(f"**Prediction.** At n = {N_GPUS} GPUs, one AllReduce of the {fmt_bytes(ACT1_MESSAGE_BYTES)} "
             "gradient: how many times more bytes cross the naive master's link than one ring rank sends "
             "(bytes through the master ÷ bytes sent per ring rank)?"),
-    options=_act1_options, key=_act1_key,
+    options=_act1_options, key=_act1_key, why=_act1_why,
     hint=("Count what crosses the master's link: what it receives from each other rank plus what it "
           "sends back to each (it sends nothing to itself). Then count what one ring rank sends: "
           "n-1 reduce-scatter steps and n-1 all-gather steps, an M/n chunk per step. Divide at "
           f"n = {N_GPUS}; the message size cancels."),
 )
 
-_act1_refl_options, _act1_refl_key = letters([
-    "Ring uses a faster network protocol than naive AllReduce",
-    "Every rank sends and receives at the same time, so the traffic is spread evenly over all n links",
-    "Ring compresses gradients during communication to reduce the data volume",
-    "Ring uses asynchronous updates, so ranks don't need to synchronise",
+_act1_refl_options, _act1_refl_key, _act1_refl_why = letters([
+    Option("Ring runs over a faster network protocol than the naive scheme",
+           "Both run over the same links and protocol; what differs is which links carry the bytes."),
+    Option("Every link is busy at once: each rank sends while it receives",
+           "Right: every step moves one M/n chunk over every link at the same time, so no link carries "
+           "more than 2(n−1)/n·M, while the naive scheme pushes all 2(n−1)·M through the master's link."),
+    Option("Ring compresses the gradients on the wire to cut the bytes sent",
+           "Ring AllReduce sends the gradients as they are; compression is a separate technique."),
+    Option("Ring updates asynchronously, so ranks never wait for each other",
+           "Ring AllReduce is synchronous: every step waits for its chunk from the left neighbour."),
 ], 1, offset=3)   # conceptual: index 1 (all links busy at once); premise: the master carries ~n x a ring rank
 assert ACT1_RATIO > N_GPUS / 2
 
 ACT1_REFLECTION = Question(
     id="act1_reflection", kind="reflection", points=1,
     prompt=("**Reflection.** Each ring rank sends 2(n-1)/n · M bytes, the least any AllReduce can send per "
-            "rank (Patarasuk & Yuan 2009). Why does ring AllReduce reach that bound while naive AllReduce "
-            "is n times worse?"),
-    options=_act1_refl_options, key=_act1_refl_key,
+            "rank (Patarasuk & Yuan 2009). Why does ring AllReduce reach that bound when the naive scheme "
+            "does not?"),
+    options=_act1_refl_options, key=_act1_refl_key, why=_act1_refl_why,
     hint=("Picture one step of the ring: which links are busy, and how many bytes does each carry? "
           "Then picture the naive scheme: which single link carries everything?"),
 )
 
+
+def _times(index: int) -> str:
+    """Ring against tree for one workload, from the scenario's numbers."""
+    label, _, message, numbers = ACT2[index]
+    return (f"the {fmt_bytes(message)} {label.split()[-1]} takes {fmt_seconds(numbers['times']['ring'])} by ring, "
+            f"{fmt_seconds(numbers['times']['tree'])} by tree")
+
+
+_ALL = "; ".join(_times(i) for i in range(len(ACT2)))
 _act2_choices = (("ring", "ring", "ring"), ("ring", "ring", "tree"), ("tree", "tree", "tree"),
                  ("ring", "tree", "tree"))
 _act2_picks = tuple(numbers["best"] for _, _, _, numbers in ACT2)
-_act2_options, _act2_key = letters([
-    "Ring for all three — ring is always fastest",
-    f"Ring for the {fmt_bytes(WORKLOADS[0][2])} and {fmt_bytes(WORKLOADS[1][2])} gradients, tree for the "
-    f"{fmt_bytes(WORKLOADS[2][2])} update",
-    "Tree for all three — fewer latency steps always matter",
-    f"Ring for the {fmt_bytes(WORKLOADS[0][2])} gradient, tree for the {fmt_bytes(WORKLOADS[1][2])} gradient "
-    f"and the {fmt_bytes(WORKLOADS[2][2])} update",
+_act2_options, _act2_key, _act2_why = letters([
+    Option("Ring for all three: ring is always the fastest AllReduce",
+           f"Not for small messages: ring pays 2(n−1) latencies; {_times(2)}."),
+    Option(f"Ring for the {fmt_bytes(WORKLOADS[0][2])} and {fmt_bytes(WORKLOADS[1][2])} gradients, tree for "
+           f"the {fmt_bytes(WORKLOADS[2][2])} update",
+           f"Right: ring wins above the {fmt_bytes(CROSSOVER_BYTES)} crossover, tree below it; {_ALL}."),
+    Option("Tree for all three: its 2·log2 n latency steps always win",
+           f"Not for big messages: every tree hop carries the whole message; {_times(0)}."),
+    Option(f"Ring for the {fmt_bytes(WORKLOADS[0][2])} gradient, tree for the {fmt_bytes(WORKLOADS[1][2])} one "
+           f"and the {fmt_bytes(WORKLOADS[2][2])} update",
+           f"The {fmt_bytes(WORKLOADS[1][2])} gradient is far above the {fmt_bytes(CROSSOVER_BYTES)} crossover; "
+           f"{_times(1)}."),
 ], _act2_choices.index(_act2_picks), offset=0)
 
 ACT2_PREDICTION = Question(
     id="act2_prediction", kind="prediction", points=2,
     prompt=(f"**Prediction.** On the same cluster (n = {N_GPUS}, InfiniBand NDR), which AllReduce does the "
             "α-β model pick for each workload, ring or binary tree?"),
-    options=_act2_options, key=_act2_key,
+    options=_act2_options, key=_act2_key, why=_act2_why,
     hint=("Write ring and tree time as latency steps plus bytes over bandwidth. The tree sends the whole "
           "message at each of its 2·ceil(log2 n) hops, the ring 2(n-1)/n · M in 2(n-1) steps: find the "
           f"message size where they meet at n = {N_GPUS} and place each workload above or below it."),
 )
 
-_act2_refl_options, _act2_refl_key = letters([
-    f"The number of GPUs alone — ring above {DISTRACTOR_GPUS} GPUs, tree below",
-    "The message size relative to the ring–tree crossover, which depends on α, β and n",
-    "The message size relative to the critical size α·β alone, whatever the number of GPUs",
-    "Whether gradients are FP16 or FP32 — ring only works with FP32",
+_OTHER_N = 2 * N_GPUS
+_act2_refl_options, _act2_refl_key, _act2_refl_why = letters([
+    Option(f"The number of GPUs alone: ring above {DISTRACTOR_GPUS} GPUs, binary tree below",
+           f"At any n a big enough message favours ring and a small one tree: at n = {N_GPUS} they cross "
+           f"at {fmt_bytes(CROSSOVER_BYTES)}."),
+    Option("The message size against the ring–tree crossover (α, β and n)",
+           f"Right: setting the two times equal gives the crossover, {fmt_bytes(CROSSOVER_BYTES)} at "
+           f"n = {N_GPUS} on NDR and {fmt_bytes(ref.ring_tree_crossover_bytes(_OTHER_N, ALPHA_S, NDR))} "
+           f"at n = {_OTHER_N}."),
+    Option("The message size against the critical size α·β, whatever n is",
+           f"α·β = {fmt_bytes(CRITICAL_BYTES)} is where one message's latency equals its transfer time; "
+           f"ring and tree cross elsewhere ({fmt_bytes(CROSSOVER_BYTES)} at n = {N_GPUS}), and the "
+           "crossover moves with n."),
+    Option("The gradient precision: ring only works with FP32 gradients",
+           "Ring AllReduce sums any number format; precision only changes the message size."),
 ], 1, offset=2)   # conceptual: index 1; premise: the crossover is not α·β and moves with n
 assert not math.isclose(CROSSOVER_BYTES, CRITICAL_BYTES) and \
-    not math.isclose(CROSSOVER_BYTES, ref.ring_tree_crossover_bytes(2 * N_GPUS, ALPHA_S, NDR))
+    not math.isclose(CROSSOVER_BYTES, ref.ring_tree_crossover_bytes(_OTHER_N, ALPHA_S, NDR))
 
 ACT2_REFLECTION = Question(
     id="act2_reflection", kind="reflection", points=1,
     prompt="**Reflection.** What decides whether ring or tree AllReduce is faster on a given cluster?",
-    options=_act2_refl_options, key=_act2_refl_key,
+    options=_act2_refl_options, key=_act2_refl_key, why=_act2_refl_why,
     hint=("Set the two times equal and solve for the message size. Then check: at n = "
           f"{N_GPUS} on NDR does the switch happen at α·β = {fmt_bytes(CRITICAL_BYTES)}, or somewhere else?"),
 )
@@ -96,3 +134,10 @@ QUESTIONS = (ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION)
 # the options the readouts echo (the student's own choice, never the key)
 ACT1_OPTIONS = dict(ACT1_PREDICTION.options)
 ACT2_OPTIONS = dict(ACT2_PREDICTION.options)
+# Texts that state a question's keyed figure or conclusion: the lab suite checks that none is readable
+# before the question (tests/labs/test_labs.py, the give-away guard).
+KEYED_FIGURES = {
+    "act1_prediction": (f"{ACT1_RATIO:.0f}×", f"{ACT1_RATIO:.0f}x", f"{ACT1_RATIO:.0f} times", "n times",
+                        "exactly n"),
+    "act2_prediction": (fmt_bytes(CROSSOVER_BYTES), f"tree for the {fmt_bytes(WORKLOADS[2][2])}"),
+}

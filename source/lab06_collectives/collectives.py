@@ -45,8 +45,8 @@ def naive_allreduce_time(message_bytes: float, n: int, alpha_s: float, bandwidth
     """Seconds for a master-based AllReduce: every rank sends to one master, which reduces and
     sends the result back; the 2(n-1) messages serialise on the master's link.
 
-    T = 2(n-1) * (alpha_s + M / B). Zero for n = 1. The master sends nothing to itself, so it moves
-    2(n-1)M, not the lab's (2n-1)M, and the naive/ring traffic ratio is exactly n.
+    T = 2(n-1) * (alpha_s + M / B). Zero for n = 1. The master sends nothing to itself: n-1
+    messages in, n-1 out (the lab counted n out).
     """
     _check_link(message_bytes, n, alpha_s, bandwidth)
     raise NotImplementedError()

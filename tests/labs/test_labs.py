@@ -27,8 +27,8 @@ import pytest  # noqa: E402
 
 import physics_doc  # noqa: E402
 from autograder.build.leakscan import declaration_lines, declaration_paths, scan_text, secrets_for  # noqa: E402
-from autograder.build.notebook import build_notebook  # noqa: E402
-from autograder.build.release import build_source  # noqa: E402
+from autograder.build.notebook import build_notebook, prompt_markdown  # noqa: E402
+from autograder.build.release import build_source, copy_student_files, write_stub  # noqa: E402
 from autograder.classroom import samples  # noqa: E402
 from autograder.engine.grade import grade_submission  # noqa: E402
 from autograder.engine.spec import Code  # noqa: E402
@@ -161,6 +161,7 @@ def _student_kernel(a, tmp: Path):
     closing figures."""
     tmp.mkdir(parents=True, exist_ok=True)
     samples.flat_reference_modules(tmp)
+    copy_student_files(tmp)   # the instrument toolkit, as released
     names = {p.stem for p in tmp.glob("*.py")}
     saved = {n: sys.modules.pop(n) for n in list(sys.modules) if n in names}
     sys.path.insert(0, str(tmp))
@@ -403,3 +404,132 @@ def test_each_sample_scores_as_declared(sample_class):
         for q in a.questions:
             score, top = graded[student][q.id]
             assert score == (top if entry.get("answers", {}).get(q.id) == "key" else 0), (student, q.id)
+
+
+# --- the give-away guard (issue 14: honest predictions) -----------------------------------------------
+# Every lab with a notebook.py. A question must not be answerable by reading: no text a student can read
+# before it (the stub, markdown above it, every other question's prompt and options, code, and what
+# earlier cells print once answered) states its keyed figure (the lab's questions.KEYED_FIGURES) or its keyed option's
+# own words; its own prompt neither. Its options are of comparable
+# length (the key is not the conspicuously careful one) and each says why it is right or wrong.
+
+NOTEBOOK_LABS = [lab for lab in LABS if (lab_folder(lab) / "notebook.py").exists()]
+LONGEST_OVER_SHORTEST = 1.6    # option lengths of one question
+CLOSE = 1.25                   # below this ratio the key may be the longest option
+RUN_WORDS = 6                  # a run of this many words of the key's own text, quoted, gives it away
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.lower().replace("×", "x").replace("−", "-").replace("–", "-").split())
+
+
+def _own_runs(q) -> set[str]:
+    """Runs of RUN_WORDS words of the keyed option that no other option of the question shares."""
+    def runs(text):
+        words = re.findall(r"[\w.·/()-]+", _normal(text))
+        return {" ".join(words[i:i + RUN_WORDS]) for i in range(len(words) - RUN_WORDS + 1)}
+    others = set().union(*(runs(t) for letter, t in q.options.items() if letter != q.key))
+    return runs(q.options[q.key]) - others
+
+
+def readable_before(a, tmp: Path) -> dict[str, list[tuple[str, str]]]:
+    """question id -> (cell id, text) a student can read before answering it: the built notebook's
+    cells above its prompt (markdown, code, and the output of code run with every earlier question
+    answered with its key), its own prompt without the options, every other question's prompt and
+    options (they are in the notebook from the start, a reflection's below its prediction too) and
+    the stub's docstrings."""
+    import builtins
+
+    texts, before, namespace = [], {}, {}
+    with _student_kernel(a, tmp), contextlib.chdir(tmp):
+        for cell in build_notebook(a).cells:
+            grade_id = cell.metadata["nbgrader"]["grade_id"]
+            qid = grade_id.removesuffix("-prompt")
+            if qid != grade_id and qid in {q.id for q in a.questions}:
+                before[qid] = texts + [(grade_id, a.question(qid).prompt)]
+            if cell.cell_type == "markdown":
+                texts.append((grade_id, cell.source))
+                continue
+            answered = grade_id.removesuffix("-answer")
+            source = (f"{answered} = {a.question(answered).key!r}"
+                      if answered != grade_id and answered in {q.id for q in a.questions} else cell.source)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out), mock_display(builtins):
+                exec(compile(source, grade_id, "exec"), namespace)
+            texts.append((grade_id, cell.source + "\n" + out.getvalue()))
+    # every prompt stands in the notebook from the start: a later one is read while answering this one;
+    # the stub's docstrings are read while implementing, before any question
+    stub = write_stub(a, tmp / "stub")
+    always = [(f"{stub.name} (the stub)", stub.read_text(encoding="utf-8"))]
+    return {qid: always + readable + [(f"{q.id}-prompt", prompt_markdown(q)) for q in a.questions if q.id != qid]
+            for qid, readable in before.items()}
+
+
+@contextlib.contextmanager
+def mock_display(builtins):
+    """IPython's display outside a kernel prints whole mime bundles (PNG bytes); print only text/plain."""
+    import IPython.display
+
+    real = IPython.display.display
+
+    def display(*objs, raw=False, **kwargs):
+        for obj in objs:
+            print(obj.get("text/plain", "") if raw and isinstance(obj, dict) else obj)
+    IPython.display.display = display
+    try:
+        yield
+    finally:
+        IPython.display.display = real
+
+
+def giveaways(a, before: dict) -> list[str]:
+    """Every place a question's keyed figure or keyed option is readable before it is asked."""
+    import importlib
+
+    figures = getattr(importlib.import_module(f"labs.{a.id}.questions"), "KEYED_FIGURES", {})
+    found = []
+    for q in a.questions:
+        tells = [(f"keyed figure {f!r}", _normal(f)) for f in figures.get(q.id, ())]
+        tells += [(f"the keyed option's words {run!r}", run) for run in sorted(_own_runs(q))]
+        for cell_id, text in before[q.id]:
+            readable = _normal(re.sub(r"[*`_]", "", text))
+            options = [_normal(option) for option in q.options.values()]
+            if all(option in readable for option in options):   # all of them side by side (an echo) tell nothing
+                for option in options:
+                    readable = readable.replace(option, " ")
+            for what, tell in tells:
+                if re.search(rf"(?<![\w.]){re.escape(tell)}(?![\w])", readable):
+                    found.append(f"{q.id}: {what} is readable before the question, in {cell_id}")
+    return found
+
+
+def option_problems(q) -> list[str]:
+    """Options of comparable length, the key not the long one, every option explained."""
+    problems = []
+    lengths = {letter: len(text) for letter, text in q.options.items()}
+    spread = max(lengths.values()) / min(lengths.values())
+    if spread > LONGEST_OVER_SHORTEST:
+        problems.append(f"{q.id}: its longest option is {spread:.2f}x its shortest ({lengths}); keep it "
+                        f"under {LONGEST_OVER_SHORTEST}x")
+    longest = max(lengths.values())
+    if lengths[q.key] == longest and sum(v == longest for v in lengths.values()) == 1 and spread > CLOSE:
+        problems.append(f"{q.id}: the key is the longest option by far ({lengths}); a student can guess it")
+    missing = [letter for letter in q.options if not str(q.why.get(letter, "")).strip()]
+    if missing:
+        problems.append(f"{q.id}: no explanation (why) for option(s) {missing}; build the options with "
+                        "spec.Option(text, why)")
+    return problems
+
+
+@pytest.mark.parametrize("lab", NOTEBOOK_LABS)
+def test_no_text_before_a_question_gives_its_key_away(lab, tmp_path):
+    a = _assignment(lab)
+    before = readable_before(a, tmp_path)
+    assert set(before) == {q.id for q in a.questions}
+    assert giveaways(a, before) == []
+
+
+@pytest.mark.parametrize("lab", NOTEBOOK_LABS)
+def test_options_are_comparable_and_each_is_explained(lab):
+    problems = [p for q in _assignment(lab).questions for p in option_problems(q)]
+    assert problems == []
