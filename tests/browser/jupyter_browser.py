@@ -97,7 +97,10 @@ class JupyterServer:
     def _environment(self) -> dict:
         env = dict(os.environ)
         for name, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"),
-                          ("JUPYTER_RUNTIME_DIR", "runtime"), ("IPYTHONDIR", "ipython")):
+                          ("JUPYTER_RUNTIME_DIR", "runtime"), ("IPYTHONDIR", "ipython"),
+                          # a private font cache: a stale shared one made kernels print findfont
+                          # warnings, which the test rightly reads as error output
+                          ("MPLCONFIGDIR", "matplotlib")):
             env[name] = str(self.home / sub)
         env.pop("JUPYTER_PATH", None)
         env.pop("JUPYTER_CONFIG_PATH", None)
