@@ -17,6 +17,7 @@ import scaling
 import constants
 import numpy as np
 import matplotlib.pyplot as plt
+from matplotlib.ticker import FuncFormatter, NullFormatter
 from _instruments import Instrument, Slider, Steps
 from labs.lab01_scale.scenario import STEP_FLOPS as step_flops   # 6 x params x tokens of one step
 from labs.lab01_scale.scenario import TOTAL_FLOPS as total_flops   # 6 x params x tokens of the whole run
@@ -47,6 +48,8 @@ from labs.lab01_scale.questions import ACT2_OPTIONS as act2_options
 
 # %% requires=["act1_prediction"] tags=["instrument"]
 step_s_1gpu = scaling.training_time_s(step_flops, 1, peak_flops, mfu)   # one step's compute on one GPU
+# plain tick labels on the log axes (matplotlib's 10^k labels need math fonts a student may not have)
+plain, no_label = FuncFormatter(lambda x, _: f"{x:,g}"), NullFormatter()
 
 
 def scale(fig, n):
@@ -57,6 +60,9 @@ def scale(fig, n):
     left.set(xlabel="GPUs N", ylabel="speedup of one step")
     right.semilogx(gpus, [scaling.scaling_efficiency(s, k) for s, k in zip(speedups, gpus)], "o-")
     right.set(xlabel="GPUs N", ylabel="scaling efficiency", ylim=(0, 1.05))
+    for axis in (left.xaxis, left.yaxis, right.xaxis):
+        axis.set_major_formatter(plain)
+        axis.set_minor_formatter(no_label)
     for ax in (left, right):
         ax.axvline(n, color="grey", linestyle=":")
         ax.grid(True, which="both", alpha=0.3)
