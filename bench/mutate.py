@@ -162,8 +162,8 @@ MUTATIONS = [
     M("physics-compute-time", "reference/collectives.py",
       "return flops / (n_gpus * peak_flops * mfu)",
       "return 2 * flops / (n_gpus * peak_flops * mfu)",
-      "compute time (and Lab 01's training time) twice too long",
-      ("tests/labs/lab01_scale/test_lab01_reference.py",)),
+      "compute time twice too long",
+      ("tests/labs/lab06_collectives/test_lab06_reference.py",)),
     # --- named misconceptions and the class report (issue 15) ---
     M("diagnose-any", "autograder/engine/diagnose.py",
       "if all(computes(m.model, kw, v) for kw, v in numeric)), None)",

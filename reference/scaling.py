@@ -16,9 +16,6 @@ import math
 from ._domain import check_count, check_fraction, check_nonneg, check_positive
 from .constants import HOURS_PER_YEAR
 
-### BEGIN SOLUTION
-from .collectives import compute_time, ring_allreduce_time
-### END SOLUTION
 
 __all__ = [
     "training_time_s", "data_parallel_speedup", "scaling_efficiency", "on_demand_cost",
@@ -59,7 +56,7 @@ def training_time_s(total_flops: float, n_gpus: int, peak_flops: float, mfu: flo
     check_positive("peak_flops", peak_flops)
     check_fraction("mfu", mfu, open_low=True)
     ### BEGIN SOLUTION
-    return compute_time(total_flops, n_gpus, peak_flops, mfu)
+    return total_flops / (n_gpus * peak_flops * mfu)
     ### END SOLUTION
 
 
@@ -78,8 +75,9 @@ def data_parallel_speedup(compute_s_1gpu: float, n: int, grad_bytes: float, alph
     check_nonneg("alpha_s", alpha_s)
     check_positive("bandwidth", bandwidth)
     ### BEGIN SOLUTION
-    step_s = compute_s_1gpu / n + ring_allreduce_time(grad_bytes, n, alpha_s, bandwidth)
-    return compute_s_1gpu / step_s
+    # written out, not imported from collectives: the student's folder ships scaling.py alone
+    ring_s = 2 * (n - 1) * alpha_s + 2 * (n - 1) / n * grad_bytes / bandwidth
+    return compute_s_1gpu / (compute_s_1gpu / n + ring_s)
     ### END SOLUTION
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import reference.scaling as ref
 from autograder.engine.challenges import DesignChallenge, Field, Verdict
-from labs.lab01_scale import (CAPEX_PER_GPU, FLEET_GPUS, LONG_YEARS, PLANT, RESERVED_DISCOUNT, USD_PER_GPU_HOUR,
-                              UTILIZATION, YEARS, _m)
+from labs.authoring import fmt
+from labs.lab01_scale.scenario import (CAPEX_PER_GPU, FLEET_GPUS, LONG_YEARS, PLANT, RESERVED_DISCOUNT,
+                                       USD_PER_GPU_HOUR, UTILIZATION, YEARS)
 
 # The what-if ranges (scenario inputs stated in the prompt): around the story's 3 years, $2.10 an
 # hour, 35 % reserved discount and $40,000 a GPU.
@@ -45,15 +46,15 @@ def check(design) -> list[Verdict]:
         Verdict(breakeven < UTILIZATION,
                 f"breakeven {breakeven:.3f} against the measured {UTILIZATION:.2f}"),
         Verdict(cheapest == "on_prem",
-                f"at {UTILIZATION:.0%}: " + ", ".join(f"{k} {_m(v)}" for k, v in costs.items()) + f" (cheapest: {cheapest})"),
+                f"at {UTILIZATION:.0%}: " + ", ".join(f"{k} ${fmt(v, ',.1f', 1e6)}M" for k, v in costs.items()) + f" (cheapest: {cheapest})"),
     ]
 
 
 LAB01_WHATIF = DesignChallenge(
     id="lab01_whatif", points=2.0,
     prompt=("## Design challenge — your what-if\n\n"
-            f"The CFO's answer holds for {YEARS} years at ${USD_PER_GPU_HOUR:.2f} a GPU-hour, a "
-            f"{RESERVED_DISCOUNT:.0%} reserved discount and ${CAPEX_PER_GPU:,} a GPU. Change the deal: choose the "
+            f"The CFO's answer holds for {YEARS} years at \\${USD_PER_GPU_HOUR:.2f} a GPU-hour, a "  # markdown: a dollar escaped
+            f"{RESERVED_DISCOUNT:.0%} reserved discount and \\${CAPEX_PER_GPU:,} a GPU. Change the deal: choose the "
             "years, the on-demand price, the reserved discount and the capex per GPU within the ranges below so "
             f"that owning the {FLEET_GPUS:,}-GPU fleet is the cheapest path at the scheduler's measured "
             f"{UTILIZATION:.0%} utilization (power, PUE, energy price and staff as in the story). Then compute, "

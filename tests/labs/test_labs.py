@@ -50,6 +50,13 @@ FOLDER_LABS = [lab for lab in LABS if samples.sample_class(lab) is not None]
 # answers (a number from the student's own functions, the failure state).
 # at_most_half: a wrong function keeps at most half of its item's points.
 EXPECTED = {
+    # collateral: a function a sample does not redefine but that calls one it gets wrong (partly_wrong's
+    # cheapest_option prices on-prem with its own wrong on_prem_cost: it loses the hidden share only);
+    # challenges: the share of each design challenge's points each sample's answer earns
+    "lab01_scale": {"printed": ["313x on 1,000 GPUs", "OVER BUDGET: on-demand running continuously"],
+                    "collateral": {"partly_wrong": {"cheapest_option": 0.5}},
+                    "challenges": {"lab01_whatif": {"correct": 1, "partly_wrong": 1 / 3, "wrong_predictions": 0,
+                                                    "broken": 0, "untouched": 0}}},
     "lab06_collectives": {"printed": ["128.00x", "FAILURE: communication over half the step"], "at_most_half": True},
 }
 
@@ -393,6 +400,7 @@ def test_each_sample_scores_as_declared(sample_class):
     Questions: the points exactly where the declared answer is the key."""
     a, declared, graded = sample_class
     assert sorted(graded) == sorted(declared)
+    collateral = EXPECTED.get(a.id, {}).get("collateral", {})
     for student, entry in declared.items():
         no_module = entry.get("module") == "stub" or not entry.get("compiles", True)
         for f in a.functions:
@@ -400,10 +408,15 @@ def test_each_sample_scores_as_declared(sample_class):
             if no_module:
                 assert score == 0, (student, f.name)
             else:
-                assert (score < top) == (f.name in entry.get("wrong", ())), (student, f.name, score)
+                kept = collateral.get(student, {}).get(f.name)   # the least share it keeps
+                assert (score < top) == (f.name in entry.get("wrong", ()) or kept is not None), (student, f.name, score)
+                assert kept is None or score >= kept * top, (student, f.name, score)
         for q in a.questions:
             score, top = graded[student][q.id]
             assert score == (top if entry.get("answers", {}).get(q.id) == "key" else 0), (student, q.id)
+        for c in a.challenges:
+            share = EXPECTED.get(a.id, {}).get("challenges", {}).get(c.id, {}).get(student, 0)
+            assert graded[student][c.id] == pytest.approx((share * c.points, c.points)), (student, c.id)
 
 
 # --- the give-away guard (issue 14: honest predictions) -----------------------------------------------

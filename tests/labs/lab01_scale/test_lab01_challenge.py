@@ -5,7 +5,8 @@ import pytest
 
 import reference.scaling as ref
 from autograder.engine.challenges import design_source, grade_answer
-from labs.lab01_scale import ASSIGNMENT, PLANT, USD_PER_GPU_HOUR
+from labs.lab01_scale import ASSIGNMENT
+from labs.lab01_scale.scenario import PLANT, USD_PER_GPU_HOUR
 from labs.lab01_scale.challenges import LAB01_WHATIF as C
 
 
