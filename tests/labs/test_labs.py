@@ -28,7 +28,7 @@ import pytest  # noqa: E402
 import physics_doc  # noqa: E402
 from autograder.build.leakscan import declaration_lines, declaration_paths, scan_text, secrets_for  # noqa: E402
 from autograder.build.notebook import build_notebook  # noqa: E402
-from autograder.build.release import build_source  # noqa: E402
+from autograder.build.release import build_source, copy_student_files  # noqa: E402
 from autograder.classroom import samples  # noqa: E402
 from autograder.engine.grade import grade_submission  # noqa: E402
 from autograder.engine.spec import Code  # noqa: E402
@@ -161,6 +161,7 @@ def _student_kernel(a, tmp: Path):
     closing figures."""
     tmp.mkdir(parents=True, exist_ok=True)
     samples.flat_reference_modules(tmp)
+    copy_student_files(tmp)   # the instrument toolkit, as release ships it beside the notebook
     names = {p.stem for p in tmp.glob("*.py")}
     saved = {n: sys.modules.pop(n) for n in list(sys.modules) if n in names}
     sys.path.insert(0, str(tmp))
