@@ -62,7 +62,9 @@ def draw_act1(fig, interconnect_name, sequences):
     names = list(steps)
     ax.bar(names, [steps[n][0] for n in names], label="compute")
     ax.bar(names, [steps[n][1] for n in names], bottom=[steps[n][0] for n in names], label="AllReduce")
-    ax.patches[names.index(interconnect_name)].set_edgecolor("black")
+    for bar in ax.patches[names.index(interconnect_name)::len(names)]:   # the chosen one's two bars
+        bar.set_edgecolor("black")
+        bar.set_linewidth(2)
     ax.set_xticks(range(len(names)), [n.replace(" (", "\n(") for n in names], fontsize=8)
     ax.set(ylabel="seconds per training step", title=f"{gpus} GPUs, {sequences} sequence(s) per GPU per step")
     ax.legend()
@@ -73,7 +75,8 @@ def draw_act1(fig, interconnect_name, sequences):
             f"of it (comm/compute {ratio:.2f}): {state}")
 
 
-Instrument(draw_act1, interconnect_name=Buttons("interconnect", list(links), value=pcie_name),
+short_names = {name.split(" (")[0]: name for name in links}   # button labels -> interconnect
+Instrument(draw_act1, interconnect_name=Buttons("interconnect", short_names, value=pcie_name.split(" (")[0]),
            sequences=Slider("sequences per GPU (batch)", 1, max_sequences, value=story_sequences)).show()
 
 # %% requires=["act1_prediction"]
@@ -101,7 +104,8 @@ print(f"You predicted {act1_prediction}: {act1_options.get(act1_prediction, '(no
 # </details>
 #
 # **Takeaway.** A bandwidth cliff reaches throughput only through the communication share of the step: compute that both systems share dilutes it. The ring's bytes are fixed by the gradient, so the interconnect decides whether a step waits on the network.
-#
+
+# %% [markdown]
 # ## Act II — The multi-node scaling wall
 #
 # **ML Infrastructure Lead:** *"We're scaling from 1 DGX H100 node ({{ GPUS }} GPUs, NVLink) to {{ STORY_NODES }} nodes ({{ STORY_NODES * GPUS }} GPUs, InfiniBand, {{ STORY_LINKS }} NDR link per node). We expected {{ STORY_NODES }}× more throughput — we budgeted {{ BUDGET_MONTHS }} months to hit this target. First week of benchmarking shows we're only getting {{ STORY_SPEEDUP | fmt(".1f") }}× throughput on {{ STORY_NODES * GPUS }} GPUs versus 1 DGX node. The engineering team is pointing at software bugs in distributed PyTorch. But I'm not convinced. What is actually happening?"*
@@ -181,7 +185,7 @@ for k in design_nodes:
     print(f"{k:3d} nodes: " + (f"{need} link(s) per node" if need else f"no count up to {max_links} suffices"))
 
 # %% [markdown]
-# **Takeaway.** Past the node boundary the gradient crosses links an order of magnitude slower than NVLink, and its bytes do not shrink as nodes join. More links per node (or more sequences per step) buy compute time to hide it; the architectural remedy changes what crosses the slow links: **pipeline parallelism**, which keeps a stage's gradient among fewer nodes and sends only activations between stages. Try it in the design challenge.
+# **Takeaway.** Past the node boundary the gradient crosses a link {{ (NVLINK_BW / LINK_BW) | fmt(".0f") }}× slower than one GPU's NVLink, and its bytes do not shrink as nodes join. More links per node (or more sequences per step) buy compute time to hide it; the architectural remedy changes what crosses the slow links: **pipeline parallelism**, which keeps a stage's gradient among fewer nodes and sends only activations between stages. That is the design challenge above.
 
 # %% [markdown]
 # ## Your functions
