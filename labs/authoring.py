@@ -179,6 +179,7 @@ def names_used_before_defined(path: Path, predefined: Iterable[str] = ()) -> lis
         bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         bound |= {a.asname or a.name.split(".")[0] for n in ast.walk(tree)
                   if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+        bound |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
         bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
                   for a in (*n.args, *n.kwonlyargs)}
         # a cell's own functions (an instrument's draw function) and classes

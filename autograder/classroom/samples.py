@@ -97,6 +97,22 @@ def sample_module(assignment: Assignment, student: str) -> str | None:
     return text
 
 
+def solved_dependencies(assignment: Assignment) -> dict[str, str]:
+    """file name -> solved text of every reference module the solved module imports beyond the
+    provided ones (Lab 02's ring term is Lab 06's `collectives`): a student who solved the lab has
+    those functions too, so the demo submission carries them beside its module (staff-only)."""
+    from autograder.build.release import REFERENCE_DIR
+
+    needed, todo = {}, [assignment.reference.__name__.rpartition(".")[2]]
+    while todo:
+        text = (REFERENCE_DIR / f"{todo.pop()}.py").read_text(encoding="utf-8")
+        for name in re.findall(r"^\s*from \.(\w+) import ", text, re.M):
+            if name not in assignment.provided and name != assignment.module and f"{name}.py" not in needed:
+                needed[f"{name}.py"] = solved_module((REFERENCE_DIR / f"{name}.py").read_text(encoding="utf-8"))
+                todo.append(name)
+    return needed
+
+
 def _materialise_declared(assignment: Assignment, student: str, dest: Path, release_dir: Path) -> Path:
     declared = sample_class(assignment.id)
     if student not in declared:
@@ -105,6 +121,8 @@ def _materialise_declared(assignment: Assignment, student: str, dest: Path, rele
     module = sample_module(assignment, student)
     if module is not None:
         (dest / f"{assignment.module}.py").write_text(module, encoding="utf-8")
+        for name, text in solved_dependencies(assignment).items():
+            (dest / name).write_text(text, encoding="utf-8")
     answers = {qid: _ANSWER_WORDS[value] if isinstance(value, str) else value for qid, value in declared[student].get("answers", {}).items()}
     if answers:
         write_answers(assignment, dest / f"{assignment.id}.ipynb", answers)

@@ -11,8 +11,9 @@ the bubble is Lab 05's reference formula. Many cuts meet every constraint.
 from __future__ import annotations
 
 from autograder.engine.challenges import DesignChallenge, Field, Invalid, Verdict
-from labs.lab02_interconnect import (COMPUTE_S, DANGER_RATIO, GPUS, LINK_BW, MESSAGE_BYTES, PARAMS, STORY_LINKS,
-                                     STORY_NODES, STORY_RATIO, TOKENS_PER_GPU_STEP, _gb)
+from labs.authoring import fmt_bytes
+from labs.lab02_interconnect.scenario import (COMPUTE_S, DANGER_RATIO, GPUS, LINK_BW, MESSAGE_BYTES, PARAMS,
+                                              STORY_LINKS, STORY_NODES, STORY_RATIO, TOKENS_PER_GPU_STEP)
 from reference import constants as C
 from reference import interconnect as ref
 from reference.parallelism import pipeline_bubble_fraction
@@ -106,7 +107,7 @@ LAB02_PIPELINE = DesignChallenge(
             f"More links are one way out of the danger state. The other keeps the story's {STORY_LINKS} NDR link "
             f"per node and changes what crosses it: cut the {PARAMS / 1e9:.0f}B model ({LAYERS} layers, hidden "
             f"{HIDDEN:,}) into pipeline stages across the {STORY_NODES} nodes. A node then holds only its stage's "
-            f"layers; its gradient ({_gb(MESSAGE_BYTES)} / stages) is AllReduced only with the other nodes holding "
+            f"layers; its gradient ({fmt_bytes(MESSAGE_BYTES)} / stages) is AllReduced only with the other nodes holding "
             "the same stage (hierarchically, as in Act II), and between stages each micro-batch of one "
             f"{TOKENS_PER_GPU_STEP:,}-token sequence sends its activations forward and their gradient back "
             f"({BOUNDARY_BYTES / 1e6:.1f} MB each, per GPU). Each GPU's compute per micro-batch is "

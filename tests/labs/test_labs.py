@@ -57,6 +57,8 @@ EXPECTED = {
                     "collateral": {"partly_wrong": {"cheapest_option": 0.5}},
                     "challenges": {"lab01_whatif": {"correct": 1, "partly_wrong": 1 / 3, "wrong_predictions": 0,
                                                     "broken": 0, "untouched": 0}}},
+    "lab02_interconnect": {"challenges": {"lab02_pipeline": {"correct": 1, "partly_wrong": 2 / 3, "wrong_predictions": 0,
+                                                             "broken": 0, "untouched": 0}}},
     "lab06_collectives": {"printed": ["128.00x", "FAILURE: communication over half the step"], "at_most_half": True},
 }
 

@@ -5,7 +5,8 @@ score 0 with a reason."""
 import pytest
 
 from autograder.engine.challenges import design_source, grade_answer
-from labs.lab02_interconnect import (ASSIGNMENT, COMPUTE_S, GPUS, LINK_BW, MESSAGE_BYTES, STORY_LINKS, STORY_NODES,
+from labs.lab02_interconnect import ASSIGNMENT
+from labs.lab02_interconnect.scenario import (COMPUTE_S, GPUS, LINK_BW, MESSAGE_BYTES, STORY_LINKS, STORY_NODES,
                                      STORY_RATIO)
 from labs.lab02_interconnect.challenges import BOUNDARY_BYTES, BUBBLE_CEILING, DP_BYTES_PER_SEQUENCE, LAB02_PIPELINE as C, measure, \
     valid_cuts
