@@ -28,7 +28,7 @@ import pytest  # noqa: E402
 import physics_doc  # noqa: E402
 from autograder.build.leakscan import declaration_lines, declaration_paths, scan_text, secrets_for  # noqa: E402
 from autograder.build.notebook import build_notebook  # noqa: E402
-from autograder.build.release import build_source  # noqa: E402
+from autograder.build.release import STUDENT_DIR, STUDENT_FILES, build_source  # noqa: E402
 from autograder.classroom import samples  # noqa: E402
 from autograder.engine.grade import grade_submission  # noqa: E402
 from autograder.engine.spec import Code  # noqa: E402
@@ -51,6 +51,7 @@ FOLDER_LABS = [lab for lab in LABS if samples.sample_class(lab) is not None]
 # at_most_half: a wrong function keeps at most half of its item's points.
 EXPECTED = {
     "lab06_collectives": {"printed": ["128.00x", "FAILURE: communication over half the step"], "at_most_half": True},
+    "lab09_performance": {"printed": ["cuts the step time by 8.0%", "Your best_fix: pipeline_bubble", "(OVER BUDGET)"]},
 }
 
 
@@ -157,10 +158,12 @@ def test_every_staff_only_file_is_scanned_for(lab):
 @contextlib.contextmanager
 def _student_kernel(a, tmp: Path):
     """A namespace like a student's kernel: the flat reference modules importable from `tmp` as the
-    student's module, `tmp` the working folder (reveals write their record file there), plt.show
-    closing figures."""
+    student's module next to the shipped helpers (the instrument toolkit), `tmp` the working folder
+    (reveals write their record file there), plt.show closing figures."""
     tmp.mkdir(parents=True, exist_ok=True)
     samples.flat_reference_modules(tmp)
+    for name in STUDENT_FILES:
+        shutil.copyfile(STUDENT_DIR / name, tmp / name)
     names = {p.stem for p in tmp.glob("*.py")}
     saved = {n: sys.modules.pop(n) for n in list(sys.modules) if n in names}
     sys.path.insert(0, str(tmp))
