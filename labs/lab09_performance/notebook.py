@@ -208,4 +208,6 @@ Instrument(optimizer, figsize=(12, 4.5),
 #
 # **Takeaway.** Rank fixes by MFU per engineer-week, not by the size of the part or of the gain: the {{ FIX_NAMES[BEST] }} fix gains {{ (100 * GAINS[BEST]) | fmt(".1f") }} points for {{ COSTS[BEST] | fmt("g") }} weeks. No single fix reaches {{ MFU_TARGET | fmt(".0%") }}; a plan of levers within the budget may (the design challenge below).
 
+# %% challenge="lab09_plan"
+
 # %% grades=true
