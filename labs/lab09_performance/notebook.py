@@ -70,7 +70,7 @@ def explorer(fig, part, factor):
              title=f"{factor:g}x on {part}")
     left.legend(fontsize=8, loc="lower right")
     ks = np.linspace(*factor_range, 91)
-    for n in (part, hot):
+    for n in dict.fromkeys((part, hot)):   # once when the chosen part is the hotspot
         line, = right.plot(ks, [performance.amdahl_speedup(fraction=act1_profile[n], factor=float(k)) for k in ks],
                            label=f"{n} ({act1_profile[n]:.0%})")
         right.axhline(performance.amdahl_limit(fraction=act1_profile[n]), ls="--", lw=0.8, color=line.get_color())

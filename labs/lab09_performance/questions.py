@@ -15,7 +15,7 @@ _a1_options, _a1_key, _a1_why = letters([
     Option(f"Less than {_r[0]}: something else must have slowed down and hidden part of the gain.",
            f"Nothing else changed: {_cut} of the step is what the kernel alone removes."),
     Option(f"Between {_r[0]} and {_r[1]}: the other {1 - A1_SHARE:.0%} of the step did not change at all.",
-           f"Amdahl: f(1 - 1/k) = {_cut}. The kernel works; it sped up a small share of the step."),
+           f"Right: Amdahl gives f(1 - 1/k) = {_cut}. The kernel works; it sped up a small share of the step."),
     Option(f"Between {_r[1]} and {_r[2]}: a {_k} kernel should remove most of attention's share.",
            f"It removes two thirds of a {A1_SHARE:.0%} share, {A1_TIME_CUT:.1%} of the step; even an infinitely "
            f"fast kernel removes only {A1_SHARE:.0%} (ceiling {A1_CEILING:.3f}x)."),
@@ -63,13 +63,15 @@ _a2_texts = {
     "data_loading": "the smallest part, sped up with extra prefetch workers.",
     "compute": "the largest share must be the primary bottleneck.",
 }
-_a2_labels = {"allreduce": "AllReduce", "pipeline_bubble": "the pipeline bubble", "data_loading": "data loading",
+_a2_heads = {"allreduce": "Fix AllReduce", "pipeline_bubble": "Fix the pipeline bubble",
+             "data_loading": "Fix data loading", "compute": "Fix compute"}
+_a2_labels = {"allreduce": "AllReduce", "pipeline_bubble": "pipeline-bubble", "data_loading": "data-loading",
               "compute": "compute"}
 _a2_options, _a2_key, _a2_why = letters([
-    Option(f"Fix {_a2_labels[n]} ({ACT2_PROFILE[n]:.0%}): {_a2_texts[n]}",
+    Option(f"{_a2_heads[n]} ({ACT2_PROFILE[n]:.0%}): {_a2_texts[n]}",
            ("Right: " if n == BEST else "") + _return(n) +
            ("; no other fix returns as much per week." if n == BEST else
-            f", less than the {_a2_labels[BEST]}'s {100 * GAINS[BEST] / COSTS[BEST]:.2f}."))
+            f", less than the {_a2_labels[BEST]} fix's {100 * GAINS[BEST] / COSTS[BEST]:.2f}."))
     for n in A2_ORDER
 ], A2_ORDER.index(BEST), offset=3)
 
@@ -86,13 +88,13 @@ _fastest = max(FACTORS, key=FACTORS.get)
 _r2_options, _r2_key, _r2_why = letters([
     Option("Gain alone: the fix that adds the most MFU points also returns the most per week.",
            f"The {_a2_labels[_biggest_gain]} fix adds the most ({_return(_biggest_gain)}), yet ranks below "
-           f"the {_a2_labels[BEST]} ({_return(BEST)})."),
+           f"the {_a2_labels[BEST]} fix ({_return(BEST)})."),
     Option("Gain over cost: MFU points divided by engineer-weeks, whatever part a fix speeds up.",
            f"Right: the {_a2_labels[BEST]} fix gains less than the {_a2_labels[_biggest_gain]} fix but costs "
            f"{COSTS[BEST]:g} weeks instead of {COSTS[_biggest_gain]:g}: the bubble's time goes as (p - 1)/m, so "
            "more micro-batches shrink it by a configuration change."),
     Option("Share alone: the part with the largest share of the step returns the most per week.",
-           f"{_a2_labels[_biggest_share].capitalize()} has the largest share, but its fix returns "
+           f"The {_a2_labels[_biggest_share]} part has the largest share, but its fix returns "
            f"{_return(_biggest_share)}."),
     Option("Speedup alone: the fix that makes its part the most times faster returns the most.",
            "Several fixes speed their part up equally; how much of the step that part takes, and what the fix "
