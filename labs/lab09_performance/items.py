@@ -29,21 +29,8 @@ FACTOR = st.one_of(st.floats(0.1, 0.95), st.floats(1.05, 100.0))
 PROFILE = public.profiles   # distinct shares, so "the largest" is unambiguous
 
 
-@st.composite
-def _multi_domain(draw):
-    profile = draw(PROFILE)
-    names = draw(st.lists(st.sampled_from(sorted(profile)), unique=True))
-    return {"profile": profile, "factors": {n: draw(FACTOR) for n in names}}
-
-
-@st.composite
-def _fix_domain(draw):
-    profile = draw(PROFILE)
-    names = draw(st.lists(st.sampled_from(sorted(profile)), min_size=1, unique=True))
-    return {"profile": profile,
-            "factors": {n: draw(st.floats(1.05, 10.0)) for n in names},
-            "cost_weeks": {n: draw(st.floats(0.1, 20.0)) for n in names},
-            "budget_weeks": draw(st.floats(0.0, 25.0))}
+_multi_domain = public.profile_and_factors(FACTOR)
+_fix_domain = public.fixes(1.05)
 
 
 # The hidden "best is best" property draws only costs and a budget over the Act II parts and fixes:
@@ -99,7 +86,7 @@ FUNCTIONS = (
     FunctionItem("multi_component_speedup", 2, examples(
         ("Act II: every fix at once", dict(profile=ACT2_PROFILE, factors=FACTORS)),
         ("Act II: the lead's plan", dict(profile=ACT2_PROFILE, factors={n: FACTORS[n] for n in LEAD_PLAN})),
-    ), domain=_multi_domain(), properties=_public("multi_component_speedup")),
+    ), domain=_multi_domain, properties=_public("multi_component_speedup")),
     FunctionItem("hotspot", 1, examples(
         ("Act I profile", dict(profile=ACT1_PROFILE)),
         ("Act II profile", dict(profile=ACT2_PROFILE)),
@@ -142,7 +129,7 @@ FUNCTIONS = (
               cost_weeks={n: c for n, c in COSTS.items() if n != "pipeline_bubble"}, budget_weeks=BUDGET_WEEKS)),
         (f"Act II: {SMALL_BUDGET_WEEKS:g} weeks of budget",
          dict(profile=ACT2_PROFILE, factors=FACTORS, cost_weeks=COSTS, budget_weeks=SMALL_BUDGET_WEEKS)),
-    ), domain=_fix_domain(), properties=[
+    ), domain=_fix_domain, properties=[
         *_public("best_fix"),
         Property(name="the most MFU per week among affordable fixes",
                  meaning="No affordable fix gains more MFU per engineer-week than the one chosen.",
