@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from autograder.engine.spec import FunctionItem, Property
 from labs.authoring import examples, public_properties
 from labs.lab09_performance import properties as public
-from labs.lab09_performance.scenario import (A1_HOT, A1_SHARE, A1_TIME_CUT, ACT1_KERNEL_FACTOR, ACT1_PROFILE,
+from labs.lab09_performance.scenario import (A1_HOT, ACT1_EXAMPLE_PART, ACT1_KERNEL_FACTOR, ACT1_PROFILE,
                                              ACT2_PROFILE, BASE_MFU, BEST, BUDGET_WEEKS, COSTS, FACTORS,
                                              FIX_NAMES, FLOPS_PER_TOKEN, GUSTAFSON_EXAMPLE, HBM_BANDWIDTH,
                                              HP_EXAMPLE, LEAD_PLAN, N_GPUS, PALM, PALM_PARAMS, PARAMS, PEAK_FLOPS,
@@ -66,21 +66,22 @@ def _hotspot_not_alphabetical(f, d):
 
 # --- graded items ------------------------------------------------------------------------------------
 _K = f"{ACT1_KERNEL_FACTOR:g}x"
+_PART, _SHARE = ACT1_EXAMPLE_PART, ACT1_PROFILE[ACT1_EXAMPLE_PART]
 _H100 = dict(peak_flops=PEAK_FLOPS, bandwidth=HBM_BANDWIDTH)
 
 FUNCTIONS = (
     FunctionItem("amdahl_speedup", 2, examples(
-        (f"Act I: {_K} attention kernel on {A1_SHARE:.0%} of the step", dict(fraction=A1_SHARE, factor=ACT1_KERNEL_FACTOR)),
+        (f"Act I: {_K} on the {_PART} ({_SHARE:.0%} of the step)", dict(fraction=_SHARE, factor=ACT1_KERNEL_FACTOR)),
         (f"Act I: the same {_K} on the hotspot (AllReduce)", dict(fraction=ACT1_PROFILE[A1_HOT], factor=ACT1_KERNEL_FACTOR)),
         (f"Hennessy & Patterson sec. 1.9: {HP_EXAMPLE['factor']:g}x on {100 * HP_EXAMPLE['fraction']:g} % of the time",
          HP_EXAMPLE),
     ), domain=_kw(dict(fraction=FRACTION, factor=FACTOR)), properties=_public("amdahl_speedup")),
     FunctionItem("amdahl_limit", 1, examples(
-        ("Act I: attention's ceiling", dict(fraction=A1_SHARE)),
+        (f"Act I: the {_PART}'s ceiling", dict(fraction=_SHARE)),
         ("Act I: AllReduce's ceiling", dict(fraction=ACT1_PROFILE[A1_HOT])),
     ), domain=_kw(dict(fraction=st.floats(0.0, 0.99))), properties=_public("amdahl_limit")),
     FunctionItem("step_time_reduction", 2, examples(
-        (f"Act I: the measured {A1_TIME_CUT:.0%}", dict(fraction=A1_SHARE, factor=ACT1_KERNEL_FACTOR)),
+        (f"Act I: {_K} on the {_PART}", dict(fraction=_SHARE, factor=ACT1_KERNEL_FACTOR)),
         (f"Act I: {_K} on AllReduce", dict(fraction=ACT1_PROFILE[A1_HOT], factor=ACT1_KERNEL_FACTOR)),
     ), domain=_kw(dict(fraction=FRACTION, factor=FACTOR)), properties=_public("step_time_reduction")),
     FunctionItem("multi_component_speedup", 2, examples(

@@ -12,7 +12,7 @@ _k = f"{ACT1_KERNEL_FACTOR:g}x"
 _r = [f"{100 * high:g} %" for _, high in A1_RANGES[:3]]
 _cut = f"{A1_SHARE:.0%} x (1 - 1/{ACT1_KERNEL_FACTOR:g}) = {A1_TIME_CUT:.1%}"
 _a1_options, _a1_key, _a1_why = letters([
-    Option(f"Less than {_r[0]}: something else must have slowed down and hidden part of the gain.",
+    Option(f"Less than {_r[0]}: a faster kernel on one part barely shows in the step at all.",
            f"Nothing else changed: {_cut} of the step is what the kernel alone removes."),
     Option(f"Between {_r[0]} and {_r[1]}: the other {1 - A1_SHARE:.0%} of the step did not change at all.",
            f"Right: Amdahl gives f(1 - 1/k) = {_cut}. The kernel works; it sped up a small share of the step."),
