@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from autograder.engine.spec import FunctionItem, Property
 from labs.authoring import examples, public_properties
 from labs.lab09_performance import properties as public
-from labs.lab09_performance.scenario import (A1_HOT, ACT1_EXAMPLE_PART, ACT1_KERNEL_FACTOR, ACT1_PROFILE,
-                                             ACT2_PROFILE, BASE_MFU, BEST, BUDGET_WEEKS, COSTS, FACTORS,
+from labs.lab09_performance.scenario import (A1_HOT, CHEAP_PREFETCH_WEEKS, ACT1_EXAMPLE_PART, ACT1_KERNEL_FACTOR, ACT1_PROFILE,
+                                             ACT2_PROFILE, BASE_MFU, BUDGET_WEEKS, COSTS, FACTORS,
                                              FIX_NAMES, FLOPS_PER_TOKEN, GUSTAFSON_EXAMPLE, HBM_BANDWIDTH,
                                              HP_EXAMPLE, LEAD_PLAN, N_GPUS, PALM, PALM_PARAMS, PARAMS, PEAK_FLOPS,
                                              PLAN_COSTS, RIDGE, ROOFLINE_INTENSITIES, SERIAL_SHARE,
@@ -67,6 +67,8 @@ def _hotspot_not_alphabetical(f, d):
 # --- graded items ------------------------------------------------------------------------------------
 _K = f"{ACT1_KERNEL_FACTOR:g}x"
 _PART, _SHARE = ACT1_EXAMPLE_PART, ACT1_PROFILE[ACT1_EXAMPLE_PART]
+_NO_PIPELINE = {n: k for n, k in FACTORS.items() if n != "pipeline_bubble"}
+_NO_PIPELINE_COSTS = {n: COSTS[n] for n in _NO_PIPELINE}
 _H100 = dict(peak_flops=PEAK_FLOPS, bandwidth=HBM_BANDWIDTH)
 
 FUNCTIONS = (
@@ -123,11 +125,11 @@ FUNCTIONS = (
     ), domain=_kw(dict(base_mfu=st.floats(0.05, 0.8), fraction=st.floats(0.0, 0.95), factor=FACTOR)),
         properties=_public("mfu_gain")),
     FunctionItem("best_fix", 3, examples(
-        (f"Act II: the {len(FACTORS)} fixes, {BUDGET_WEEKS:g}-week budget",
-         dict(profile=ACT2_PROFILE, factors=FACTORS, cost_weeks=COSTS, budget_weeks=BUDGET_WEEKS)),
+        (f"Act II without the pipeline fix, prefetch for {CHEAP_PREFETCH_WEEKS:g} weeks",
+         dict(profile=ACT2_PROFILE, factors=_NO_PIPELINE, budget_weeks=BUDGET_WEEKS,
+              cost_weeks={**_NO_PIPELINE_COSTS, "data_loading": CHEAP_PREFETCH_WEEKS})),
         ("Act II: without the pipeline fix",
-         dict(profile=ACT2_PROFILE, factors={n: k for n, k in FACTORS.items() if n != "pipeline_bubble"},
-              cost_weeks={n: c for n, c in COSTS.items() if n != "pipeline_bubble"}, budget_weeks=BUDGET_WEEKS)),
+         dict(profile=ACT2_PROFILE, factors=_NO_PIPELINE, cost_weeks=_NO_PIPELINE_COSTS, budget_weeks=BUDGET_WEEKS)),
         (f"Act II: {SMALL_BUDGET_WEEKS:g} weeks of budget",
          dict(profile=ACT2_PROFILE, factors=FACTORS, cost_weeks=COSTS, budget_weeks=SMALL_BUDGET_WEEKS)),
     ), domain=_fix_domain, properties=[
@@ -138,6 +140,6 @@ FUNCTIONS = (
     ]),
     FunctionItem("budget_left_weeks", 1, examples(
         ("Act II: the lead's plan (failure state)", dict(cost_weeks=PLAN_COSTS, budget_weeks=BUDGET_WEEKS)),
-        ("Act II: the best single fix", dict(cost_weeks={BEST: COSTS[BEST]}, budget_weeks=BUDGET_WEEKS)),
+        ("Act II: the AllReduce fix alone", dict(cost_weeks={"allreduce": COSTS["allreduce"]}, budget_weeks=BUDGET_WEEKS)),
     ), domain=_kw(dict(cost_weeks=_PLAN, budget_weeks=st.floats(0.0, 50.0))), properties=_public("budget_left_weeks")),
 )
