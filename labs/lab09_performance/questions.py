@@ -114,3 +114,8 @@ QUESTIONS = (ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION)
 # the options the readouts echo (the student's own choice, never the key)
 ACT1_OPTIONS = dict(ACT1_PREDICTION.options)
 ACT2_OPTIONS = dict(ACT2_PREDICTION.options)
+# what no text before a question may state (the lab suite's give-away guard): the keyed figure or conclusion
+KEYED_FIGURES = {
+    "act1_prediction": (f"{A1_TIME_CUT:.1%}", f"{100 * A1_TIME_CUT:.1f} %", "barely moves because"),
+    "act2_prediction": (f"best_fix: {BEST}", f"best_fix = {BEST}", f"{_a2_labels[BEST]} fix is the best"),
+}
