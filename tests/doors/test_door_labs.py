@@ -99,7 +99,7 @@ def test_design_challenges_reach_the_gradebook_and_otter(lab, lab_course, lab_ot
         book = {student: {g.name: g.auto_score for g in gb.find_submission_notebook(lab.id, lab.id, student).grades}
                 for student in ("correct", "partly_wrong", "untouched")}
     otter = {student: {t["name"]: t["score"] for t in lab_otter[student]["tests"] if "score" in t}
-             for student in ("correct", "partly_wrong", "untouched")}   # otter's summary test has no score
+             for student in ("correct", "partly_wrong", "untouched")}
     for c in lab.challenges:
         for door in (book, otter):
             assert door["correct"][c.id] == pytest.approx(c.points)
