@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import jinja2
 import jupytext
 
-from autograder.engine.spec import Answer, Code, Example, FunctionGrades, Markdown, Property
+from autograder.engine.spec import Answer, Challenge, Code, Example, FunctionGrades, Markdown, Property
 
 
 # --- unit formatters (also the jinja2 filters of notebook markdown) -----------------------------------
@@ -133,7 +133,7 @@ def read_notebook(path: Path, namespace: Mapping[str, Any], package: str) -> tup
     * `# %% [markdown]` cells are jinja2 templates rendered with `namespace` and FILTERS;
     * the first code cell is the setup (its imports of `package` become literal assignments);
     * a code cell with `answer="<qid>"` is where that question is asked (its source is ignored and
-      must be empty); `grades=true` is where the function grade cells go; any other code cell is
+      must be empty); `challenge="<cid>"` (empty) likewise places a design challenge; `grades=true` is where the function grade cells go; any other code cell is
       provided code, behind the prediction lock of `requires=[...]`, its source collapsed when it
       `requires` answers or is tagged `instrument`.
     """
@@ -150,6 +150,10 @@ def read_notebook(path: Path, namespace: Mapping[str, Any], package: str) -> tup
             if cell.source.strip():
                 raise ValueError(f"{where}: an answer cell is generated from the question; leave it empty")
             cells.append(Answer(meta["answer"]))
+        elif "challenge" in meta:
+            if cell.source.strip():
+                raise ValueError(f"{where}: a challenge's cells are generated from its declaration; leave it empty")
+            cells.append(Challenge(meta["challenge"]))
         elif meta.get("grades"):
             cells.append(FunctionGrades(tuple(meta.get("names", ()))))
         else:

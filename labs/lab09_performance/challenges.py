@@ -14,20 +14,14 @@ import itertools
 import math
 
 from autograder.engine.challenges import DesignChallenge, Field, Invalid, Verdict
-from labs.lab09_performance import (ACT2_PROFILE, BASE_MFU, BUDGET_WEEKS, COMPRESSION_RATIO, COSTS, FACTORS,
-                                    MFU_TARGET, MICRO_BATCHES_BASE, MICRO_BATCHES_NEW, PREFETCH_BASE,
-                                    PREFETCH_NEW, pct)
+from labs.lab09_performance.scenario import (ACT2_PROFILE, BASE_MFU, BUDGET_WEEKS, COMPRESSION_RANGE,
+                                             COMPRESSION_RATIO, COMPRESSION_STEP, COMPRESSION_WEEKS,
+                                             COMPRESSION_WEEKS_PER_RATIO, COSTS, FACTORS, MFU_TARGET,
+                                             MICRO_BATCHES_BASE, MICRO_BATCHES_NEW, MICRO_BATCHES_RANGE,
+                                             PIPELINE_WEEKS, PIPELINE_WEEKS_PER_MICROBATCH, PREFETCH_BASE,
+                                             PREFETCH_NEW, PREFETCH_RANGE, PREFETCH_WEEKS,
+                                             PREFETCH_WEEKS_PER_WORKER)
 from reference import performance as ref
-
-# The lab's slider ranges (its Distributed Performance Optimizer) and the compression slider's step.
-MICRO_BATCHES_RANGE = (1, 32)
-COMPRESSION_RANGE = (1.0, 4.0)
-COMPRESSION_STEP = 0.5
-PREFETCH_RANGE = (1, 16)
-# The lab's linear cost model, engineer-weeks: a fixed cost when the lever moves plus a slope.
-PIPELINE_WEEKS, PIPELINE_WEEKS_PER_MICROBATCH = 0.5, 0.1
-COMPRESSION_WEEKS, COMPRESSION_WEEKS_PER_RATIO = 2.0, 1.5
-PREFETCH_WEEKS, PREFETCH_WEEKS_PER_WORKER = 1.0, 0.25
 
 
 def lever_factors(microbatches: int, compression: float, prefetch_workers: int) -> dict[str, float]:
@@ -79,7 +73,7 @@ def check(design) -> list[Verdict]:
     mfu, weeks = plan_mfu_and_cost(*levers)
     spent = ", ".join(f"{part} {w:g}" for part, w in costs.items())
     return [Verdict(weeks <= BUDGET_WEEKS, f"{weeks:.2f} engineer-weeks ({spent}) of {BUDGET_WEEKS:g}"),
-            Verdict(mfu >= MFU_TARGET, f"MFU {pct(mfu)} (from {pct(BASE_MFU)})")]
+            Verdict(mfu >= MFU_TARGET, f"MFU {mfu:.1%} (from {BASE_MFU:.1%})")]
 
 
 def _grid():

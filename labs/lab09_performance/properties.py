@@ -49,21 +49,28 @@ def _profile_from_weights(weights: list[int]) -> dict[str, float]:
 profiles = st.lists(st.integers(1, 1000), min_size=2, max_size=6, unique=True).map(_profile_from_weights)
 
 
-@st.composite
-def _profile_and_factors(draw):
-    profile = draw(profiles)
-    names = draw(st.lists(st.sampled_from(sorted(profile)), unique=True))
-    return {"profile": profile, "factors": {n: draw(speedups) for n in names}}
+def profile_and_factors(factor):
+    """A profile and a speedup drawn from `factor` for some of its parts (also the hidden domain)."""
+    @st.composite
+    def draw_plan(draw):
+        profile = draw(profiles)
+        names = draw(st.lists(st.sampled_from(sorted(profile)), unique=True))
+        return {"profile": profile, "factors": {n: draw(factor) for n in names}}
+    return draw_plan()
 
 
-@st.composite
-def _fixes(draw):
-    profile = draw(profiles)
-    names = draw(st.lists(st.sampled_from(sorted(profile)), min_size=1, unique=True))
-    return {"profile": profile,
-            "factors": {n: draw(st.floats(1.01, 10.0)) for n in names},
-            "cost_weeks": {n: draw(st.floats(0.1, 20.0)) for n in names},
-            "budget_weeks": draw(st.floats(0.0, 25.0))}
+def fixes(lowest_factor):
+    """A profile, fixes of some of its parts at least `lowest_factor` times faster, their costs and a
+    budget (also the hidden domain)."""
+    @st.composite
+    def draw_fixes(draw):
+        profile = draw(profiles)
+        names = draw(st.lists(st.sampled_from(sorted(profile)), min_size=1, unique=True))
+        return {"profile": profile,
+                "factors": {n: draw(st.floats(lowest_factor, 10.0)) for n in names},
+                "cost_weeks": {n: draw(st.floats(0.1, 20.0)) for n in names},
+                "budget_weeks": draw(st.floats(0.0, 25.0))}
+    return draw_fixes()
 
 
 _plans = st.dictionaries(st.sampled_from(["pipeline", "allreduce", "data", "compute", "kernels"]),
@@ -357,10 +364,10 @@ PROPERTIES = [
          strategy=_kw(fraction=fractions, factor=any_factors), check=_multi_single),
     dict(item="multi_component_speedup", name="order of the profile does not matter",
          meaning="Listing the parts in another order describes the same step.",
-         strategy=_profile_and_factors(), check=_multi_order),
+         strategy=profile_and_factors(speedups), check=_multi_order),
     dict(item="multi_component_speedup", name="between 1 and the largest factor",
          meaning="Speeding parts up by factors >= 1 gives at least 1 and at most the largest factor.",
-         strategy=_profile_and_factors(), check=_multi_bounds),
+         strategy=profile_and_factors(speedups), check=_multi_bounds),
     dict(item="hotspot", name="the part with the largest share",
          meaning="The hotspot is a part of the profile and no part takes a larger share of the step.",
          strategy=profiles, check=_hotspot_largest),
@@ -411,13 +418,13 @@ PROPERTIES = [
          check=_gain_proportional),
     dict(item="best_fix", name="an affordable fix or 'none'",
          meaning="The answer names one of the fixes whose cost fits the budget, or is 'none'.",
-         strategy=_fixes(), check=_fix_affordable),
+         strategy=fixes(1.01), check=_fix_affordable),
     dict(item="best_fix", name="'none' when nothing fits",
          meaning="With a budget below every fix's cost, no fix can be chosen.",
-         strategy=_fixes(), check=_fix_none),
+         strategy=fixes(1.01), check=_fix_none),
     dict(item="best_fix", name="same choice in other units of time",
          meaning="Doubling every cost and the budget (weeks to half-weeks) changes no ranking.",
-         strategy=_fixes(), check=_fix_scale),
+         strategy=fixes(1.01), check=_fix_scale),
     dict(item="budget_left_weeks", name="an empty plan leaves the whole budget",
          meaning="Doing nothing costs nothing, so the whole budget is left.",
          strategy=_kw(budget_weeks=st.floats(0.0, 50.0)), check=_left_empty),

@@ -3,11 +3,11 @@
 """Lab 09 — performance engineering: Amdahl's law at scale, rooflines, MFU and where to spend effort.
 
 Conventions (all functions): SI units — seconds, bytes, bytes/s, FLOP, FLOP/s. Fractions are in
-[0, 1], never percent (0.08 is 8 %). Counts are positive ints. A speedup `factor` k is how many
+[0, 1], never percent (0.25 is 25 %). Counts are positive ints. A speedup `factor` k is how many
 times faster one part gets (k > 1 faster, k < 1 slower). Functions are pure: no printing, no globals.
 A step-time `profile` is a dict name -> share of the step time, the shares summing to 1.
 A speedup ratio S = old time / new time; the step time then falls by 1 - 1/S, which is smaller
-than the throughput gain S - 1 (a 3x kernel on 12 % of the step: time -8.0 %, throughput +8.7 %).
+than the throughput gain S - 1 (S = 2: the step takes 50 % less time, the throughput rises by 100 %).
 MFU (model-FLOP utilisation) is a fraction of the dense peak; at a fixed number of FLOP per step
 it scales as 1 / step time.
 Sources: Amdahl, AFIPS 1967; Hennessy & Patterson, Computer Architecture (5th ed.), sec. 1.9;
@@ -69,7 +69,7 @@ def amdahl_limit(fraction: float) -> float:
 
 def step_time_reduction(fraction: float, factor: float) -> float:
     """Share of the step time saved when a part taking `fraction` of it gets `factor` times
-    faster: f * (1 - 1/k), a fraction (0.08 = the step takes 8 % less time).
+    faster: f * (1 - 1/k), a fraction (0.25 = the step takes 25 % less time).
 
     It equals 1 - 1/S for the Amdahl speedup S; the throughput gain S - 1 is larger.
     """

@@ -57,9 +57,12 @@ EXPECTED = {
                     "collateral": {"partly_wrong": {"cheapest_option": 0.5}},
                     "challenges": {"lab01_whatif": {"correct": 1, "partly_wrong": 1 / 3, "wrong_predictions": 0,
                                                     "broken": 0, "untouched": 0}}},
-    "lab02_interconnect": {"challenges": {"lab02_pipeline": {"correct": 1, "partly_wrong": 2 / 3, "wrong_predictions": 0,
+    "lab02_interconnect": {"challenges": {"lab02_pipeline": {"correct": 1, "partly_wrong": 1 / 3, "wrong_predictions": 0,
                                                              "broken": 0, "untouched": 0}}},
     "lab06_collectives": {"printed": ["128.00x", "FAILURE: communication over half the step"], "at_most_half": True},
+    "lab09_performance": {"printed": ["cuts the step time by 8.0%", "Your best_fix: pipeline_bubble", "(OVER BUDGET)"],
+                          "challenges": {"lab09_plan": {"correct": 1, "partly_wrong": 1 / 2, "wrong_predictions": 0,
+                                                        "broken": 0, "untouched": 0}}},
 }
 
 
@@ -166,8 +169,8 @@ def test_every_staff_only_file_is_scanned_for(lab):
 @contextlib.contextmanager
 def _student_kernel(a, tmp: Path):
     """A namespace like a student's kernel: the flat reference modules importable from `tmp` as the
-    student's module, `tmp` the working folder (reveals write their record file there), plt.show
-    closing figures."""
+    student's module next to the shipped helpers (the instrument toolkit), `tmp` the working folder
+    (reveals write their record file there), plt.show closing figures."""
     tmp.mkdir(parents=True, exist_ok=True)
     samples.flat_reference_modules(tmp)
     copy_student_files(tmp)   # the instrument toolkit, as released

@@ -4,7 +4,11 @@ each violated constraint loses its share, malformed plans score 0 with a reason.
 import pytest
 
 from autograder.engine.challenges import design_source, grade_answer
-from labs.lab09_performance import ACT2_PROFILE, ASSIGNMENT, BASE_MFU, BUDGET_WEEKS, MFU_TARGET
+import tomllib
+
+from labs import lab_folder
+from labs.lab09_performance import ASSIGNMENT
+from labs.lab09_performance.scenario import ACT2_PROFILE, BASE_MFU, BUDGET_WEEKS, MFU_TARGET
 from labs.lab09_performance.challenges import LAB09_PLAN as C, lever_factors, plan_mfu_and_cost, valid_plans
 from reference import performance as ref
 
@@ -52,7 +56,7 @@ def test_each_violated_constraint_loses_its_share(levers, missed):
 def test_feedback_numbers_are_the_references():
     mfu = BASE_MFU * ref.multi_component_speedup(ACT2_PROFILE, lever_factors(8, 3.0, 4))
     grade = grade_answer(C, _plan(8, 3.0, 4))
-    assert mfu < MFU_TARGET and f"MFU {100 * mfu:.1f} %" in grade.feedback and f"of {BUDGET_WEEKS:g}" in grade.feedback
+    assert mfu < MFU_TARGET and f"MFU {mfu:.1%}" in grade.feedback and f"of {BUDGET_WEEKS:g}" in grade.feedback
 
 
 @pytest.mark.parametrize("source, reason", [
@@ -69,3 +73,14 @@ def test_feedback_numbers_are_the_references():
 def test_malformed_plans_score_zero_with_a_reason(source, reason):
     grade = grade_answer(C, source)
     assert grade.score == 0.0 and reason in grade.feedback, grade.feedback
+
+
+def test_sample_class_plans_score_their_declared_share():
+    """correct: m=16 with 3x compression (not the reference's plan); partly_wrong: every lever at its
+    maximum but prefetch, over budget (1 of 2 constraints); wrong_predictions: a lever missing (0)."""
+    declared = tomllib.loads((lab_folder(ASSIGNMENT.id) / "samples.toml").read_text(encoding="utf-8"))
+    share = {"correct": 1, "partly_wrong": 1 / 2, "wrong_predictions": 0}
+    for student, fraction in share.items():
+        source = declared[student]["answers"][C.id]["source"]
+        assert grade_answer(C, source).score == pytest.approx(fraction * C.points), student
+    assert all(C.id not in declared[s]["answers"] for s in ("broken", "untouched"))
