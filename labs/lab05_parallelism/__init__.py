@@ -120,6 +120,7 @@ ACT2_KEY_INDEX = next(i for i, lay in enumerate(ACT2_LAYOUTS) if lay["config"] =
 assert ACT2_LAYOUTS[ACT2_KEY_INDEX]["feasible"]
 LAB_LAYOUT = ACT2_LAYOUTS[1]                   # TP=8 PP=4: the lab's keyed answer
 BEST_LAYOUT = ACT2_LAYOUTS[ACT2_KEY_INDEX]
+BEST_M = BEST_LAYOUT["m"]                      # micro-batches per replica of the best layout
 FULL_STATES_TB = ref.model_state_bytes_per_gpu(ACT2["params"]) / 1e12
 ACT_LAYER_T1_GB = ref.activation_bytes_per_layer(SEQ_LEN, 1, ACT2["hidden"], ACT2["heads"], 1) / 1e9
 
@@ -156,36 +157,50 @@ def gb(x: float) -> str:
 
 # --- questions -------------------------------------------------------------------------------------
 
-def key_by_claims(claims: list[tuple[str, bool]]) -> tuple[list[str], int]:
-    """Option texts and the index of the one claim the reference numbers make true."""
+def key_by_claims(claims: list[tuple[spec.Option, bool]]) -> tuple[list[spec.Option], int]:
+    """Options and the index of the one claim the reference numbers make true."""
     true = [i for i, (_, holds) in enumerate(claims) if holds]
     assert len(true) == 1, f"exactly one option must hold, got {true}"
-    return [text for text, _ in claims], true[0]
+    return [option for option, _ in claims], true[0]
 
 
+O = spec.Option
 _act1_texts, _act1_key = key_by_claims([
-    ("NCCL software overhead: the per-message latency of the ring's 2(N-1) steps grows with the cluster",
+    (O("NCCL software overhead: the per-message latency of the ring's 2(N-1) steps grows with the cluster",
+      f"Latency is only {pct(LATENCY_SHARE512)} of the {COMM512:.3f} s AllReduce at {N_LARGE} GPUs; the "
+      "bytes on the wire, not the message count, set its time."),
      LATENCY_SHARE512 > 0.5),
-    ("Each GPU's share of the fixed global batch shrinks as 1/N, so compute time falls, while the "
-     f"gradient AllReduce stays near {RING_FACTOR_LIMIT}x the gradient bytes per GPU and moves onto InfiniBand past one "
-     "node: the comm/compute ratio rises",
+    (O("Compute per GPU shrinks as 1/N; the gradient AllReduce does not, and past one node it leaves NVLink",
+       f"Compute falls from {COMPUTE8:.2f} s to {COMPUTE512:.3f} s, while the ring still sends about "
+       f"{RING_FACTOR_LIMIT}x the {GRAD_GB:.0f} GB gradient per GPU, over InfiniBand past {GPN} GPUs: "
+       f"comm/compute rises from {COMM8 / COMPUTE8:.3f} to {COMM512 / COMPUTE512:.2f}."),
      COMPUTE512 < COMPUTE8 and COMM512 / COMPUTE512 > 10 * COMM8 / COMPUTE8),
-    ("Larger clusters put more L2-cache and HBM-bandwidth pressure on each GPU",
+    (O("Larger clusters put more L2-cache and HBM-bandwidth pressure on each GPU, so each computes slower",
+       f"Each GPU's share of the batch shrinks from {ACT1['tokens_per_step'] / N_SMALL:,.0f} to "
+       f"{ACT1['tokens_per_step'] / N_LARGE:,.0f} tokens; the MFU while computing stays {pct(ACT1['mfu'])}."),
      ACT1["tokens_per_step"] / N_LARGE > ACT1["tokens_per_step"] / N_SMALL),     # per-GPU work only shrinks
-    ("The global batch grows with the cluster until gradient quality degrades and more steps are needed",
+    (O("The global batch grows with the cluster until gradient quality degrades and more steps are needed to train",
+       f"The scenario fixes the global batch at {ACT1['tokens_per_step']:,.0f} tokens, and MFU counts FLOP/s, "
+       "not steps to convergence."),
      False),                                                           # the scenario fixes it
 ])
-_act1_options, _act1_letter = spec.letters(_act1_texts, _act1_key, offset=0)
+_act1_options, _act1_letter, _act1_why = spec.letters(_act1_texts, _act1_key, offset=0)
 
 # Conceptual: bucketing is the only option that overlaps the AllReduce instead of resizing a term.
 _refl1_texts = [
-    "Use faster GPUs to shorten the compute time, which shrinks the whole step",
-    "Gradient bucketing with asynchronous AllReduce: start reducing the last layers' gradients while "
-    "the backward pass still computes the earlier layers'",
-    "Reduce the per-GPU batch to shrink the gradient tensor and so the AllReduce",
-    "Quantize gradients to INT8 for the AllReduce and dequantize them before the optimizer step",
+    O("Buy faster GPUs, so that the compute time, and with it the whole step, gets shorter",
+      f"{FAST_GPU_PEAK_FACTOR}x the peak divides compute but not the AllReduce: MFU at {N_LARGE} GPUs drops "
+      f"from {pct(MFU512)} to {pct(FAST_GPU_MFU512)}, and nothing overlaps."),
+    O("Gradient bucketing: AllReduce the last layers' gradients while backward computes earlier layers",
+      "Right: PyTorch DDP reduces each bucket as soon as its gradients are ready, so the transfer runs "
+      "behind the rest of the backward pass."),
+    O("Reduce the per-GPU batch, which shrinks the gradient tensor and so the AllReduce",
+      "The gradient has one value per parameter whatever the batch; a smaller batch only shrinks compute."),
+    O("Quantize gradients to INT8 for the AllReduce and dequantize them before the optimizer step",
+      f"{INT8_BYTES} byte per value instead of {ACT1['bytes_per_grad']} shortens the AllReduce "
+      f"({pct(INT8_MFU512)} MFU) but the step still waits for it: a smaller term, not an overlap."),
 ]
-_refl1_options, _refl1_letter = spec.letters(_refl1_texts, 1, offset=3)   # documented conceptual choice
+_refl1_options, _refl1_letter, _refl1_why = spec.letters(_refl1_texts, 1, offset=3)   # documented conceptual choice
 
 ACT2_OFFSET = 3
 _ACT2_BLURBS = [
@@ -194,21 +209,37 @@ _ACT2_BLURBS = [
     "tensor parallelism inside a node, {layers_per_stage} layers per pipeline stage, DP for throughput",
     "no tensor parallelism at all: {layers_per_stage} layers per stage, no per-layer AllReduces",
 ]
-_act2_texts = [f"TP={lay['tp']}, PP={lay['pp']}, DP={lay['dp']}: "
-               + blurb.format(layers_per_stage=ACT2["layers"] // lay["pp"], nodes=lay["tp"] // GPN)
-               for lay, blurb in zip(ACT2_LAYOUTS, _ACT2_BLURBS)]
-_act2_options, _act2_letter = spec.letters(_act2_texts, ACT2_KEY_INDEX, offset=ACT2_OFFSET)
 
-# Conceptual: the per-layer TP AllReduce volume at InfiniBand bandwidth (numbers in the hint).
+
+def layout_why(lay: dict) -> str:
+    """Why one Act II layout meets or misses the three limits, measured with the reference."""
+    verdicts = [f"{gb(lay['memory'])} per GPU ({'fits' if lay['fits'] else 'out of memory'})",
+                f"TP {'crosses' if lay['crosses'] else 'stays inside'} a node",
+                f"bubble {pct(lay['bubble'])} with m={lay['m']}"
+                + (" (over the ceiling)" if lay["bubble"] > ACT2["bubble_ceiling"] else "")]
+    return ("Right: " if lay["feasible"] else "") + "; ".join(verdicts) + "."
+
+
+_act2_texts = [O(f"TP={lay['tp']}, PP={lay['pp']}, DP={lay['dp']}: "
+                 + blurb.format(layers_per_stage=ACT2["layers"] // lay["pp"], nodes=lay["tp"] // GPN), layout_why(lay))
+               for lay, blurb in zip(ACT2_LAYOUTS, _ACT2_BLURBS)]
+_act2_options, _act2_letter, _act2_why = spec.letters(_act2_texts, ACT2_KEY_INDEX, offset=ACT2_OFFSET)
+
+# Conceptual: the per-layer TP AllReduce volume at InfiniBand bandwidth (numbers in the why).
 _refl2_texts = [
-    "PyTorch does not support tensor parallelism across nodes in its distributed primitives",
-    f"Tensor-parallel AllReduces run inside every layer ({TP_ALLREDUCES_FWD} forward, {TP_ALLREDUCES_BWD} backward) for every "
-    f"microbatch; at InfiniBand's {NVLINK_OVER_IB:.0f}x lower per-GPU bandwidth they dominate the step",
-    "Tensor parallelism needs GPU memory shared between the ranks, which separate nodes do not have",
-    "Cross-node tensor parallelism makes training numerically unstable through rounding across nodes",
+    O("PyTorch's distributed primitives do not support tensor parallelism across the nodes of a cluster",
+      "torch.distributed and NCCL run the same collectives over InfiniBand as over NVLink."),
+    O("Its AllReduces run in every layer for every microbatch, and InfiniBand is far slower than NVLink",
+      f"Right: {TP_ALLREDUCES_FWD + TP_ALLREDUCES_BWD} AllReduces per layer per microbatch cost {TP_NVLINK_S:.2f} s "
+      f"per step on NVLink but {TP_IB_S:.1f} s at InfiniBand's {NVLINK_OVER_IB:.0f}x lower bandwidth, against "
+      f"{ACT2_COMPUTE_S:.2f} s of compute."),
+    O("Tensor parallelism needs GPU memory shared between the ranks, which separate nodes do not have",
+      "TP ranks exchange messages (AllReduces of activations), not shared memory."),
+    O("Cross-node tensor parallelism makes training numerically unstable through rounding across nodes",
+      "The sums are the same whichever link carries them; the cost is time, not precision."),
 ]
 assert TP_IB_S > ACT2_COMPUTE_S > TP_NVLINK_S   # the premise of the key: across nodes TP dominates the step
-_refl2_options, _refl2_letter = spec.letters(_refl2_texts, 1, offset=1)
+_refl2_options, _refl2_letter, _refl2_why = spec.letters(_refl2_texts, 1, offset=1)
 
 QUESTIONS = [
     Question(
@@ -216,7 +247,7 @@ QUESTIONS = [
         prompt=("**Act I prediction.** The global batch is fixed at "
                 f"{ACT1['tokens_per_step']:,.0f} tokens. Why does MFU fall from {pct(MFU8)} at {N_SMALL} GPUs "
                 f"to {pct(MFU512)} at {N_LARGE} GPUs?"),
-        options=_act1_options, key=_act1_letter,
+        options=_act1_options, key=_act1_letter, why=_act1_why,
         hint=(f"Split the step into its two parts. Compute per GPU is {FLOPS_PER_PARAM_TOKEN:g}*P*tokens/(N*peak*MFU): "
               f"{COMPUTE8:.2f} s at {N_SMALL} GPUs, {COMPUTE512:.3f} s at {N_LARGE}. The ring moves 2(N-1)/N of the "
               f"{GRAD_GB:.0f} GB gradient whatever N is: {COMM8:.3f} s on NVLink at {N_SMALL} GPUs, "
@@ -227,7 +258,7 @@ QUESTIONS = [
         id="act1_reflection", kind="reflection", points=1.0,
         prompt=("**Act I reflection.** What is the primary technique to *overlap* the gradient "
                 "AllReduce with computation in data-parallel training?"),
-        options=_refl1_options, key=_refl1_letter,
+        options=_refl1_options, key=_refl1_letter, why=_refl1_why,
         hint=(f"Ask of each option whether communication and compute run at the same time. "
               f"{FAST_GPU_PEAK_FACTOR}x the peak FLOP/s divides compute by {FAST_GPU_PEAK_FACTOR} but not the "
               f"AllReduce: MFU at {N_LARGE} GPUs would drop from "
@@ -243,7 +274,7 @@ QUESTIONS = [
                 f"{GPN}-GPU DGX node and keeps the pipeline bubble at or below "
                 f"{pct(ACT2['bubble_ceiling'])}? (Global batch {ACT2['global_batch']:,} sequences of "
                 f"{SEQ_LEN:,} tokens, micro-batch {ACT2['micro_batch']}, 1F1B schedule, no ZeRO.)"),
-        options=_act2_options, key=_act2_letter,
+        options=_act2_options, key=_act2_letter, why=_act2_why,
         hint=("Check each layout against all three limits. Without ZeRO the model states are "
               f"{C.ADAM_MIXED_PRECISION_BYTES_PER_PARAM} bytes per parameter of the TP x PP shard; with 1F1B the first stage holds the activations of "
               "pp microbatches of layers/pp layers, i.e. of all the layers, so only TP shrinks them. "
@@ -253,7 +284,7 @@ QUESTIONS = [
     Question(
         id="act2_reflection", kind="reflection", points=1.0,
         prompt=f"**Act II reflection.** Why must tensor parallelism stay inside one DGX node (TP <= {GPN})?",
-        options=_refl2_options, key=_refl2_letter,
+        options=_refl2_options, key=_refl2_letter, why=_refl2_why,
         hint=(f"Count the bytes. Each TP AllReduce carries one microbatch's fp16 activations "
               f"(s*b*h*{C.FP16_BYTES} bytes), {TP_ALLREDUCES_FWD + TP_ALLREDUCES_BWD} times per layer per microbatch. "
               f"In the feasible layout that costs {TP_NVLINK_S:.2f} s per step over NVLink; "
@@ -421,8 +452,8 @@ _STORY1 = f"""# Lab 05 — The Parallelism Paradox
 > on H100s. Every step processes the same global batch: {ACT1['tokens_per_step']:,.0f} tokens
 > ({ACT1_SEQUENCES:,} sequences of {SEQ_LEN:,} tokens). I measured MFU at {N_SMALL} GPUs = {pct(MFU8)}. At {N_MID} GPUs it
 > dropped to {pct(MFU64)}. At {N_LARGE} GPUs it is {pct(MFU512)}. The model has not changed. We just added
-> GPUs and it got worse. At ${USD_PER_GPU_HOUR:.2f} per GPU-hour, the {N_LARGE} GPUs spend
-> ${IDLE_USD_PER_DAY:,.0f} a day waiting on the network. Why does MFU fall as we scale?"
+> GPUs and it got worse, and we pay \\${USD_PER_GPU_HOUR:.2f} per GPU-hour for all of them. Why does MFU fall
+> as we scale?"
 
 A data-parallel step computes the forward and backward pass on each GPU's share of the batch
 ({FLOPS_PER_PARAM_TOKEN:g} x params x tokens FLOP in all, at {pct(ACT1['mfu'])} MFU of the dense
@@ -437,7 +468,8 @@ gradient AllReduce, and so every time below, unchanged.
 """
 
 _INSTRUMENT1 = f"""# Instrument: effective MFU against the number of GPUs (your functions)
-params, tokens, base_mfu = {ACT1['params']!r}, {ACT1['tokens_per_step']!r}, {ACT1['mfu']!r}
+from _instruments import Instrument, Steps, Slider
+params, tokens = {ACT1['params']!r}, {ACT1['tokens_per_step']!r}
 peak, gpus_per_node = constants.H100_PEAK_FLOPS_BF16, constants.GPUS_PER_DGX_H100
 gpus = {list(CURVE_GPUS)!r}
 
@@ -447,34 +479,41 @@ def link(n):
         return constants.NVLINK4_BANDWIDTH, constants.NVLINK_ALPHA_S
     return constants.IB_NDR400_BANDWIDTH, constants.IB_ALPHA_S
 
-def times(n):
+def times(n, base_mfu={ACT1['mfu']!r}):
     bw, alpha = link(n)
     step = parallelism.data_parallel_step_time(params, tokens, n, peak, base_mfu, bw, alpha)
     # one GPU has no AllReduce, and compute splits evenly: compute(n) = step(1) / n
     compute = parallelism.data_parallel_step_time(params, tokens, 1, peak, base_mfu, bw, alpha) / n
     return compute, step - compute
 
-mfus, comms, computes = [], [], []
-for n in gpus:
-    compute, comm = times(n)
-    computes.append(compute); comms.append(comm)
-    mfus.append(parallelism.effective_mfu(base_mfu, compute, comm))
+def draw(fig, n_gpus, base_mfu):
+    curve = [times(n, base_mfu) for n in gpus]
+    mfus = [parallelism.effective_mfu(base_mfu, c, m) for c, m in curve]
+    ax1, ax2 = fig.subplots(1, 2)
+    ax1.plot(gpus, [100 * x for x in mfus], "o-", label="effective MFU")
+    ax1.axhline(100 * {MFU_FLOOR!r}, ls="--", c="gray", label="{MFU_FLOOR:.0%} practical floor")
+    ax1.axvline(gpus_per_node + 0.5, ls=":", c="red", label="node boundary: NVLink -> InfiniBand")
+    ax1.axvline(n_gpus, c="black", alpha=0.4)
+    ax1.set_xscale("log", base=2); ax1.set_xlabel("GPUs (fixed global batch)"); ax1.set_ylabel("MFU (%)")
+    ax1.legend(fontsize=7); ax1.set_title("The data-parallel wall")
+    ax2.plot(gpus, [c for c, _ in curve], "o-", label="compute per step")
+    ax2.plot(gpus, [m for _, m in curve], "s-", label="gradient AllReduce")
+    ax2.axvline(n_gpus, c="black", alpha=0.4)
+    ax2.set_xscale("log", base=2); ax2.set_yscale("log"); ax2.set_xlabel("GPUs"); ax2.set_ylabel("seconds")
+    ax2.legend(fontsize=7); ax2.set_title("Where the step goes")
+    compute, comm = times(n_gpus, base_mfu)
+    mfu = parallelism.effective_mfu(base_mfu, compute, comm)
+    banner = "  BELOW THE PRACTICAL FLOOR" if mfu < {MFU_FLOOR!r} else ""
+    return (f"{{n_gpus}} GPUs: compute {{compute:.3f}} s + AllReduce {{comm:.3f}} s per step, "
+            f"effective MFU {{100 * mfu:.1f}}%{{banner}}")
 
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
-ax1.plot(gpus, [100 * x for x in mfus], "o-", label="effective MFU")
-ax1.axhline(100 * {MFU_FLOOR!r}, ls="--", c="gray", label="{MFU_FLOOR:.0%} practical floor")
-ax1.axvline(gpus_per_node + 0.5, ls=":", c="red", label="node boundary: NVLink -> InfiniBand")
-ax1.set_xscale("log", base=2); ax1.set_xlabel("GPUs (fixed global batch)"); ax1.set_ylabel("MFU (%)")
-ax1.legend(); ax1.set_title("The data-parallel wall")
-ax2.plot(gpus, computes, "o-", label="compute per step")
-ax2.plot(gpus, comms, "s-", label="gradient AllReduce")
-ax2.set_xscale("log", base=2); ax2.set_yscale("log"); ax2.set_xlabel("GPUs"); ax2.set_ylabel("seconds")
-ax2.legend(); ax2.set_title("Where the step goes")
-plt.show()
+Instrument(draw, figsize=(11, 4), n_gpus=Steps("GPUs", gpus, value={N_LARGE!r}),
+           base_mfu=Slider("MFU while computing", 0.2, 0.8, value={ACT1['mfu']!r}, step=0.02)).show();
 """
 
 _REALITY1 = f"""# Prediction vs reality (your functions)
 print("Your prediction:", act1_prediction)
+base_mfu = {ACT1['mfu']!r}
 for n in {list(ACT1_GPUS)!r}:
     compute, comm = times(n)
     print(f"{{n:4d}} GPUs: compute {{compute:8.3f}} s, AllReduce {{comm:6.3f}} s, "
@@ -501,63 +540,106 @@ _OPTION_LAYOUTS, _ = spec.letters([(lay["tp"], lay["pp"], lay["dp"]) for lay in 
 
 _MODEL_SHAPE = ", ".join(f"{k}={ACT2[k]!r}" for k in ("params", "layers", "seq_len", "micro_batch", "hidden", "heads"))
 
-_INSTRUMENT2 = f"""# Instrument: memory and bubble of each option (your functions)
-options = {_OPTION_LAYOUTS!r}   # letter -> (TP, PP, DP)
-global_batch, micro_batch, zero_stage = {ACT2['global_batch']!r}, {ACT2['micro_batch']!r}, {ACT2['zero_stage']!r}
+_SHAPE2 = ", ".join(f"{k}={ACT2[k]!r}" for k in ("params", "layers", "seq_len", "hidden", "heads", "zero_stage"))
+_PP_STEPS = [p for p in (1, 2, 4, 8, 16, 32) if ACT2["layers"] % p == 0]
+_M_STEPS = [m for m in range(1, ACT2["global_batch"] + 1) if ACT2["global_batch"] % m == 0]
+
+_INSTRUMENT2 = f"""# Instrument: TP, PP and micro-batches of GPT-3 on {ACT2['n_gpus']:,} H100s (your functions)
+from _instruments import Instrument, Steps
+n_gpus, global_batch, gpus_per_node = {ACT2['n_gpus']!r}, {ACT2['global_batch']!r}, {ACT2['gpus_per_node']!r}
 capacity, ceiling = constants.H100_HBM_CAPACITY_BYTES, {ACT2['bubble_ceiling']!r}
 
-def measure(tp, pp, dp):
-    m = global_batch // micro_batch // dp   # microbatches per DP replica
-    total = parallelism.peak_memory_bytes_per_gpu({_MODEL_SHAPE}, tp=tp, pp=pp, dp=dp,
-                                                  microbatches=m, zero_stage=zero_stage)
-    states = parallelism.model_state_bytes_per_gpu({ACT2['params']!r}, dp, zero_stage, tp, pp)
-    return dict(m=m, total=total, states=states, activations=total - states,
+def measure(tp, pp, m):
+    \"\"\"The layout with DP = GPUs / (TP x PP), each replica's share of the batch cut into m micro-batches.\"\"\"
+    dp = n_gpus // tp // pp                 # the data-parallel replicas
+    micro_batch = global_batch // dp // m   # sequences per micro-batch
+    total = parallelism.peak_memory_bytes_per_gpu({_SHAPE2}, micro_batch=micro_batch,
+                                                  tp=tp, pp=pp, dp=dp, microbatches=m)
+    states = parallelism.model_state_bytes_per_gpu({ACT2['params']!r}, dp, {ACT2['zero_stage']!r}, tp, pp)
+    return dict(dp=dp, micro_batch=micro_batch, total=total, states=states, activations=total - states,
                 bubble=parallelism.pipeline_bubble_fraction(pp, m))
 
-rows = {{letter: measure(*cfg) for letter, cfg in options.items()}}
-letters = list(rows)
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
-ax1.bar(letters, [rows[k]["states"] / 1e9 for k in letters], label="model states")
-ax1.bar(letters, [rows[k]["activations"] / 1e9 for k in letters],
-        bottom=[rows[k]["states"] / 1e9 for k in letters], label="activations (1F1B, first stage)")
-ax1.axhline(capacity / 1e9, c="red", ls="--", label=f"{{capacity / 1e9:.0f}} GB HBM")
-ax1.set_ylabel("GB per GPU"); ax1.set_title("Memory on the busiest GPU"); ax1.legend()
-ax2.bar(letters, [100 * rows[k]["bubble"] for k in letters], color="tab:orange")
-ax2.axhline(100 * ceiling, c="red", ls="--", label="bubble ceiling")
-ax2.set_ylabel("bubble (% of step)"); ax2.set_title("Pipeline bubble"); ax2.legend()
-for ax in (ax1, ax2):
-    ax.set_xlabel("option (your prediction: " + str(act2_prediction) + ")")
-plt.show()
+def draw(fig, tp, pp, m):
+    if n_gpus % (tp * pp) or global_batch % (n_gpus // (tp * pp) * m):
+        return (f"TP x PP = {{tp * pp}} and m = {{m}} do not split {{n_gpus}} GPUs and {{global_batch}} sequences "
+                "into whole replicas and micro-batches: move a control")
+    r = measure(tp, pp, m)
+    ax1, ax2 = fig.subplots(1, 2)
+    ax1.bar(["busiest GPU"], [r["states"] / 1e9], label="model states")
+    ax1.bar(["busiest GPU"], [r["activations"] / 1e9], bottom=[r["states"] / 1e9], label="activations (1F1B)")
+    ax1.axhline(capacity / 1e9, c="red", ls="--", label=f"{{capacity / 1e9:.0f}} GB HBM")
+    ax1.set_ylabel("GB per GPU"); ax1.set_title("Memory"); ax1.legend(fontsize=7)
+    ax2.bar(["bubble"], [100 * r["bubble"]], color="tab:orange")
+    ax2.axhline(100 * ceiling, c="red", ls="--", label="bubble ceiling")
+    ax2.set_ylabel("% of step"); ax2.set_title("Pipeline bubble"); ax2.legend(fontsize=7)
+    lines = [f"TP={{tp}} PP={{pp}} DP={{r['dp']}}, m={{m}} micro-batches of {{r['micro_batch']}} sequence(s)",
+             f"memory {{r['total'] / 1e9:.1f}} GB (states {{r['states'] / 1e9:.1f}} + activations {{r['activations'] / 1e9:.1f}})",
+             f"bubble {{100 * r['bubble']:.2f}}% (ceiling {{100 * ceiling:.0f}}%)"]
+    if not parallelism.fits_in_memory(r["total"], capacity):
+        lines.insert(0, "OUT OF MEMORY: this layout cannot train.")
+    if parallelism.tp_crosses_node(tp, gpus_per_node):
+        lines.append(f"WARNING: TP={{tp}} crosses the {{gpus_per_node}}-GPU node: its AllReduces leave NVLink.")
+    return "\\n".join(lines)
+
+Instrument(draw, figsize=(8, 3.5), tp=Steps("TP", {[2 ** k for k in range(7)]!r}, value={BEST_TP!r}),
+           pp=Steps("PP", {_PP_STEPS!r}, value={BEST_PP!r}),
+           m=Steps("micro-batches m", {_M_STEPS!r}, value={BEST_M!r})).show();
 """
 
+# letter -> (TP, PP, DP), laid out with the same rotation as the option texts
+_OPTION_LAYOUTS, _ = spec.letters([(lay["tp"], lay["pp"], lay["dp"]) for lay in ACT2_LAYOUTS], ACT2_KEY_INDEX, offset=ACT2_OFFSET)
 _SCENARIO_ARGS = ", ".join(f"{k}={v!r}" for k, v in ACT2.items() if k != "capacity_bytes")
 
 _REALITY2 = f"""# Prediction vs reality (your functions)
+options = {_OPTION_LAYOUTS!r}   # letter -> (TP, PP, DP)
 if act2_prediction not in options:
     raise ValueError(f"act2_prediction must be one of {{list(options)}}, got {{act2_prediction!r}}")
-tp, pp, dp = options[act2_prediction]
-r = rows[act2_prediction]
-print(f"Your layout: TP={{tp}} PP={{pp}} DP={{dp}}, m={{r['m']}} microbatches")
-print(f"  memory {{r['total'] / 1e9:.1f}} GB (states {{r['states'] / 1e9:.1f}} + activations {{r['activations'] / 1e9:.1f}})")
-print(f"  fits in {{capacity / 1e9:.0f}} GB:", parallelism.fits_in_memory(r["total"], capacity))
-print("  TP crosses a node:", parallelism.tp_crosses_node(tp, constants.GPUS_PER_DGX_H100))
-print(f"  bubble {{100 * r['bubble']:.2f}}% (ceiling {{100 * ceiling:.0f}}%)")
-if not parallelism.fits_in_memory(r["total"], capacity):
-    print("  OUT OF MEMORY: this layout cannot train.")
+for letter, (tp, pp, dp) in options.items():
+    m = global_batch // ({ACT2['micro_batch']!r} * dp)
+    r = measure(tp, pp, m)
+    print(f"{{letter}}{{' (yours)' if letter == act2_prediction else ''}}: TP={{tp}} PP={{pp}} DP={{dp}}, m={{m}}: "
+          f"memory {{r['total'] / 1e9:.1f}} GB, fits: {{parallelism.fits_in_memory(r['total'], capacity)}}, "
+          f"TP crosses a node: {{parallelism.tp_crosses_node(tp, gpus_per_node)}}, bubble {{100 * r['bubble']:.2f}}%")
 print("Your best_3d_config says:", parallelism.best_3d_config({_SCENARIO_ARGS}, capacity_bytes=capacity))
+"""
+
+_TAKEAWAY1 = f"""**Takeaway.** Adding GPUs divides the compute of a fixed batch but not the gradient AllReduce, which
+past one node also runs on InfiniBand: at {N_LARGE} GPUs the step spends {pct(collectives.comm_fraction(COMM512, COMPUTE512))}
+of its time communicating. At \\${USD_PER_GPU_HOUR:.2f} per GPU-hour that is \\${IDLE_USD_PER_DAY:,.0f} a day of GPUs
+waiting on the network. Overlap (bucketing) hides it; a larger batch per GPU shrinks its share.
+
+<details><summary>Math peek: the data-parallel step</summary>
+
+compute = {FLOPS_PER_PARAM_TOKEN:g} · P · T / (N · peak · MFU), ring AllReduce = 2(N−1)·α + 2(N−1)/N · P·b / B,
+effective MFU = MFU · compute / (compute + AllReduce). Compute falls as 1/N; the AllReduce tends to 2·P·b/B.
+</details>
+"""
+
+_TAKEAWAY2 = f"""**Takeaway.** Three limits pick the layout: tensor parallelism shrinks every layer's states and
+activations but must stay on NVLink (TP ≤ {GPN}); pipeline stages shrink the states but not the first
+stage's 1F1B activations, and each stage adds to the bubble; data parallelism takes the remaining GPUs
+and sets how many micro-batches hide the bubble.
+
+<details><summary>Math peek: memory and bubble</summary>
+
+model states per GPU = {C.ADAM_MIXED_PRECISION_BYTES_PER_PARAM} · P / (TP · PP) without ZeRO; the first 1F1B stage holds PP micro-batches of
+L/PP layers of activations; bubble = (p − 1) / (m + p − 1) with m = global batch / (DP · micro-batch).
+</details>
 """
 
 NOTEBOOK = [
     Markdown(_STORY1),
     Answer("act1_prediction"),
-    Code(_INSTRUMENT1, requires=("act1_prediction",)),
+    Code(_INSTRUMENT1, requires=("act1_prediction",), hidden=True),
     Code(_REALITY1, requires=("act1_prediction",)),
     Answer("act1_reflection"),
+    Markdown(_TAKEAWAY1),
     Markdown(_STORY2),
     Answer("act2_prediction"),
-    Code(_INSTRUMENT2, requires=("act2_prediction",)),
+    Code(_INSTRUMENT2, requires=("act2_prediction",), hidden=True),
     Code(_REALITY2, requires=("act2_prediction",)),
     Answer("act2_reflection"),
+    Markdown(_TAKEAWAY2),
     Markdown("## Your functions' grades"),
     FunctionGrades(),
 ]
