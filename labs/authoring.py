@@ -181,6 +181,7 @@ def names_used_before_defined(path: Path, predefined: Iterable[str] = ()) -> lis
                   if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
         bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
                   for a in (*n.args, *n.kwonlyargs)}
+        bound |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
                     and node.id not in defined and node.id not in bound:

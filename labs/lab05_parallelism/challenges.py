@@ -8,7 +8,9 @@ Several layouts meet all three (tests/labs/lab05_parallelism/test_lab05_challeng
 from __future__ import annotations
 
 from autograder.engine.challenges import DesignChallenge, Field, Invalid, Verdict
-from labs.lab05_parallelism import ACT2, BEST_M, BEST_PP, BEST_TP, GPN, SEQ_LEN, gb, pct
+from labs.authoring import fmt_bytes as gb
+from labs.lab05_parallelism.questions import pct
+from labs.lab05_parallelism.scenario import ACT2, BEST_M, BEST_PP, BEST_TP, GPN, SEQ_LEN
 from reference import parallelism as ref
 
 _SHAPE = {k: ACT2[k] for k in ("params", "layers", "seq_len", "hidden", "heads", "zero_stage")}

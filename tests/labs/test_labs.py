@@ -28,7 +28,7 @@ import pytest  # noqa: E402
 import physics_doc  # noqa: E402
 from autograder.build.leakscan import declaration_lines, declaration_paths, scan_text, secrets_for  # noqa: E402
 from autograder.build.notebook import build_notebook  # noqa: E402
-from autograder.build.release import build_source  # noqa: E402
+from autograder.build.release import STUDENT_DIR, STUDENT_FILES, build_source  # noqa: E402
 from autograder.classroom import samples  # noqa: E402
 from autograder.engine.grade import grade_submission  # noqa: E402
 from autograder.engine.spec import Code  # noqa: E402
@@ -161,6 +161,8 @@ def _student_kernel(a, tmp: Path):
     closing figures."""
     tmp.mkdir(parents=True, exist_ok=True)
     samples.flat_reference_modules(tmp)
+    for name in STUDENT_FILES:   # the instrument toolkit, shipped beside every lab's module
+        shutil.copyfile(STUDENT_DIR / name, tmp / name)
     names = {p.stem for p in tmp.glob("*.py")}
     saved = {n: sys.modules.pop(n) for n in list(sys.modules) if n in names}
     sys.path.insert(0, str(tmp))
@@ -373,7 +375,9 @@ def test_sample_diffs_hold_only_functions_of_the_lab(lab):
         if samples.sample_class(lab)[path.stem].get("compiles", True):
             defined = {n.name for n in ast.parse(path.read_text()).body if isinstance(n, ast.FunctionDef)}
             assert defined and defined <= names, (path, defined - names)
-            assert defined == set(samples.sample_class(lab)[path.stem].get("wrong", ())), path
+            # a function built on a redefined one may be wrong without being redefined (Lab 05's
+            # peak memory inherits the wrong model states); the test above pins `wrong` exactly
+            assert defined <= set(samples.sample_class(lab)[path.stem].get("wrong", ())), path
 
 
 @pytest.fixture(scope="module", params=FOLDER_LABS)
