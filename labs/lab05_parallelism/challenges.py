@@ -8,7 +8,9 @@ Several layouts meet all three (tests/labs/lab05_parallelism/test_lab05_challeng
 from __future__ import annotations
 
 from autograder.engine.challenges import DesignChallenge, Field, Invalid, Verdict
-from labs.lab05_parallelism import ACT2, BEST_PP, BEST_TP, GPN, SEQ_LEN, gb, pct
+from labs.authoring import fmt_bytes as gb
+from labs.lab05_parallelism.questions import pct
+from labs.lab05_parallelism.scenario import ACT2, BEST_M, BEST_PP, BEST_TP, GPN, SEQ_LEN
 from reference import parallelism as ref
 
 _SHAPE = {k: ACT2[k] for k in ("params", "layers", "seq_len", "hidden", "heads", "zero_stage")}
@@ -48,8 +50,6 @@ def check(design) -> list[Verdict]:
     ]
 
 
-# One valid layout: the enumerated best of Act II (micro-batch 1, so m = global batch / DP).
-_BEST_M = ACT2["global_batch"] // (ACT2["n_gpus"] // (BEST_TP * BEST_PP))
 
 LAB05_LAYOUT = DesignChallenge(
     id="lab05_layout", points=3.0,
@@ -68,7 +68,7 @@ LAB05_LAYOUT = DesignChallenge(
                  f"tensor parallelism stays inside one {GPN}-GPU node (NVLink)",
                  f"pipeline bubble (p - 1)/(m + p - 1) at or below {pct(ACT2['bubble_ceiling'])}"),
     check=check,
-    reference_answer=dict(tp=BEST_TP, pp=BEST_PP, microbatches=_BEST_M),
+    reference_answer=dict(tp=BEST_TP, pp=BEST_PP, microbatches=BEST_M),
 )
 
 CHALLENGES = [LAB05_LAYOUT]

@@ -16,7 +16,6 @@ from __future__ import annotations
 from _domain import check_count, check_fraction, check_nonneg, check_positive
 from constants import ADAM_MIXED_PRECISION_BYTES_PER_PARAM, FP16_BYTES
 
-
 __all__ = [
     "data_parallel_step_time", "effective_mfu", "model_state_bytes_per_gpu",
     "activation_bytes_per_layer", "pipeline_bubble_fraction", "tp_crosses_node",

@@ -59,6 +59,8 @@ EXPECTED = {
                                                     "broken": 0, "untouched": 0}}},
     "lab02_interconnect": {"challenges": {"lab02_pipeline": {"correct": 1, "partly_wrong": 1 / 3, "wrong_predictions": 0,
                                                              "broken": 0, "untouched": 0}}},
+    "lab05_parallelism": {"challenges": {"lab05_layout": {"correct": 1, "partly_wrong": 2 / 3, "wrong_predictions": 0,
+                                                          "broken": 0, "untouched": 0}}},
     "lab06_collectives": {"printed": ["128.00x", "FAILURE: communication over half the step"], "at_most_half": True},
     "lab09_performance": {"printed": ["cuts the step time by 8.0%", "Your best_fix: pipeline_bubble", "(OVER BUDGET)"],
                           "challenges": {"lab09_plan": {"correct": 1, "partly_wrong": 1 / 2, "wrong_predictions": 0,
@@ -386,7 +388,9 @@ def test_sample_diffs_hold_only_functions_of_the_lab(lab):
         if samples.sample_class(lab)[path.stem].get("compiles", True):
             defined = {n.name for n in ast.parse(path.read_text()).body if isinstance(n, ast.FunctionDef)}
             assert defined and defined <= names, (path, defined - names)
-            assert defined == set(samples.sample_class(lab)[path.stem].get("wrong", ())), path
+            # a function built on a redefined one may be wrong without being redefined (Lab 05's
+            # peak memory inherits the wrong model states); the test above pins `wrong` exactly
+            assert defined <= set(samples.sample_class(lab)[path.stem].get("wrong", ())), path
 
 
 @pytest.fixture(scope="module", params=FOLDER_LABS)

@@ -4,7 +4,9 @@ share, and malformed layouts score 0 with a reason."""
 import pytest
 
 from autograder.engine.challenges import design_source, grade_answer
-from labs.lab05_parallelism import ACT2, ASSIGNMENT
+from labs.authoring import fmt_bytes
+from labs.lab05_parallelism import ASSIGNMENT
+from labs.lab05_parallelism.scenario import ACT2
 from labs.lab05_parallelism.challenges import LAB05_LAYOUT as C, measure
 from reference import parallelism as ref
 
@@ -42,10 +44,10 @@ def test_each_violated_constraint_loses_its_share(design, missed):
 
 def test_feedback_numbers_are_the_references():
     lay = measure(8, 4, 48)
-    expected_gb = ref.peak_memory_bytes_per_gpu(ACT2["params"], ACT2["layers"], ACT2["seq_len"], 1, ACT2["hidden"],
-                                                ACT2["heads"], 8, 4, 32, 48) / 1e9
-    assert lay["memory"] / 1e9 == pytest.approx(expected_gb)
-    assert f"{expected_gb:.1f} GB on the busiest GPU" in _grade(tp=8, pp=4, microbatches=48).feedback
+    expected = ref.peak_memory_bytes_per_gpu(ACT2["params"], ACT2["layers"], ACT2["seq_len"], 1, ACT2["hidden"],
+                                             ACT2["heads"], 8, 4, 32, 48)
+    assert lay["memory"] == pytest.approx(expected)
+    assert f"{fmt_bytes(expected)} on the busiest GPU" in _grade(tp=8, pp=4, microbatches=48).feedback
 
 
 @pytest.mark.parametrize("design, reason", [

@@ -1,0 +1,154 @@
+"""Lab 05 graded functions: worked examples formatted from the scenario, hidden domains and the
+hidden property of best_3d_config (staff-only: the leak scan looks for these lines in releases)."""
+from __future__ import annotations
+
+from functools import partial
+
+from hypothesis import strategies as st
+
+from autograder.engine.spec import Example, FunctionItem, Property
+from labs.authoring import fmt_bytes as gb, public_properties
+from labs.lab05_parallelism.properties import PROPERTIES
+from labs.lab05_parallelism.scenario import (ACT1, ACT1_GPUS, ACT2, ACT2_LAYOUTS, BEST_LAYOUT, BUBBLE_EXAMPLES,
+                                             GPN, LAB_LAYOUT, SEQ_LEN, TIGHT_BUBBLE_CEILING, ZERO_PAPER,
+                                             ZERO_STAGE_EXAMPLE, act1_kwargs, act1_times, parse_config)
+from reference import parallelism as ref
+
+_POWERS2 = st.sampled_from([1, 2, 4, 8, 16, 32, 64])
+
+
+_wrap = partial(public_properties, PROPERTIES)
+
+
+def _best_is_feasible(f, d):
+    """Hidden: the student's chosen layout really satisfies the limits (checked with the reference)."""
+    got = f(**d)
+    if got == "none":
+        return
+    tp, pp, dp = parse_config(got)
+    m = d["global_batch"] // (dp * d["micro_batch"])
+    memory = ref.peak_memory_bytes_per_gpu(d["params"], d["layers"], d["seq_len"], d["micro_batch"],
+                                           d["hidden"], d["heads"], tp, pp, dp, m, d["zero_stage"])
+    assert memory <= d["capacity_bytes"], f"{got} needs {gb(memory)} per GPU, over {gb(d['capacity_bytes'])}"
+    bubble = ref.pipeline_bubble_fraction(pp, m)
+    assert bubble <= d["bubble_ceiling"], f"{got} has a bubble of {bubble:.4f} > {d['bubble_ceiling']:.4f}"
+
+
+def _gpt_shape(layers: int, hidden: int) -> st.SearchStrategy:
+    """A GPT-like model: 128-wide heads and about 12 * layers * hidden^2 parameters, so that
+    realistic clusters have feasible layouts (random sizes are mostly "none")."""
+    return st.fixed_dictionaries({
+        "params": st.floats(0.8, 1.2).map(lambda k: k * 12 * layers * hidden ** 2),
+        "layers": st.just(layers), "hidden": st.just(hidden), "heads": st.just(hidden // 128)})
+
+
+_CONFIG_DOMAIN = st.tuples(
+    st.sampled_from([24, 32, 40, 48, 64, 80, 96, 128]).flatmap(
+        lambda layers: st.sampled_from([2048, 4096, 5120, 8192, 12288]).flatmap(
+            lambda hidden: _gpt_shape(layers, hidden))),
+    st.fixed_dictionaries({
+        "seq_len": st.sampled_from([1024, 2048]),
+        "global_batch": st.sampled_from([256, 512, 768, 1024, 1536, 2048]),
+        "n_gpus": st.sampled_from([64, 128, 256, 512, 1024]), "gpus_per_node": st.sampled_from([4, 8]),
+        "capacity_bytes": st.sampled_from([80e9, 96e9, 141e9]), "bubble_ceiling": st.floats(0.02, 0.3),
+        "micro_batch": st.sampled_from([1, 2]), "zero_stage": st.integers(0, 3)}),
+).map(lambda parts: {**parts[0], **parts[1]})
+
+_ACT2_SHAPE = {k: ACT2[k] for k in ("params", "layers", "seq_len", "micro_batch", "hidden", "heads", "zero_stage")}
+
+FUNCTIONS = [
+    FunctionItem(
+        name="data_parallel_step_time", points=2.0,
+        examples=[Example(f"Act I: {ACT1['params'] / 1e9:.0f}B, {n} GPUs on {'NVLink' if n <= GPN else 'InfiniBand NDR'}", act1_kwargs(n))
+                  for n in ACT1_GPUS],
+        domain=st.fixed_dictionaries({
+            "params": st.floats(1e8, 1e12), "tokens_per_step": st.floats(1e4, 1e8),
+            "n_gpus": st.integers(1, 4096), "peak_flops": st.floats(1e14, 2e15), "mfu": st.floats(0.05, 0.8),
+            "bandwidth": st.floats(1e10, 1e12), "alpha_s": st.floats(0.0, 1e-5),
+            "bytes_per_grad": st.sampled_from([1, 2, 4])}),
+        properties=_wrap("data_parallel_step_time"),
+    ),
+    FunctionItem(
+        name="effective_mfu", points=1.0,
+        examples=[Example(f"Act I: {n} GPUs", dict(base_mfu=ACT1["mfu"], compute_s=cs, comm_s=ms))
+                  for n, (cs, ms) in ((n, act1_times(n)) for n in ACT1_GPUS)],
+        domain=st.fixed_dictionaries({"base_mfu": st.floats(0.05, 0.8), "compute_s": st.floats(1e-3, 100.0),
+                                      "comm_s": st.floats(0.0, 100.0)}),
+        properties=_wrap("effective_mfu"),
+    ),
+    FunctionItem(
+        name="model_state_bytes_per_gpu", points=1.5,
+        examples=[Example(f"ZeRO paper: {ZERO_PAPER['params'] / 1e9:g}B params, dp={ZERO_PAPER['dp']}, stage {s}",
+                          dict(ZERO_PAPER, zero_stage=s))
+                  for s in range(4)]
+        + [Example(f"Act II: {lay['config']}, no ZeRO",
+                   dict(params=ACT2["params"], dp=lay["dp"], zero_stage=0, tp=lay["tp"], pp=lay["pp"]))
+           for lay in (LAB_LAYOUT, BEST_LAYOUT)],
+        domain=st.fixed_dictionaries({"params": st.floats(1e8, 1e12), "dp": st.integers(1, 1024),
+                                      "zero_stage": st.integers(0, 3), "tp": _POWERS2, "pp": st.integers(1, 96)}),
+        properties=_wrap("model_state_bytes_per_gpu"),
+    ),
+    FunctionItem(
+        name="activation_bytes_per_layer", points=1.0,
+        examples=[Example(f"GPT-3 layer, s={SEQ_LEN}, b={ACT2['micro_batch']}, tp={t}",
+                          dict(seq_len=SEQ_LEN, micro_batch=ACT2["micro_batch"], hidden=ACT2["hidden"], heads=ACT2["heads"], tp=t))
+                  for t in (1, 8)],
+        domain=st.fixed_dictionaries({"seq_len": st.sampled_from([512, 1024, 2048, 4096, 8192]),
+                                      "micro_batch": st.integers(1, 16),
+                                      "hidden": st.sampled_from([2048, 4096, 5120, 8192, 12288, 16384]),
+                                      "heads": st.sampled_from([16, 32, 40, 64, 96, 128]), "tp": _POWERS2}),
+        properties=_wrap("activation_bytes_per_layer"),
+    ),
+    FunctionItem(
+        name="pipeline_bubble_fraction", points=1.0,
+        examples=[Example(f"{label}: " + ", ".join(f"{k}={v}" for k, v in kw.items()), kw)
+                  for label, kw in BUBBLE_EXAMPLES] + [
+                  Example(f"Act II: p={BEST_LAYOUT['pp']}, m={BEST_LAYOUT['m']}",
+                          dict(p=BEST_LAYOUT["pp"], m=BEST_LAYOUT["m"]))],
+        domain=st.fixed_dictionaries({"p": st.integers(1, 128), "m": st.integers(1, 1024), "v": st.integers(1, 8)}),
+        properties=_wrap("pipeline_bubble_fraction"),
+    ),
+    FunctionItem(
+        name="tp_crosses_node", points=0.5,
+        examples=[Example(f"TP={t} on {GPN}-GPU DGX nodes", dict(tp=t, gpus_per_node=GPN)) for t in (8, 16)],
+        # Half the draws sit at the boundary, where >= and > differ.
+        domain=st.integers(1, 32).flatmap(lambda gpn: st.fixed_dictionaries({
+            "tp": st.sampled_from([gpn, gpn + 1]) | st.integers(1, 128), "gpus_per_node": st.just(gpn)})),
+        properties=_wrap("tp_crosses_node"),
+    ),
+    FunctionItem(
+        name="fits_in_memory", points=0.5,
+        examples=[Example(f"Act II: {lay['config']} in {gb(ACT2['capacity_bytes'])}",
+                          dict(bytes_needed=lay["memory"], capacity_bytes=ACT2["capacity_bytes"]))
+                  for lay in (LAB_LAYOUT, BEST_LAYOUT)],
+        # Sizes a few GB either side of realistic HBM capacities, and exactly full.
+        domain=st.sampled_from([16e9, 40e9, 80e9, 141e9]).flatmap(lambda cap: st.fixed_dictionaries({
+            "bytes_needed": st.just(cap) | st.floats(0.5 * cap, 1.5 * cap), "capacity_bytes": st.just(cap)})),
+        properties=_wrap("fits_in_memory"),
+    ),
+    FunctionItem(
+        name="peak_memory_bytes_per_gpu", points=2.0,
+        examples=[Example(f"Act II: {lay['config']}, m={lay['m']}",
+                          dict(_ACT2_SHAPE, tp=lay["tp"], pp=lay["pp"], dp=lay["dp"], microbatches=lay["m"]))
+                  for lay in ACT2_LAYOUTS],
+        domain=st.fixed_dictionaries({
+            "params": st.floats(1e9, 1e12), "layers": st.sampled_from([24, 32, 40, 48, 80, 96, 128]),
+            "seq_len": st.sampled_from([1024, 2048, 4096]), "micro_batch": st.integers(1, 8),
+            "hidden": st.sampled_from([4096, 8192, 12288]), "heads": st.sampled_from([32, 64, 96]),
+            "tp": st.sampled_from([1, 2, 4, 8]), "pp": st.sampled_from([1, 2, 3, 4, 8, 16, 32]),
+            "dp": st.integers(1, 128), "microbatches": st.integers(1, 512), "zero_stage": st.integers(0, 3)}),
+        properties=_wrap("peak_memory_bytes_per_gpu"),
+    ),
+    FunctionItem(
+        name="best_3d_config", points=2.0,
+        examples=[Example(f"Act II: GPT-3 {ACT2['params'] / 1e9:.0f}B on {ACT2['n_gpus']:,} H100s, no ZeRO", ACT2),
+                  Example(f"Act II with ZeRO stage {ZERO_STAGE_EXAMPLE}", dict(ACT2, zero_stage=ZERO_STAGE_EXAMPLE)),
+                  Example(f"Act II with a {TIGHT_BUBBLE_CEILING:.0%} bubble ceiling",
+                          dict(ACT2, bubble_ceiling=TIGHT_BUBBLE_CEILING))],
+        domain=_CONFIG_DOMAIN,
+        properties=_wrap("best_3d_config") + [Property(
+            name="the chosen layout fits and meets the bubble ceiling",
+            meaning="Whatever layout you return must fit in memory and keep the bubble under the ceiling.",
+            strategy=_CONFIG_DOMAIN, check=_best_is_feasible, public=False)],
+    ),
+]
