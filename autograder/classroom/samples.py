@@ -6,7 +6,8 @@ solved form (flat imports, no solution markers) with `labs/<id>/samples/<student
 rebind only the functions the student gets wrong (a syntax error there breaks the whole import,
 as a student's would), or "stub" for the untouched release.
 
-Old style, until every lab is converted: `samples/<id>/<student>/` holds an optional `<module>.py` (absent = the untouched stub) and an
+A samples folder (every lab has a samples.toml; tests use a folder for ad-hoc students of assignments
+without a lab folder): `samples/<id>/<student>/` holds an optional `<module>.py` (absent = the untouched stub) and an
 `answers.json`: `{"act1_prediction": "B" | "@key" | "@wrong" | {"source": "raw cell source"}}`
 (a design challenge's answer is always `{"source": ...}`).
 "@key" is the declaration's computed key and "@wrong" a deterministic wrong letter, so no key
@@ -66,7 +67,7 @@ def write_answers(assignment: Assignment, notebook_path: Path, answers: dict) ->
 
 
 def sample_class(assignment_id: str) -> dict[str, dict] | None:
-    """student -> its samples.toml table, or None when the lab has no samples.toml (old style)."""
+    """student -> its samples.toml table, or None when the assignment has no lab folder samples.toml."""
     folder = lab_folder(assignment_id)
     toml = folder / "samples.toml" if folder else None
     if toml is None or not toml.is_file():
