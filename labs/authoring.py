@@ -6,6 +6,8 @@ a lab folder uses them.
 """
 from __future__ import annotations
 
+import importlib
+
 import ast
 import math
 from pathlib import Path
@@ -15,7 +17,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import jinja2
 import jupytext
 
-from autograder.engine.spec import Answer, Challenge, Code, Example, FunctionGrades, Markdown, Property
+from autograder.engine.spec import (Answer, Assignment, Challenge, Code, Example, FunctionGrades, Markdown,
+                                    Property)
 
 
 # --- unit formatters (also the jinja2 filters of notebook markdown) -----------------------------------
@@ -194,3 +197,27 @@ def names_used_before_defined(path: Path, predefined: Iterable[str] = ()) -> lis
                 missing.append(f"{node.id} (line {node.lineno} of cell {cell.source.splitlines()[0]!r})")
         defined |= bound
     return missing
+
+
+def assemble(package: str, *, title: str, reference: ModuleType, source_lab: str) -> Assignment:
+    """A lab folder's ASSIGNMENT from its parts: scenario.py and questions.py (the notebook's namespace),
+    items.py (FUNCTIONS), notebook.py, and, where the lab has them, misconceptions.py (MISCONCEPTIONS)
+    and challenges.py (CHALLENGES). The id is the package's name, the student's module the reference's."""
+    def part(name: str):
+        try:
+            return importlib.import_module(f"{package}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{package}.{name}":
+                raise
+            return None
+
+    scenario, questions, items = part("scenario"), part("questions"), part("items")
+    misconceptions, challenges = part("misconceptions"), part("challenges")
+    folder = Path(importlib.import_module(package).__file__).parent
+    setup, notebook = read_notebook(folder / "notebook.py", scenario_namespace(scenario, questions), package=package)
+    return Assignment(
+        id=package.rpartition(".")[2], title=title, module=reference.__name__.rpartition(".")[2],
+        reference=reference, functions=items.FUNCTIONS, questions=questions.QUESTIONS, notebook=notebook,
+        setup=setup, source_lab=source_lab,
+        misconceptions=misconceptions.MISCONCEPTIONS if misconceptions else {},
+        challenges=challenges.CHALLENGES if challenges else ())

@@ -6,30 +6,13 @@ Corrections of the source lab: docs/errata/lab01_scale.md.
 """
 from __future__ import annotations
 
-from pathlib import Path
+from labs.authoring import assemble
+from reference import scaling
 
-import reference.scaling as ref
-from autograder.engine.spec import Assignment
-from labs.authoring import read_notebook, scenario_namespace
-from labs.lab01_scale import questions, scenario
-from labs.lab01_scale.challenges import CHALLENGES
-from labs.lab01_scale.items import FUNCTIONS
-from labs.lab01_scale.misconceptions import MISCONCEPTIONS
-
-SETUP, NOTEBOOK = read_notebook(Path(__file__).with_name("notebook.py"),
-                                scenario_namespace(scenario, questions), package=__name__)
-
-ASSIGNMENT = Assignment(
-    id="lab01_scale",
+ASSIGNMENT = assemble(
+    __name__,
     title="Lab 01 — The scale illusion and fleet TCO",
-    module="scaling",
-    reference=ref,
-    functions=FUNCTIONS,
-    questions=questions.QUESTIONS,
-    notebook=NOTEBOOK,
-    setup=SETUP,
+    reference=scaling,
     source_lab=("Vol II Lab 01, The Scale Illusion: "
-                "the Lab 01 Marimo notebook in labs/vol2/ of https://github.com/harvard-edge/cs249r_book"),
-    misconceptions=MISCONCEPTIONS,
-    challenges=CHALLENGES,
+               "the Lab 01 Marimo notebook in labs/vol2/ of https://github.com/harvard-edge/cs249r_book"),
 )

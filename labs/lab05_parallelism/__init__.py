@@ -7,31 +7,14 @@ class). Corrections of the source lab: docs/errata/lab05_parallelism.md.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-from autograder.engine.spec import Assignment
-from labs.authoring import read_notebook, scenario_namespace
-from labs.lab05_parallelism import questions, scenario
-from labs.lab05_parallelism.challenges import CHALLENGES
-from labs.lab05_parallelism.items import FUNCTIONS
-from labs.lab05_parallelism.misconceptions import MISCONCEPTIONS
+from labs.authoring import assemble
 from labs.lab05_parallelism.scenario import ACT2  # noqa: F401 (tests/labs/lab02_interconnect reads its bubble ceiling)
 from reference import parallelism
 
-SETUP, NOTEBOOK = read_notebook(Path(__file__).with_name("notebook.py"),
-                                scenario_namespace(scenario, questions), package=__name__)
-
-ASSIGNMENT = Assignment(
-    id="lab05_parallelism",
+ASSIGNMENT = assemble(
+    __name__,
     title="Lab 05 — The Parallelism Paradox: the data-parallel wall, 3D parallelism, the pipeline bubble",
-    module="parallelism",
     reference=parallelism,
-    functions=FUNCTIONS,
-    questions=questions.QUESTIONS,
-    notebook=NOTEBOOK,
-    setup=SETUP,
     source_lab=("Vol II Lab 05, The Parallelism Paradox: "
-                "the Lab 05 Marimo notebook in labs/vol2/ of https://github.com/harvard-edge/cs249r_book"),
-    misconceptions=MISCONCEPTIONS,
-    challenges=CHALLENGES,
+               "the Lab 05 Marimo notebook in labs/vol2/ of https://github.com/harvard-edge/cs249r_book"),
 )

@@ -5,28 +5,13 @@ samples.toml + samples/ (the demo class). Corrections of the source lab: docs/er
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-from autograder.engine.spec import Assignment
-from labs.authoring import read_notebook, scenario_namespace
-from labs.lab06_collectives import questions, scenario
-from labs.lab06_collectives.items import FUNCTIONS
-from labs.lab06_collectives.misconceptions import MISCONCEPTIONS
+from labs.authoring import assemble
 from reference import collectives
 
-SETUP, NOTEBOOK = read_notebook(Path(__file__).with_name("notebook.py"),
-                                scenario_namespace(scenario, questions), package=__name__)
-
-ASSIGNMENT = Assignment(
-    id="lab06_collectives",
+ASSIGNMENT = assemble(
+    __name__,
     title="Lab 06 — The Bandwidth Invariant: collective communication",
-    module="collectives",
     reference=collectives,
-    functions=FUNCTIONS,
-    questions=questions.QUESTIONS,
-    notebook=NOTEBOOK,
-    setup=SETUP,
     source_lab=("Vol II Lab 06, The Bandwidth Invariant: "
-                "labs/vol2/lab_06_collective_comms.py of https://github.com/harvard-edge/cs249r_book"),
-    misconceptions=MISCONCEPTIONS,
+               "labs/vol2/lab_06_collective_comms.py of https://github.com/harvard-edge/cs249r_book"),
 )
