@@ -15,8 +15,9 @@ TEMPLATES = Path(__file__).with_name("templates")
 
 
 @lru_cache(maxsize=None)
-def _env():
-    """The jinja2 environment, built on first use (a single `scalelabs grade` renders no page)."""
+def page_templates():
+    """The jinja2 environment of the staff and student pages (feedback, class report), built on first use
+    (a single `scalelabs grade` renders no page)."""
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
     return Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]),
@@ -37,7 +38,7 @@ def render_feedback(title: str, student_id: str, results: dict) -> str:
     tests = [{"name": t.name, "score": t.score, "max_score": t.max_score, "output": t.output,
               "status": _status(t.score, t.max_score)} for t in record.tests]
     max_score = record.max_score
-    return _env().get_template("feedback.html.j2").render(
+    return page_templates().get_template("feedback.html.j2").render(
         title=title, student=student_id, score=record.score, max_score=max_score,
         note=record.output, items=items, tests=tests)
 

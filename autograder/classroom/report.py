@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from autograder.classroom.batch import load_result
-from autograder.classroom.feedback import _env, write_atomic
+from autograder.classroom.feedback import page_templates, write_atomic
 from autograder.engine.checks import PROPERTY_FAILED
 from autograder.engine.results import Result
 from autograder.engine.spec import Assignment
@@ -249,7 +249,7 @@ def plots(report: ClassReport) -> dict[str, str]:
 
 
 def render_report(report: ClassReport) -> str:
-    return _env().get_template("report.html.j2").render(report=report, plots=plots(report), n=len(report.scores),
+    return page_templates().get_template("report.html.j2").render(report=report, plots=plots(report), n=len(report.scores),
                                                         pairs=PAIRS)
 
 
