@@ -87,6 +87,12 @@ def close(got, want, what: str) -> None:
 _JINJA = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
 _JINJA.filters.update(FILTERS)
 
+
+def render(template: str, **values: Any) -> str:
+    """A jinja2 template (the project's one templating library) with the unit filters, strictly:
+    a name missing from `values` is an error, not an empty string."""
+    return _JINJA.from_string(template).render(**values)
+
 _LITERAL_TYPES = (int, float, str, bool, type(None))
 
 
@@ -146,7 +152,7 @@ def read_notebook(path: Path, namespace: Mapping[str, Any], package: str) -> tup
         meta = dict(cell.metadata)
         where = f"{path}: cell {index}"
         if cell.cell_type == "markdown":
-            cells.append(Markdown(_JINJA.from_string(cell.source).render(**namespace)))
+            cells.append(Markdown(render(cell.source, **namespace)))
         elif setup is None:
             setup = literal_setup(cell.source, package)
         elif "answer" in meta:

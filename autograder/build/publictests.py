@@ -21,10 +21,13 @@ PYTEST_INI = "[pytest]\naddopts = -p no:cacheprovider\n"
 # own seeded examples per property on top.
 PUBLIC_PROPERTY_EXAMPLES = 10
 
-# The public test module, a jinja2 template (the project's one templating library).
-_TEMPLATE = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
-                               keep_trailing_newline=True, autoescape=False,
-                               undefined=jinja2.StrictUndefined).get_template("test_module.py.j2")
+# Generated Python files (this public test module, the otter door's test files) are jinja2 templates
+# in build/templates/ (the project's one templating library); `| repr` writes a Python literal.
+CODE_TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
+                                    keep_trailing_newline=True, autoescape=False,
+                                    undefined=jinja2.StrictUndefined)
+CODE_TEMPLATES.filters["repr"] = repr
+_TEMPLATE = CODE_TEMPLATES.get_template("test_module.py.j2")
 
 
 def example_rows(assignment: Assignment) -> list[tuple]:

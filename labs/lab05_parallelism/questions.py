@@ -6,7 +6,7 @@ from functools import partial
 
 from autograder.engine import spec
 from autograder.engine.spec import Question
-from labs.authoring import fmt, fmt_bytes as gb
+from labs.authoring import fmt, fmt_bytes as gb, render
 from labs.lab05_parallelism.scenario import (
     ACT1, ACT2, ACT2_COMPUTE_S, ACT2_KEY_INDEX, ACT2_LAYOUTS, COMM512, COMM8, COMPUTE512, COMPUTE8,
     CROSS_LAYOUT, CROSS_NODES, FAST_GPU_MFU512, FAST_GPU_PEAK_FACTOR, FLOPS_PER_PARAM_TOKEN, GPN,
@@ -64,10 +64,10 @@ _refl1_options, _refl1_letter, _refl1_why = spec.letters(_refl1_texts, 1, offset
 
 ACT2_OFFSET = 3
 _ACT2_BLURBS = [
-    "tensor parallelism across {nodes} DGX nodes, to split every layer's weights and activations further",
-    "tensor parallelism inside a node, {layers_per_stage} layers per pipeline stage, DP for throughput",
-    "tensor parallelism inside a node, {layers_per_stage} layers per pipeline stage, DP for throughput",
-    "no tensor parallelism at all: {layers_per_stage} layers per stage, no per-layer AllReduces",
+    "tensor parallelism across {{ nodes }} DGX nodes, to split every layer's weights and activations further",
+    "tensor parallelism inside a node, {{ layers_per_stage }} layers per pipeline stage, DP for throughput",
+    "tensor parallelism inside a node, {{ layers_per_stage }} layers per pipeline stage, DP for throughput",
+    "no tensor parallelism at all: {{ layers_per_stage }} layers per stage, no per-layer AllReduces",
 ]
 
 
@@ -81,7 +81,7 @@ def layout_why(lay: dict) -> str:
 
 
 _act2_texts = [O(f"TP={lay['tp']}, PP={lay['pp']}, DP={lay['dp']}: "
-                 + blurb.format(layers_per_stage=ACT2["layers"] // lay["pp"], nodes=lay["tp"] // GPN), layout_why(lay))
+                 + render(blurb, layers_per_stage=ACT2["layers"] // lay["pp"], nodes=lay["tp"] // GPN), layout_why(lay))
                for lay, blurb in zip(ACT2_LAYOUTS, _ACT2_BLURBS)]
 _act2_options, _act2_letter, _act2_why = spec.letters(_act2_texts, ACT2_KEY_INDEX, offset=ACT2_OFFSET)
 

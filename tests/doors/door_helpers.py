@@ -2,15 +2,20 @@
 the sample class (correct, buggy, noisy with a non-literal answer, untouched stub) and tool runs."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from autograder.build import release
+from autograder.build.publictests import CODE_TEMPLATES
 from autograder.build.stubgen import flat_imports
 
 TESTS_RELEASE = Path(__file__).resolve().parents[1] / "release"
 sys.path.insert(0, str(TESTS_RELEASE))
+
+import release_toy as toy  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -53,12 +58,29 @@ def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
     return done
 
 
-COURSE_CONFIG = '''\
+# The toy course's nbgrader_config.py: the repository's config, the toy declaration on sys.path.
+_COURSE_CONFIG = CODE_TEMPLATES.from_string('''\
 import sys
-sys.path.insert(0, {tests_release!r})
-exec(compile(open({config!r}).read(), {config!r}, "exec"))
-c.Autograde.exclude_overwriting = {{**c.Autograde.exclude_overwriting, {toy_id!r}: ["collectives.py"]}}
+sys.path.insert(0, {{ tests_release | repr }})
+exec(compile(open({{ config | repr }}).read(), {{ config | repr }}, "exec"))
+c.Autograde.exclude_overwriting = {**c.Autograde.exclude_overwriting, {{ toy_id | repr }}: ["collectives.py"]}
 c.EngineScores.declaration = "release_toy:ASSIGNMENT"
-'''
+''')
+
+
+def toy_course(root: Path, assignment, class_: dict[str, tuple[str | None, dict]]) -> Path:
+    """root/ as a course of the toy assignment: source/, nbgrader_config.py, release/ (by `nbgrader
+    generate_assignment`) and samples/<student>/ (collectives.py unless None, answers.json) of class_."""
+    release.build_source(assignment, root, toy.PROPERTIES_PATH)
+    (root / "nbgrader_config.py").write_text(_COURSE_CONFIG.render(
+        tests_release=str(TESTS_RELEASE), config=str(REPO / "nbgrader_config.py"), toy_id=assignment.id))
+    run([str(BIN / "nbgrader"), "generate_assignment", assignment.id, "--force"], root)
+    for student, (module, answers) in class_.items():
+        folder = root / "samples" / student
+        folder.mkdir(parents=True)
+        if module is not None:
+            (folder / "collectives.py").write_text(module)
+        (folder / "answers.json").write_text(json.dumps(answers))
+    return root
 
 

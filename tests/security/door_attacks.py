@@ -16,10 +16,8 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "doors"))
 
-from door_helpers import BIN, COURSE_CONFIG, REPO, TESTS_RELEASE, run, sample_class  # noqa: E402
+from door_helpers import BIN, sample_class, toy_course  # noqa: E402  (BIN: the door tests' tools)
 import release_toy as toy  # noqa: E402  (door_helpers puts tests/release on sys.path)
-
-from autograder.build import release
 
 from autograder.classroom import samples  # noqa: E402
 
@@ -146,18 +144,10 @@ def make_course(root: Path, attackers: dict[str, str],
     adds none) and whose folder holds the attacker's extra files.
     Returns (assignment, student -> submitted folder)."""
     assignment = toy.make()
-    release.build_source(assignment, root, toy.PROPERTIES_PATH)
-    (root / "nbgrader_config.py").write_text(COURSE_CONFIG.format(
-        tests_release=str(TESTS_RELEASE), config=str(REPO / "nbgrader_config.py"), toy_id=assignment.id))
-    run([str(BIN / "nbgrader"), "generate_assignment", assignment.id, "--force"], root)
     class_ = {**honest_class(), **{name: (None, {}) for name in attackers}}
+    toy_course(root, assignment, class_)
     folders = {}
-    for student, (module, answers) in class_.items():
-        sample = root / "samples" / student
-        sample.mkdir(parents=True)
-        if module is not None:
-            (sample / "collectives.py").write_text(module)
-        (sample / "answers.json").write_text(json.dumps(answers))
+    for student in class_:
         folders[student] = samples.materialise(
             assignment.id, student, root / "submitted" / student / assignment.id, assignment=assignment,
             release_dir=root / "release" / assignment.id, samples_dir=root / "samples")

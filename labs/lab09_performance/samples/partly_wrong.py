@@ -1,5 +1,8 @@
-"""partly_wrong: the source lab's own mistakes (docs/errata/lab09_performance.md): the throughput gain
-for the step-time cut, MFU in percent, the biggest affordable gain instead of the best gain per week."""
+"""partly_wrong: the source lab's own mistakes (docs/errata/lab09_performance.md), each the reference
+with one slip (domain checks are the reference's): the throughput gain for the step-time cut, MFU in
+percent, the biggest affordable gain instead of the best gain per week."""
+_right_mfu = mfu
+_right_best_fix = best_fix
 
 
 def step_time_reduction(fraction: float, factor: float) -> float:
@@ -10,27 +13,13 @@ def step_time_reduction(fraction: float, factor: float) -> float:
 
 
 def mfu(tokens_per_s: float, flops_per_token: float, n_gpus: int, peak_flops: float) -> float:
-    check_nonneg("tokens_per_s", tokens_per_s)
-    check_nonneg("flops_per_token", flops_per_token)
-    check_count("n_gpus", n_gpus)
-    check_positive("peak_flops", peak_flops)
     # MFU in percent, like the profiler shows it
-    return 100 * tokens_per_s * flops_per_token / (n_gpus * peak_flops)
+    return 100 * _right_mfu(tokens_per_s, flops_per_token, n_gpus, peak_flops)
 
 
 def best_fix(profile: dict[str, float], factors: dict[str, float], cost_weeks: dict[str, float],
              budget_weeks: float) -> str:
-    _check_profile(profile)
-    _check_named_numbers("factors", factors, profile, check_positive)
-    _check_named_numbers("cost_weeks", cost_weeks, profile, check_positive)
-    if set(cost_weeks) != set(factors):
-        raise ValueError("cost_weeks must name exactly the fixes in factors")
-    check_nonneg("budget_weeks", budget_weeks)
-    # the fix with the biggest MFU gain that we can afford
-    choice, best_gain = "none", 0.0
-    for part in factors:
-        if cost_weeks[part] <= budget_weeks:
-            gain = amdahl_speedup(profile[part], factors[part]) - 1
-            if gain > best_gain:
-                choice, best_gain = part, gain
-    return choice
+    _right_best_fix(profile, factors, cost_weeks, budget_weeks)  # only for its domain checks
+    # the fix with the biggest MFU gain that we can afford: every affordable fix costs "one week"
+    one_week = {name: 1.0 if cost_weeks[name] <= budget_weeks else 2.0 for name in cost_weeks}
+    return _right_best_fix(profile, factors, one_week, 1.0)
