@@ -11,7 +11,7 @@ the bubble is Lab 05's reference formula. Many cuts meet every constraint.
 from __future__ import annotations
 
 from autograder.engine.challenges import DesignChallenge, Field, Invalid, Verdict
-from labs.authoring import fmt_bytes
+from labs.authoring import first_valid, fmt_bytes
 from labs.lab02_interconnect.scenario import (COMPUTE_S, DANGER_RATIO, GPUS, LINK_BW, MESSAGE_BYTES, PARAMS,
                                               STORY_LINKS, STORY_NODES, STORY_RATIO, TOKENS_PER_GPU_STEP)
 from reference import constants as C
@@ -79,27 +79,23 @@ def check(design) -> list[Verdict]:
     ]
 
 
+def _cuts():
+    """(stages, microbatches) that split the nodes and the layers evenly, fewest stages first."""
+    return ((p, m) for p in range(2, STORY_NODES + 1) if not (STORY_NODES % p or LAYERS % p)
+            for m in range(1, MAX_MICROBATCHES + 1))
+
+
+def _meets(cut: tuple[int, int]) -> bool:
+    return all(v.met for v in check(dict(stages=cut[0], microbatches=cut[1])))
+
+
 def valid_cuts() -> list[tuple[int, int]]:
     """Every (stages, microbatches) that meets all the constraints (the tests use it)."""
-    found = []
-    for p in range(2, STORY_NODES + 1):
-        if STORY_NODES % p or LAYERS % p:
-            continue
-        found += [(p, m) for m in range(1, MAX_MICROBATCHES + 1)
-                  if all(v.met for v in check(dict(stages=p, microbatches=m)))]
-    return found
+    return [cut for cut in _cuts() if _meets(cut)]
 
 
-def _first_cut() -> tuple[int, int]:
-    """The fewest stages, with the fewest micro-batches that then suffice (staff only)."""
-    for p in range(2, STORY_NODES + 1):
-        for m in range(1, MAX_MICROBATCHES + 1):
-            if not (STORY_NODES % p or LAYERS % p) and all(v.met for v in check(dict(stages=p, microbatches=m))):
-                return p, m
-    raise AssertionError("no cut meets the constraints: the scenario changed, revisit the challenge")
-
-
-_FIRST = _first_cut()
+# the fewest stages, with the fewest micro-batches that then suffice
+_FIRST = first_valid(_cuts(), _meets)
 
 LAB02_PIPELINE = DesignChallenge(
     id="lab02_pipeline", points=2.0,

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from labs.lab02_interconnect.properties import PROPERTIES
 from reference import collectives, constants as C, interconnect as ic
 
 FAST = settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
@@ -130,24 +129,6 @@ def test_min_ib_links_none_suffices_and_cap():
 
 
 # --- Properties (hypothesis) ----------------------------------------------------------------------
-
-@pytest.mark.parametrize("prop", PROPERTIES, ids=[f"{p['item']}: {p['name']}" for p in PROPERTIES])
-def test_public_property_holds_for_reference(prop):
-    function = getattr(ic, prop["item"])
-
-    @FAST
-    @given(prop["strategy"])
-    def check(drawn):
-        prop["check"](function, drawn)
-
-    check()
-
-
-def test_every_function_has_two_public_properties():
-    items = [p["item"] for p in PROPERTIES]
-    for name in [*REQUIRED, "min_ib_links"]:
-        assert items.count(name) >= 2, name
-
 
 @FAST
 @given(floats(1e-3, 1e4))

@@ -84,26 +84,7 @@ def test_single_rank_is_free_everywhere():
         assert fn(1e9, 1, ALPHA, NDR) == 0
 
 
-# --- properties (the public ones, plus identities that need two reference functions) -----------------
-
-@pytest.mark.parametrize("prop", public.PROPERTIES, ids=[f"{p['item']}: {p['name']}" for p in public.PROPERTIES])
-def test_public_property_holds_for_reference(prop):
-    fn = getattr(c, prop["item"])
-
-    @FEW
-    @given(prop["strategy"])
-    def run(drawn):
-        prop["check"](fn, drawn)
-
-    run()
-
-
-def test_every_function_has_two_public_properties():
-    counts = {name: 0 for name in c.__all__}
-    for prop in public.PROPERTIES:
-        counts[prop["item"]] += 1
-    assert min(counts.values()) >= 2, counts
-
+# --- identities that need two reference functions (the declared properties: tests/labs/test_labs.py) ---
 
 @FEW
 @given(public.ALLREDUCE)
