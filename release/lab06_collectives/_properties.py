@@ -256,6 +256,13 @@ def _fraction_complement(f, d):
     _close(both, 1.0, "f(comm, compute) + f(compute, comm)")
 
 
+def _free_for_one_rank(item: str, strategy=ALLREDUCE) -> dict:
+    """The property every AllReduce algorithm shares: one rank has nothing to reduce."""
+    return dict(item=item, name="zero for a single rank",
+                meaning="With one rank there is nothing to reduce, so the time is 0.",
+                strategy=strategy, check=_single_rank_is_free)
+
+
 PROPERTIES = [
     # p2p_time
     dict(item="p2p_time", name="an empty message costs the latency",
@@ -268,9 +275,7 @@ PROPERTIES = [
          meaning="Bandwidth is in bytes/s: with no latency a link of B bytes/s moves B bytes in 1 s.",
          strategy=P2P, check=_p2p_one_second_of_bytes),
     # naive_allreduce_time
-    dict(item="naive_allreduce_time", name="zero for a single rank",
-         meaning="With one rank there is nothing to reduce, so the time is 0.",
-         strategy=ALLREDUCE, check=_single_rank_is_free),
+    _free_for_one_rank("naive_allreduce_time"),
     dict(item="naive_allreduce_time", name="linear in the other ranks",
          meaning="The master exchanges one message each way with each of the n-1 other ranks: T(n) = (n-1) T(2).",
          strategy=ALLREDUCE, check=_naive_linear_in_others),
@@ -278,9 +283,7 @@ PROPERTIES = [
          meaning="An empty message still costs 2(n-1) latencies: n-1 sends to the master and n-1 back.",
          strategy=ALLREDUCE, check=_empty_costs_latencies(lambda n: 2 * (n - 1))),
     # ring_allreduce_time
-    dict(item="ring_allreduce_time", name="zero for a single rank",
-         meaning="With one rank there is nothing to reduce, so the time is 0.",
-         strategy=ALLREDUCE, check=_single_rank_is_free),
+    _free_for_one_rank("ring_allreduce_time"),
     dict(item="ring_allreduce_time", name="bandwidth term at the AllReduce lower bound",
          meaning="With no latency the ring moves 2(n-1)/n M per rank: between M/B and 2M/B, never the full 2M.",
          strategy=ALLREDUCE_MANY, check=_bandwidth_term_at_lower_bound),
@@ -291,9 +294,7 @@ PROPERTIES = [
          meaning="Time is a fixed latency plus a part proportional to the bytes: T(M1+M2) + T(0) = T(M1) + T(M2).",
          strategy=ALLREDUCE, check=_affine_in_message),
     # tree_allreduce_time
-    dict(item="tree_allreduce_time", name="zero for a single rank",
-         meaning="With one rank there is nothing to reduce, so the time is 0.",
-         strategy=ALLREDUCE, check=_single_rank_is_free),
+    _free_for_one_rank("tree_allreduce_time"),
     dict(item="tree_allreduce_time", name="whole tree levels",
          meaning="A binary tree over n ranks has ceil(log2 n) levels: n ranks cost as much as the next power of two.",
          strategy=ALLREDUCE, check=_tree_full_levels),
@@ -301,9 +302,7 @@ PROPERTIES = [
          meaning="Twice the ranks is one more level up and one more down, each moving the whole message: +2(alpha + M/B).",
          strategy=ALLREDUCE, check=_tree_doubling_adds_a_level),
     # rabenseifner_allreduce_time
-    dict(item="rabenseifner_allreduce_time", name="zero for a single rank",
-         meaning="With one rank there is nothing to reduce, so the time is 0.",
-         strategy=RABENSEIFNER, check=_single_rank_is_free),
+    _free_for_one_rank("rabenseifner_allreduce_time", RABENSEIFNER),
     dict(item="rabenseifner_allreduce_time", name="bandwidth term at the AllReduce lower bound",
          meaning="No AllReduce moves less than 2(n-1)/n M per rank: with no latency the time lies in [M/B, 2M/B).",
          strategy=RABENSEIFNER_MANY, check=_bandwidth_term_at_lower_bound),

@@ -98,10 +98,14 @@ def _amdahl_bounds(f, d):
         f"got {got}, above the factor {k} or the ceiling 1/(1-f) = {ceiling}"
 
 
-def _amdahl_monotone(f, d):
-    low, high = sorted((d["factor"], d["factor2"]))
-    a, b = f(fraction=d["fraction"], factor=low), f(fraction=d["fraction"], factor=high)
-    assert _not_below(b, a), f"factor {high} gave {b} < {a} at factor {low}"
+def _never_falls_in(arg: str, *others: str):
+    """A check that f never falls as `arg` rises (drawn twice: arg and arg2), the `others` held."""
+    def check(f, d):
+        low, high = sorted((d[arg], d[arg + "2"]))
+        held = {name: d[name] for name in others}
+        a, b = f(**held, **{arg: low}), f(**held, **{arg: high})
+        assert _not_below(b, a), f"{arg} {high} gave {b} < {a} at {arg} {low}"
+    return check
 
 
 # --- amdahl_limit ----------------------------------------------------------------------------
@@ -114,12 +118,6 @@ def _limit_identity(f, d):
     got = f(fraction=d["fraction"])
     assert _close(got * (1 - d["fraction"]), 1.0), \
         f"the untouched share 1-f must take the whole new step: got {got} at f={d['fraction']}"
-
-
-def _limit_monotone(f, d):
-    low, high = sorted((d["fraction"], d["fraction2"]))
-    a, b = f(fraction=low), f(fraction=high)
-    assert _not_below(b, a), f"fraction {high} gave {b} < {a} at {low}"
 
 
 # --- step_time_reduction -------------------------------------------------------------------
@@ -139,12 +137,6 @@ def _reduction_limit(f, d):
     got = f(fraction=d["fraction"], factor=1e12)
     assert _close(got, d["fraction"], rel=1e-6, abs_tol=1e-9), \
         f"an infinitely fast part saves its whole share {d['fraction']}, got {got}"
-
-
-def _reduction_monotone(f, d):
-    low, high = sorted((d["factor"], d["factor2"]))
-    a, b = f(fraction=d["fraction"], factor=low), f(fraction=d["fraction"], factor=high)
-    assert _not_below(b, a), f"factor {high} saved {b} < {a} at factor {low}"
 
 
 # --- multi_component_speedup ---------------------------------------------------------------
@@ -334,7 +326,7 @@ PROPERTIES = [
          strategy=_kw(fraction=inner_fractions, factor=speedups), check=_amdahl_bounds),
     dict(item="amdahl_speedup", name="monotone in the factor",
          meaning="Making the part faster never makes the step slower.",
-         strategy=_kw(fraction=fractions, factor=any_factors, factor2=any_factors), check=_amdahl_monotone),
+         strategy=_kw(fraction=fractions, factor=any_factors, factor2=any_factors), check=_never_falls_in("factor", "fraction")),
     dict(item="amdahl_limit", name="ceiling 1 at fraction 0",
          meaning="If the part takes no time, removing it entirely speeds up nothing.",
          strategy=st.just({}), check=_limit_zero),
@@ -343,7 +335,7 @@ PROPERTIES = [
          strategy=_kw(fraction=inner_fractions), check=_limit_identity),
     dict(item="amdahl_limit", name="monotone in the fraction",
          meaning="A larger share to remove allows a larger ceiling.",
-         strategy=_kw(fraction=inner_fractions, fraction2=inner_fractions), check=_limit_monotone),
+         strategy=_kw(fraction=inner_fractions, fraction2=inner_fractions), check=_never_falls_in("fraction")),
     dict(item="step_time_reduction", name="nothing saved at factor 1",
          meaning="A part that is not faster saves no step time.",
          strategy=_kw(fraction=fractions), check=_reduction_zero),
@@ -355,7 +347,7 @@ PROPERTIES = [
          strategy=_kw(fraction=fractions), check=_reduction_limit),
     dict(item="step_time_reduction", name="monotone in the factor",
          meaning="A faster part saves at least as much time.",
-         strategy=_kw(fraction=fractions, factor=any_factors, factor2=any_factors), check=_reduction_monotone),
+         strategy=_kw(fraction=fractions, factor=any_factors, factor2=any_factors), check=_never_falls_in("factor", "fraction")),
     dict(item="multi_component_speedup", name="no factors, no change",
          meaning="If no part gets faster, the end-to-end speedup is 1.",
          strategy=profiles.map(lambda p: {"profile": p}), check=_multi_nothing),
