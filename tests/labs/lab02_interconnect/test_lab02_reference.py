@@ -16,27 +16,6 @@ FAST = settings(max_examples=40, deadline=None, derandomize=True, suppress_healt
 close = lambda a, b, rel=1e-9: math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
 floats = lambda lo, hi: st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False)
 
-# docs/physics.md, Lab 02: the required names and their parameter order.
-REQUIRED = {
-    "gbit_to_bytes_per_s": ["gbit_per_s"],
-    "gradient_bytes": ["params", "bytes_per_value"],
-    "transfer_time": ["num_bytes", "bandwidth", "latency_s"],
-    "intra_node_allreduce_time": ["message_bytes", "gpus", "bandwidth"],
-    "hierarchical_allreduce_time": ["message_bytes", "gpus_per_node", "nodes", "intra_bandwidth",
-                                    "inter_bandwidth_per_node"],
-    "comm_overhead_ratio": ["comm_s", "compute_s"],
-    "speedup": ["t_1", "t_n"],
-    "scaling_efficiency": ["speedup", "n"],
-}
-
-
-@pytest.mark.parametrize("name", sorted(REQUIRED))
-def test_contract_names_and_parameter_order(name):
-    params = list(inspect.signature(getattr(ic, name)).parameters)
-    assert params[: len(REQUIRED[name])] == REQUIRED[name]
-    assert getattr(ic, name).__doc__
-
-
 def test_transfer_and_defaults():
     assert inspect.signature(ic.transfer_time).parameters["latency_s"].default == 0.0
     assert inspect.signature(ic.gradient_bytes).parameters["bytes_per_value"].default == 2

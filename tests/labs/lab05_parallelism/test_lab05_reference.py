@@ -173,15 +173,6 @@ def test_crosses_iff_bigger_than_node(tp, gpn):
 
 
 @FEW
-@given(need=st.floats(0, 1e12), cap=st.floats(0, 1e12))
-def test_fits_monotone(need, cap):
-    if ref.fits_in_memory(need, cap):
-        assert ref.fits_in_memory(need, cap * 2) and ref.fits_in_memory(need / 2, cap)
-    else:
-        assert not ref.fits_in_memory(need * 2, cap)
-
-
-@FEW
 @given(pp=st.sampled_from([1, 2, 4, 8]), m=st.integers(1, 64), zero=st.integers(0, 3), dp=st.integers(1, 64))
 def test_peak_memory_at_least_states_and_grows_with_m_until_pp(pp, m, zero, dp):
     kw = dict(params=20e9, layers=48, seq_len=2048, micro_batch=1, hidden=6144, heads=48, tp=4, pp=pp, dp=dp,

@@ -78,12 +78,6 @@ def test_flops_and_compute_anchors():
     assert math.isclose(c.comm_fraction(5.5563, 0.27165), 0.953, rel_tol=1e-3)   # the lab's 95.3 %
 
 
-def test_single_rank_is_free_everywhere():
-    for fn in (c.naive_allreduce_time, c.ring_allreduce_time, c.tree_allreduce_time,
-               c.rabenseifner_allreduce_time):
-        assert fn(1e9, 1, ALPHA, NDR) == 0
-
-
 # --- identities that need two reference functions (the declared properties: tests/labs/test_labs.py) ---
 
 @FEW
