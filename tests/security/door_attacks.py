@@ -16,7 +16,7 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "doors"))
 
-from door_helpers import BIN, sample_class, toy_course  # noqa: E402  (BIN: the door tests' tools)
+from door_helpers import BIN, run, sample_class, toy_course  # noqa: E402  (BIN, run: re-exported to the door attack tests)
 import release_toy as toy  # noqa: E402  (door_helpers puts tests/release on sys.path)
 
 from autograder.classroom import samples  # noqa: E402
