@@ -55,20 +55,10 @@ def peak_memory_bytes_per_gpu(params, layers, seq_len, micro_batch, hidden, head
 
 def best_3d_config(params, layers, seq_len, hidden, heads, global_batch, n_gpus, gpus_per_node,
                    capacity_bytes, bubble_ceiling, micro_batch=1, zero_stage=0):
-    # Right search, built on this module's wrong pieces: memory of one microbatch in flight and
-    # the bubble relative to the ideal step (stricter ceiling).
-    best = None
-    for tp in range(1, gpus_per_node + 1):
-        for pp in range(1, layers + 1):
-            if n_gpus % (tp * pp) or layers % pp or heads % tp:
-                continue
-            dp = n_gpus // (tp * pp)
-            if global_batch % (dp * micro_batch):
-                continue
-            m = global_batch // (dp * micro_batch)
-            bubble = pipeline_bubble_fraction(pp, m)
-            need = peak_memory_bytes_per_gpu(params, layers, seq_len, micro_batch, hidden, heads,
-                                             tp, pp, dp, m, zero_stage)
-            if bubble <= bubble_ceiling and need <= capacity_bytes and (best is None or (bubble, tp, pp) < best[:3]):
-                best = (bubble, tp, pp, dp)
-    return "none" if best is None else f"TP={best[1]} PP={best[2]} DP={best[3]}"
+    # The rule of thumb: TP fills a node, then the fewest pipeline stages whose model states fit;
+    # the activations, the bubble ceiling and the layer and head counts are never checked.
+    tp = gpus_per_node
+    for pp in range(1, n_gpus // tp + 1):
+        if n_gpus % (tp * pp) == 0 and model_state_bytes_per_gpu(params, 1, zero_stage, tp, pp) <= capacity_bytes:
+            return f"TP={tp} PP={pp} DP={n_gpus // (tp * pp)}"
+    return "none"
