@@ -290,7 +290,10 @@ def engine_results(results, assignment: Assignment, result, error: str = "") -> 
     test_files = []
     for item in assignment.item_ids:
         tests = [t for t in engine if t.item == item]
-        cases = [TestCaseResult(TestCase(t.name, None, False, t.max_score, None, None),
+        # a passing case's text goes in as its success message: otter prints a passed test file as
+        # "All test cases passed!" plus those messages (e.g. "you changed act1_prediction ... counts")
+        cases = [TestCaseResult(TestCase(t.name, None, False, t.max_score,
+                                         str(t.output) if t.score >= t.max_score else None, None),
                                 ("✅ " if t.score >= t.max_score else "❌ ") + str(t.output),
                                 t.score >= t.max_score) for t in tests]
         if not tests:
