@@ -9,13 +9,19 @@ untouched, wrong_predictions) to --class-size students and grades it with
 * `nbgrader autograde` in a temporary course root (the project's door: notebook executed, then the
   engine scores each grade cell),
 * `otter run` of the Gradescope zip on each submission's zip (the first --otter-runs students, one
-  after the other; default: all),
+  after the other; default: all) in the environment the zip's setup.sh leaves on Gradescope, which
+  uninstalls rfc3987-syntax (emulated here: a module on PYTHONPATH that raises ImportError, which is
+  what jsonschema sees when the package is absent), and for --here-runs students in this
+  environment as it is,
 * and, as the outside baseline, plain `nbgrader autograde` of a trivial notebook with one test cell
   (no scalelabs at all) for --baseline-size students: what nbgrader alone costs per submission.
 
-Prints seconds per submission, the CPU seconds per submission of the native batch (summed over its
-processes: the per-core cost), the ratios, and the load average before and after (the machine may be
-shared: compare figures from one run only).
+Then, for one correct submission: a whole `scalelabs grade --json` process and the released public
+checks (`pytest` in the release folder), median of --runs.
+
+Prints seconds per submission, the CPU seconds per submission (summed over each command's processes:
+the per-core cost), the ratios, each figure against issue 16's target, and the load average before
+and after (the machine may be shared: compare figures from one run only).
 """
 from __future__ import annotations
 
@@ -24,6 +30,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,6 +42,8 @@ sys.path.insert(0, str(ROOT))
 
 from autograder.classroom import samples  # noqa: E402
 from autograder.doors import otter as otter_door  # noqa: E402
+from autograder.engine.grade import grade_submission  # noqa: E402
+from labs import load as load_lab  # noqa: E402
 
 LAB = "lab06_collectives"
 BIN = Path(sys.executable).parent
@@ -45,9 +54,9 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def run(command: list, cwd: Path) -> tuple[float, float]:
+def run(command: list, cwd: Path, **extra_env: str) -> tuple[float, float]:
     """(wall seconds, CPU seconds of the command and its children)."""
-    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", **extra_env)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([str(c) for c in command], cwd=cwd, capture_output=True, text=True, env=env)
@@ -95,11 +104,41 @@ def trivial_class(work: Path, size: int) -> Path:
     return root
 
 
+def without_rfc3987(work: Path) -> dict[str, str]:
+    """The environment change the zip's setup.sh makes on Gradescope (pip uninstall rfc3987-syntax),
+    for one command: importing the module fails, exactly what jsonschema meets when it is absent."""
+    shim = work / "no-rfc3987"
+    shim.mkdir(exist_ok=True)
+    (shim / "rfc3987_syntax.py").write_text('raise ImportError("uninstalled by the zip\'s setup.sh")\n')
+    return {"PYTHONPATH": str(shim)}
+
+
+def otter_runs(zip_path: Path, root: Path, students: list[str], work: Path, **extra_env: str) -> tuple[float, float]:
+    total_wall = total_cpu = 0.0
+    for student in students:
+        archive = shutil.make_archive(str(work / "otter" / student), "zip", root / "submitted" / student / LAB)
+        out = work / "otter" / f"{student}-out-{len(extra_env)}"
+        out.mkdir(parents=True)
+        wall, cpu = run([BIN / "otter", "run", "-a", zip_path, "-o", out, "--no-logo", archive], work / "otter",
+                        **extra_env)
+        json.loads((out / "results.json").read_text())
+        total_wall, total_cpu = total_wall + wall, total_cpu + cpu
+    return total_wall, total_cpu
+
+
+def medians(command: list, cwd: Path, runs: int) -> tuple[float, float]:
+    """(median wall s, median CPU s) of `runs` runs of command."""
+    walls, cpus = zip(*(run(command, cwd) for _ in range(runs)))
+    return statistics.median(walls), statistics.median(cpus)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--class-size", type=int, default=24)
     parser.add_argument("--otter-runs", type=int, default=None, help="default: the whole class")
+    parser.add_argument("--here-runs", type=int, default=6, help="otter runs in this environment as it is")
     parser.add_argument("--baseline-size", type=int, default=6)
+    parser.add_argument("--runs", type=int, default=5, help="runs of the single-submission figures")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="scalelabs-bench-doors-"))
     rows: list[tuple[str, int, float, float | None]] = []   # door, submissions, wall s, CPU s
@@ -115,18 +154,26 @@ def main() -> int:
         rows.append(("nbgrader autograde (scalelabs door)", n, wall, cpu))
         zip_path = otter_door.build_zip(LAB, work / "autograder.zip")
         otter_students = students[:args.otter_runs] if args.otter_runs else students
-        total_wall = total_cpu = 0.0
-        for student in otter_students:
-            archive = shutil.make_archive(str(work / "otter" / student), "zip", root / "submitted" / student / LAB)
-            out = work / "otter" / f"{student}-out"
-            out.mkdir(parents=True)
-            wall, cpu = run([BIN / "otter", "run", "-a", zip_path, "-o", out, "--no-logo", archive], work / "otter")
-            json.loads((out / "results.json").read_text())
-            total_wall, total_cpu = total_wall + wall, total_cpu + cpu
-        rows.append(("otter run (Gradescope zip)", len(otter_students), total_wall, total_cpu))
+        wall, cpu = otter_runs(zip_path, root, otter_students, work, **without_rfc3987(work))
+        rows.append(("otter run (zip, Gradescope's environment)", len(otter_students), wall, cpu))
+        if args.here_runs:
+            wall, cpu = otter_runs(zip_path, root, students[:args.here_runs], work)
+            rows.append(("otter run (zip, this environment)", min(args.here_runs, n), wall, cpu))
         trivial = trivial_class(work, args.baseline_size)
         wall, cpu = run([BIN / "nbgrader", "autograde", TRIVIAL, "--force"], trivial)
         rows.append(("baseline: nbgrader autograde, trivial notebook", args.baseline_size, wall, cpu))
+        correct = next(s for s in students if s.endswith("_correct"))
+        folder = root / "submitted" / correct / LAB
+        assignment = load_lab(LAB)
+        grade_submission(assignment, folder, "warm-up")
+        in_process = []
+        for i in range(args.runs):
+            start = time.perf_counter()
+            grade_submission(assignment, folder, f"run{i}")
+            in_process.append(time.perf_counter() - start)
+        single = medians([sys.executable, "-m", "autograder.cli", "grade", LAB, folder, "--json"], ROOT, args.runs)
+        public = medians([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], folder, args.runs)
+        native_correct = json.loads((work / "native1" / "results" / f"{correct}.json").read_text())
     finally:
         shutil.rmtree(work, ignore_errors=True)
     native = rows[0][2] / rows[0][1]
@@ -137,6 +184,16 @@ def main() -> int:
         per = wall / count
         print(f"{door:<48} {count:>4} {wall:>7.1f} {per:>6.2f} {cpu / count:>9.2f} {per / native:>11.2f} "
               f"{per / baseline:>10.2f}")
+    print(f"\n{'one correct submission, median of ' + str(args.runs):<48} {'wall s':>7} {'CPU s':>7}")
+    print(f"{'grade_submission in a warm process (the engine)':<48} {statistics.median(in_process):>7.2f}")
+    print(f"{'`scalelabs grade --json` (whole process)':<48} {single[0]:>7.2f} {single[1]:>7.2f}")
+    print(f"{'`pytest` in its release folder (public checks)':<48} {public[0]:>7.2f} {public[1]:>7.2f}")
+    per_core = rows[0][3] / rows[0][1]
+    otter_wall = rows[3][2] / rows[3][1]
+    print("\nissue 16 targets (s): native CPU/submission/core <= 0.3: "
+          f"{per_core:.2f}; correct module <= 0.2: {statistics.median(in_process):.2f}; otter run <= 3: {otter_wall:.2f}; scalelabs grade <= 0.6: {single[0]:.2f}; "
+          f"public pytest <= 2: {public[0]:.2f}; correct submission's score "
+          f"{sum(t['score'] for t in native_correct['tests']):g}")
     print(f"load average after: {load()}")
     return 0
 

@@ -10,12 +10,13 @@ import importlib
 
 import ast
 import math
+from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping
 
 import jinja2
-import jupytext
 
 from autograder.engine.spec import (Answer, Assignment, Challenge, Code, Example, FunctionGrades, Markdown,
                                     Property)
@@ -147,6 +148,39 @@ def literal_setup(source: str, package: str) -> str:
     return "\n".join(lines)
 
 
+def _percent(path: Path):
+    """notebook.py (jupytext percent format) as a notebook. jupytext is imported here, not at the top:
+    it imports nbformat (and jsonschema's format checkers), about 2 s that grading never needs."""
+    import jupytext
+
+    return jupytext.reads(Path(path).read_text(encoding="utf-8"), fmt="py:percent")
+
+
+class NotebookFile(Sequence):
+    """A lab's notebook.py as `Assignment.notebook`: its cells, and its setup source as `.setup`,
+    read on first use (building the notebook), so loading a lab to grade it never reads it."""
+
+    def __init__(self, path: Path, namespace: Mapping[str, Any], package: str) -> None:
+        self.path, self.namespace, self.package = Path(path), namespace, package
+
+    @cached_property
+    def _read(self) -> tuple[str, list]:
+        return read_notebook(self.path, self.namespace, self.package)
+
+    @property
+    def setup(self) -> str:
+        return self._read[0]
+
+    def __getitem__(self, index):
+        return self._read[1][index]
+
+    def __len__(self) -> int:
+        return len(self._read[1])
+
+    def __repr__(self) -> str:
+        return f"NotebookFile({str(self.path)!r})"
+
+
 def read_notebook(path: Path, namespace: Mapping[str, Any], package: str) -> tuple[str, list]:
     """(setup source, cells) of a lab's notebook.py in jupytext percent format.
 
@@ -157,7 +191,7 @@ def read_notebook(path: Path, namespace: Mapping[str, Any], package: str) -> tup
       provided code, behind the prediction lock of `requires=[...]`, its source collapsed when it
       `requires` answers or is tagged `instrument`.
     """
-    notebook = jupytext.reads(Path(path).read_text(encoding="utf-8"), fmt="py:percent")
+    notebook = _percent(path)
     setup, cells = None, []
     for index, cell in enumerate(notebook.cells):
         meta = dict(cell.metadata)
@@ -190,7 +224,7 @@ def names_used_before_defined(path: Path, predefined: Iterable[str] = ()) -> lis
     cells nor builtins define (the lint the lab tests run)."""
     import builtins
 
-    notebook = jupytext.reads(Path(path).read_text(encoding="utf-8"), fmt="py:percent")
+    notebook = _percent(path)
     defined = set(dir(builtins)) | set(predefined)
     missing = []
     for cell in notebook.cells:
@@ -231,10 +265,10 @@ def assemble(package: str, *, title: str, reference: ModuleType, source_lab: str
     scenario, questions, items = part("scenario"), part("questions"), part("items")
     misconceptions, challenges = part("misconceptions"), part("challenges")
     folder = Path(importlib.import_module(package).__file__).parent
-    setup, notebook = read_notebook(folder / "notebook.py", scenario_namespace(scenario, questions), package=package)
+    notebook = NotebookFile(folder / "notebook.py", scenario_namespace(scenario, questions), package)
     return Assignment(
         id=package.rpartition(".")[2], title=title, module=reference.__name__.rpartition(".")[2],
         reference=reference, functions=items.FUNCTIONS, questions=questions.QUESTIONS, notebook=notebook,
-        setup=setup, source_lab=source_lab,
+        source_lab=source_lab,
         misconceptions=misconceptions.MISCONCEPTIONS if misconceptions else {},
         challenges=challenges.CHALLENGES if challenges else ())

@@ -7,8 +7,6 @@ set. Writes are idempotent (update or create), so re-running after a resumed bat
 """
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 import warnings
 from pathlib import Path
@@ -25,23 +23,36 @@ def item_scores(results: dict) -> dict[str, float]:
     return {item: score for item, (score, _) in Result.from_gradescope(results).item_scores().items()}
 
 
-def _alembic_on_path() -> None:
-    """nbgrader runs the `alembic` executable to stamp/upgrade an existing database; it sits next
-    to this Python (the venv's bin/), which need not be on PATH when called as `python -m`."""
-    if shutil.which("alembic") is None:
-        os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
-
-
 def _nbgrader_api():
     """nbgrader.api, ready to use. nbgrader imports nbformat -> jsonschema, which imports the optional
     rfc3987-syntax when installed (jupyter-events pulls it in); it compiles ~40 grammars at import,
     2.3 s CPU for IRI format checks no gradebook access makes. Unless something in this process
     imported it already, it is skipped here (jsonschema then leaves those format checks out)."""
     sys.modules.setdefault("rfc3987_syntax", None)
-    _alembic_on_path()
     import nbgrader.api
 
     return nbgrader.api
+
+
+def stamp_new_gradebook(db_url: str) -> None:
+    """Stamp a new (empty) gradebook database with nbgrader's migration head, as nbgrader's Gradebook
+    would: it finds the head by running `alembic heads` in a subprocess (about 4 s); read in-process
+    from nbgrader's own migration scripts it takes milliseconds. Gradebook then sees a stamped
+    database and creates its tables; an existing database is left alone."""
+    from alembic.script import ScriptDirectory
+    from nbgrader.dbutil import ALEMBIC_DIR
+    from sqlalchemy import create_engine, inspect, text
+
+    engine = create_engine(db_url)
+    try:
+        if inspect(engine).get_table_names():
+            return
+        head = ScriptDirectory(ALEMBIC_DIR).get_current_head()
+        with engine.begin() as connection:
+            connection.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
+            connection.execute(text("INSERT INTO alembic_version (version_num) VALUES (:head)"), {"head": head})
+    finally:
+        engine.dispose()
 
 
 def sqlite_url(path: Path) -> str:
@@ -57,6 +68,7 @@ def write_gradebook(db_url: str, assignment: Assignment, results_by_student: Map
     warnings.filterwarnings("ignore", message=".*not in session.*")
     aid = assignment.id
     points = assignment.item_points
+    stamp_new_gradebook(db_url)
     with Gradebook(db_url, course_id=course_id) as gb:
         gb.update_or_create_assignment(aid)
         try:

@@ -21,7 +21,9 @@ code into the kernel and reads no verdict from it:
 - `before_grading` (the first hook; nothing of the student's has run) grades the submission folder
   with the engine and keeps the result in memory; then it removes every student file from that
   folder (a submitted `json.py` would otherwise be imported by the kernel) and blanks the notebook;
-- `before_execution` hands otter an empty notebook, so the kernel runs only otter's own cells and
+- then it stops otter from starting a kernel at all (`skip_kernel`: otter would execute the blanked
+  notebook only to have its results discarded, ~3 s per submission); were that ever to miss,
+  `before_execution` hands otter an empty notebook, so the kernel runs only otter's own cells and
   the generated test files, whose cases always fail (without the plugin a submission earns 0);
 - `after_grading` rebuilds every test file's results from the engine's in-memory result,
   discarding whatever came back from the kernel.
@@ -91,9 +93,9 @@ def otter_config(assignment_id: str, declaration: str = "", grading: dict | None
 
 def harden_scripts(setup_sh: str, run_autograder: str) -> tuple[str, str]:
     """otter's generated setup.sh and run_autograder, extended (otter 7 has no option for it):
-    setup.sh installs bubblewrap with its first apt-get and ends with the lockdown (after the
-    environment, hence scalelabs, is installed); run_autograder runs the lockdown again before
-    grading, in case the image was built from another setup."""
+    setup.sh installs bubblewrap with its first apt-get, removes a slow optional import from the
+    environment and ends with the lockdown (after the environment, hence scalelabs, is installed);
+    run_autograder runs the lockdown again before grading, in case the image was built from another setup."""
     lockdown = f"bash {AUTOGRADER_DIR}/source/{LOCKDOWN}"
     first_apt = next((line for line in setup_sh.splitlines() if line.startswith("apt-get install -y ")), None)
     activate = next((line for line in run_autograder.splitlines() if line.startswith("mamba activate ")), None)
@@ -101,9 +103,14 @@ def harden_scripts(setup_sh: str, run_autograder: str) -> tuple[str, str]:
         raise RuntimeError("otter's setup.sh/run_autograder changed shape: cannot add bubblewrap and the "
                            f"lockdown (expected an 'apt-get install -y' line and a 'mamba activate' line)")
     from otter.generate import OTTER_ENV_NAME
+    # jsonschema imports rfc3987-syntax when installed (jupyter-events asks for it) and compiles ~40
+    # grammars at import: 2 s of every `otter run` for IRI format checks nothing here makes.
+    slow_import_removal = ("# scalelabs: 2 s less per submission (jsonschema's optional IRI grammars, unused)\n"
+                           f"mamba run -n {OTTER_ENV_NAME} pip uninstall -y rfc3987-syntax\n")
     setup_sh = setup_sh.replace(first_apt, f"{first_apt}\n# scalelabs: the sandbox's boundary\n"
                                            f"apt-get install -y bubblewrap", 1)
-    setup_sh = (setup_sh.rstrip("\n") + "\n\n# scalelabs: engine, reference, tests and config readable by root only\n"
+    setup_sh = (setup_sh.rstrip("\n") + "\n\n" + slow_import_removal
+                + "\n# scalelabs: engine, reference, tests and config readable by root only\n"
                 f"mamba run -n {OTTER_ENV_NAME} {lockdown}\n")
     run_autograder = run_autograder.replace(activate, f"{activate}\n{lockdown}", 1)
     return setup_sh, run_autograder
@@ -201,6 +208,7 @@ class EngineOverride(AbstractOtterPlugin):
         except Exception as error:  # noqa: BLE001  (the grader never crashes on a submission)
             self.result, self.error = None, f"the scalelabs engine could not grade this submission: {error}"
         strip_submission(folder, Path(self.submission_path), keep={f"{name}.py" for name in self.assignment.provided})
+        skip_kernel()
 
     def before_execution(self, submission):
         import nbformat
@@ -208,6 +216,25 @@ class EngineOverride(AbstractOtterPlugin):
 
     def after_grading(self, results):
         engine_results(results, self.assignment, self.result, self.error)
+
+
+def skip_kernel() -> None:
+    """From here on, this otter run grades without a kernel: otter's runner calls `grade_notebook`,
+    which starts a kernel (about 3 s) to execute the blanked notebook and test files whose cases
+    always fail, then hands its results to `after_grading`, which discards them. The engine has graded
+    already, so the runner's `grade_notebook` becomes `_without_kernel`. Should otter's runner change
+    shape, the patch misses harmlessly: the kernel runs the empty notebook as before."""
+    from otter.run.run_autograder.runners import python_runner
+    python_runner.grade_notebook = _without_kernel
+
+
+def _without_kernel(submission_path, *, plugin_collection=None, **_otter_options):
+    """otter's `grade_notebook` minus the kernel: empty results, rebuilt by the plugins' after_grading."""
+    from otter.test_files import GradingResults
+    results = GradingResults([])
+    if plugin_collection is not None:
+        plugin_collection.run("after_grading", results)
+    return results
 
 
 def strip_submission(folder: Path, notebook: Path, keep: set[str]) -> None:
@@ -246,7 +273,10 @@ def engine_results(results, assignment: Assignment, result, error: str = "") -> 
     test_files = []
     for item in assignment.item_ids:
         tests = [t for t in engine if t.item == item]
-        cases = [TestCaseResult(TestCase(t.name, None, False, t.max_score, None, None),
+        # a passing case's text goes in as its success message: otter prints a passed test file as
+        # "All test cases passed!" plus those messages (e.g. "you changed act1_prediction ... counts")
+        cases = [TestCaseResult(TestCase(t.name, None, False, t.max_score,
+                                         str(t.output) if t.score >= t.max_score else None, None),
                                 ("✅ " if t.score >= t.max_score else "❌ ") + str(t.output),
                                 t.score >= t.max_score) for t in tests]
         if not tests:

@@ -38,6 +38,9 @@ class Verdict:
     """One constraint measured on a design: met or not, and the computed number that decides it."""
     met: bool
     detail: str                 # e.g. "71.3 GB on the busiest GPU (capacity 80.0 GB)"
+    # what the reference computes for a graded function at the student's inputs (e.g. the breakeven
+    # a student was asked to compute): shown only when the course shows expected values
+    expected: str = ""
 
 
 class Invalid(ValueError):
@@ -159,9 +162,10 @@ def parse_design(source: str, challenge: DesignChallenge) -> tuple[dict | None, 
     return design, ""
 
 
-def grade_design(challenge: DesignChallenge, design: Mapping[str, float]) -> ChallengeGrade:
+def grade_design(challenge: DesignChallenge, design: Mapping[str, float], show_expected: bool = True) -> ChallengeGrade:
     """Points: an equal share per constraint met. The check is trusted but a design may still
-    reach a reference function's input check: any failure scores 0 with a reason, never a crash."""
+    reach a reference function's input check: any failure scores 0 with a reason, never a crash.
+    A verdict's `expected` part is shown only with `show_expected` (the course's setting)."""
     answer = design_text(design)
     try:
         verdicts = list(challenge.check(dict(design)))
@@ -178,18 +182,19 @@ def grade_design(challenge: DesignChallenge, design: Mapping[str, float]) -> Cha
     score = round(sum(share for v in verdicts if v.met), scoring.DIGITS)
     met = sum(v.met for v in verdicts)
     lines = [f"design {answer}: {met} of {len(verdicts)} constraints met"]
-    lines += [f"  {'met' if v.met else 'MISSED'}: {c}: {v.detail}" for c, v in zip(challenge.constraints, verdicts)]
+    lines += [f"  {'met' if v.met else 'MISSED'}: {c}: {v.detail}" + (f"; {v.expected}" if show_expected and v.expected else "")
+              for c, v in zip(challenge.constraints, verdicts)]
     return ChallengeGrade(score, "\n".join(lines), answer)
 
 
-def grade_answer(challenge: DesignChallenge, source: str) -> ChallengeGrade:
+def grade_answer(challenge: DesignChallenge, source: str, show_expected: bool = True) -> ChallengeGrade:
     """The grade of one answer cell's source: 0 with the reason when it is not a well-formed design."""
     design, problem = parse_design(source, challenge)
-    return ChallengeGrade(0.0, problem) if design is None else grade_design(challenge, design)
+    return ChallengeGrade(0.0, problem) if design is None else grade_design(challenge, design, show_expected)
 
 
 def grade_challenges(challenges: Sequence[DesignChallenge], submission_dir: Path,
-                     assignment_id: str) -> list[ChallengeGrade]:
+                     assignment_id: str, show_expected: bool = True) -> list[ChallengeGrade]:
     """Each challenge's grade, reading the notebook once (the same bounded reader as questions)."""
     if not challenges:
         return []
@@ -203,5 +208,5 @@ def grade_challenges(challenges: Sequence[DesignChallenge], submission_dir: Path
         if source is None:
             grades.append(ChallengeGrade(0.0, f"no answer cell for {challenge.id} was found in {name}"))
             continue
-        grades.append(grade_answer(challenge, source))
+        grades.append(grade_answer(challenge, source, show_expected))
     return grades

@@ -17,15 +17,16 @@ take microseconds. So a check here (`run_drawn`):
    raised as `@given` would raise it. If hypothesis' draws do not fail, or the simplest input
    failed (it cannot shrink), the failure is raised as found.
 
-Nothing here depends on time, and hypothesis' draws ignore the "local constants" it harvests from
-whatever modules happen to be imported: the inputs depend on the seed alone, not on the door, the
-process or the machine's load.
+Nothing here depends on time, and hypothesis' draws and shrinks ignore the "local constants" it
+harvests from the source of whatever non-library modules happen to be imported (and caches under
+`<cwd>/.hypothesis/`): the inputs and the shrunk failure depend on the seed alone, not on the door,
+the install, the process or the machine's load, and grading writes no file.
 """
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
 from random import Random
 from typing import Any, Callable
 
@@ -35,19 +36,28 @@ from hypothesis.database import InMemoryExampleDatabase, choices_to_bytes
 from hypothesis.errors import HypothesisException, StopTest, Unsatisfiable, UnsatisfiedAssumption
 from hypothesis.internal.conjecture.choice import ChoiceTemplate
 from hypothesis.internal.conjecture.data import ConjectureData
-from hypothesis.internal.conjecture.providers import Constants, HypothesisProvider
+from hypothesis.internal.conjecture import providers
+from hypothesis.internal.conjecture.providers import Constants
 from hypothesis.strategies._internal.lazy import unwrap_strategies
 
 SHRINK_KEY = b"scalelabs-failure"
 DRAW_ATTEMPTS_PER_EXAMPLE = 10   # a filtered strategy may reject draws; give up after this many per input
 
 
-class SeedOnlyProvider(HypothesisProvider):
-    """hypothesis' random provider without the constants harvested from imported modules."""
-
-    @cached_property
-    def _local_constants(self) -> Constants:
-        return Constants()
+@contextmanager
+def seed_only():
+    """hypothesis without its local constants: its random draws (the shrinker's too) sometimes pick a
+    constant harvested from every imported non-library module, a set that differs by door, install and
+    process, and it caches the harvest under <cwd>/.hypothesis/. Inside, the harvest is empty, and the
+    cache of allowed constants is cleared on the way in and out, so no entry crosses the boundary."""
+    harvest = providers._get_local_constants
+    providers._get_local_constants = Constants
+    providers.CONSTANTS_CACHE.cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = harvest
+        providers.CONSTANTS_CACHE.cache.clear()
 
 
 @dataclass(frozen=True)
@@ -67,17 +77,18 @@ def _draw_one(strategy, data: ConjectureData) -> Drawn | None:
 
 
 def draw_inputs(strategy, seed: int, max_examples: int) -> list[Drawn]:
-    """The simplest input, then up to `max_examples` random ones: the same seed, the same list."""
+    """The simplest input, then up to `max_examples` random ones: the same seed, the same list (call it
+    inside `seed_only`)."""
     drawn = [d for d in [_draw_one(strategy, ConjectureData.for_choices((ChoiceTemplate("simplest", count=None),)))]
              if d is not None]
     random = Random(seed)
-    data = ConjectureData(random=random, provider=SeedOnlyProvider)
+    data = ConjectureData(random=random)
     for _ in range(max_examples * DRAW_ATTEMPTS_PER_EXAMPLE):
         if len(drawn) > max_examples:
             break
         one = _draw_one(strategy, data)
         if one is None:
-            data = ConjectureData(random=random, provider=SeedOnlyProvider)   # a dead draw ends this data
+            data = ConjectureData(random=random)   # a dead draw ends this data
         else:
             drawn.append(one)
     return drawn
@@ -107,6 +118,11 @@ def run_drawn(body: Callable[[Any], None], strategy, seed: int, max_examples: in
 
     `prefetch(values)` is called with the inputs before body runs on them (the caller fetches the
     student calls they need in one round trip)."""
+    with seed_only():
+        _run_drawn(body, strategy, seed, max_examples, prefetch)
+
+
+def _run_drawn(body, strategy, seed: int, max_examples: int, prefetch) -> None:
     values, simplest_first = _sample(strategy, seed, max_examples)
     found = _first_failure(body, values, prefetch)
     if found is None:
@@ -255,7 +271,7 @@ def _sampler(strategy) -> Callable[[Random | None], Any]:
 
 def _hypothesis_draw(strategy, r: Random | None):
     data = (ConjectureData.for_choices((ChoiceTemplate("simplest", count=None),)) if r is None
-            else ConjectureData(random=Random(r.getrandbits(64)), provider=SeedOnlyProvider))
+            else ConjectureData(random=Random(r.getrandbits(64))))
     one = _draw_one(strategy, data)
     if one is None:
         raise _Rejected
@@ -267,7 +283,8 @@ _SAMPLERS: dict[int, tuple[Any, Callable]] = {}
 
 def sample_inputs(strategy, seed: int, max_examples: int) -> list:
     """The simplest input, then up to `max_examples` sampled ones: the same seed, the same list."""
-    return _sample(strategy, seed, max_examples)[0]
+    with seed_only():
+        return _sample(strategy, seed, max_examples)[0]
 
 
 def _sample(strategy, seed: int, max_examples: int) -> tuple[list, bool]:

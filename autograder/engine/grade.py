@@ -83,7 +83,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     for q, (score, feedback, answer) in zip(assignment.questions, graded):
         result.tests.append(TestResult(q.id, q.kind, q.kind, score, float(q.points), cap_output(feedback), answer))
     for c, (score, feedback, answer) in zip(assignment.challenges,
-                                            grade_challenges(assignment.challenges, submission_dir, assignment.id)):
+                                            grade_challenges(assignment.challenges, submission_dir, assignment.id, show)):
         result.tests.append(TestResult(c.id, "design challenge", "challenge", score, float(c.points),
                                        cap_output(feedback), answer))
     notes = [f"{assignment.title}: {mode_note(mode)}."]

@@ -154,10 +154,9 @@ class Assignment:
     reference: ModuleType                       # reference.<module>
     functions: Sequence[FunctionItem]
     questions: Sequence[Question]
+    # The notebook's arc. A lab folder's is a labs.authoring.NotebookFile: its notebook.py, read when
+    # the notebook is first built (reading needs jupytext, ~2 s of imports grading never pays).
     notebook: Sequence[Cell]
-    # The notebook's setup cell (scenario values as literals, from labs/<lab>/notebook.py); empty:
-    # the generated default that imports the module, constants, numpy and matplotlib.
-    setup: str = ""
     provided: Sequence[str] = ("_domain", "constants")  # reference modules shipped as-is (no secrets)
     # The public lab this assignment retells and corrects: "Vol II Lab NN, Title: where it is published".
     source_lab: str = ""
@@ -188,6 +187,12 @@ class Assignment:
             if c.id == cid:
                 return c
         raise KeyError(f"{self.id} has no design challenge {cid!r}")
+
+    @property
+    def setup(self) -> str:
+        """The notebook's own setup cell (a lab folder's, scenario values as literals); empty: the
+        generated default that imports the module, constants, numpy and matplotlib."""
+        return getattr(self.notebook, "setup", "")
 
     @property
     def item_points(self) -> dict[str, float]:

@@ -25,8 +25,13 @@ def autograder_zip(course, assignment, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def otter_results(autograder_zip, submissions, tmp_path_factory):
-    """student -> results.json of `otter run`, the four runs in parallel."""
+    """student -> results.json of `otter run`, the four runs in parallel. No kernel can start (the
+    python3 kernelspec runs /bin/false): the plugin grades without one, so every run must succeed."""
     work = tmp_path_factory.mktemp("otter-runs")
+    no_kernel = work / "jupyter" / "kernels" / "python3"
+    no_kernel.mkdir(parents=True)
+    (no_kernel / "kernel.json").write_text(json.dumps({"argv": ["/bin/false", "{connection_file}"],
+                                                       "display_name": "no kernel", "language": "python"}))
     running = {}
     for student, folder in submissions.items():
         archive = shutil.make_archive(str(work / student), "zip", folder)
@@ -34,7 +39,7 @@ def otter_results(autograder_zip, submissions, tmp_path_factory):
         out.mkdir()
         running[student] = (out, subprocess.Popen(
             [str(BIN / "otter"), "run", "-a", str(autograder_zip), "-o", str(out), "--no-logo", archive],
-            cwd=work, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+            cwd=work, env=env() | {"JUPYTER_PATH": str(work / "jupyter")}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
     results = {}
     for student, (out, process) in running.items():
         log, _ = process.communicate(timeout=600)

@@ -102,6 +102,7 @@ def test_setup_installs_bubblewrap_and_locks_the_secrets(course_zip):
     assert setup.index("apt-get install -y bubblewrap") < setup.index("mamba env create")
     lockdown = f"bash /autograder/source/{otter_door.LOCKDOWN}"
     assert setup.rstrip().endswith(lockdown)  # after the environment (and scalelabs) is installed
+    assert setup.index("mamba env create") < setup.index("pip uninstall -y rfc3987-syntax") < setup.index(lockdown)
     run_autograder = zf.read("run_autograder").decode()
     assert run_autograder.index(lockdown) < run_autograder.index("run_otter.py")
 

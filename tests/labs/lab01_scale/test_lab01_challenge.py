@@ -61,3 +61,13 @@ def test_each_violated_constraint_loses_its_share(source, missed):
 def test_malformed_what_ifs_score_zero_with_a_reason(source, reason):
     grade = grade_answer(C, source)
     assert grade.score == 0.0 and reason in grade.feedback, grade.feedback
+
+
+def test_the_reference_breakeven_is_shown_only_where_the_course_shows_expected_values():
+    whatif = _whatif(4, 2.5, 0.3, 35_000, breakeven=0.9)     # a wrong breakeven for this what-if
+    truth = ref.breakeven_utilization(4, 2.5, **dict(PLANT, capex_per_gpu=35_000))
+    shown, hidden = grade_answer(C, whatif, show_expected=True), grade_answer(C, whatif, show_expected=False)
+    assert shown.score == hidden.score < C.points
+    assert f"{truth:.4f}" in shown.feedback and f"{truth:.3f}" not in hidden.feedback
+    assert "$" in shown.feedback and "$" not in hidden.feedback          # the reference's costs
+    assert "MISSED" in hidden.feedback and "you wrote 0.9" in hidden.feedback
