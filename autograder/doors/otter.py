@@ -101,7 +101,7 @@ def harden_scripts(setup_sh: str, run_autograder: str) -> tuple[str, str]:
     activate = next((line for line in run_autograder.splitlines() if line.startswith("mamba activate ")), None)
     if first_apt is None or activate is None:
         raise RuntimeError("otter's setup.sh/run_autograder changed shape: cannot add bubblewrap and the "
-                           f"lockdown (expected an 'apt-get install -y' line and a 'mamba activate' line)")
+                           "lockdown (expected an 'apt-get install -y' line and a 'mamba activate' line)")
     from otter.generate import OTTER_ENV_NAME
     # jsonschema imports rfc3987-syntax when installed (jupyter-events asks for it) and compiles ~40
     # grammars at import: 2 s of every `otter run` for IRI format checks nothing here makes.
