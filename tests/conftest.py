@@ -3,7 +3,8 @@ the two cores (pytest-xdist, `--dist loadgroup` in pyproject.toml).
 
 Each test module stays on one worker, so its module-scoped fixtures (a graded class, a built
 release) are built once; a module parametrized over labs with a `lab` fixture (the three-door runs,
-about a minute per lab) is split by lab, so the slowest file does not serialise on one worker.
+about a minute per lab) is split by lab, so the slowest file does not serialise on one worker;
+modules that read one session fixture form one group (SHARED_SESSION_FIXTURES), so it is built once.
 """
 from __future__ import annotations
 
@@ -16,9 +17,23 @@ from hypothesis import HealthCheck, settings
 from hypothesis.configuration import set_hypothesis_home_dir
 
 
+# Modules that read the same session fixture share a group, so that fixture is built on one worker
+# only (each xdist worker is a process with its own session): the toy course with its class
+# submitted and `nbgrader generate_assignment` run (tests/doors/conftest.py), and the toy release
+# (tests/release/conftest.py `toy_root`, a `nbgrader generate_assignment` too).
+SHARED_SESSION_FIXTURES = {
+    "tests/doors/test_nbgrader_agreement.py": "tests/doors toy course",
+    "tests/doors/test_otter_agreement.py": "tests/doors toy course",
+    "tests/release/test_predictions_notebook.py": "tests/release toy release",
+    "tests/release/test_release_leakscan.py": "tests/release toy release",
+    "tests/release/test_release_pipeline.py": "tests/release toy release",
+}
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         group = item.nodeid.split("::")[0]
+        group = SHARED_SESSION_FIXTURES.get(group, group)
         callspec = getattr(item, "callspec", None)
         if callspec is not None and "lab" in callspec.params:
             group += f"[{callspec.params['lab']}]"

@@ -86,3 +86,17 @@ def test_every_test_function_can_fail():
                 if not checks:
                     idle.append(f"{path}:{node.lineno}: {node.name}")
     assert not idle, idle
+
+
+def test_modules_grouped_for_a_shared_session_fixture_exist_and_use_it():
+    """tests/conftest.py puts modules that read one session fixture on one xdist worker: a renamed
+    module or one that stopped using the fixture would silently cost a second build or a bigger group."""
+    conftest = ast.parse((TESTS / "conftest.py").read_text(encoding="utf-8"))
+    SHARED_SESSION_FIXTURES = next(ast.literal_eval(node.value) for node in conftest.body if isinstance(node, ast.Assign)
+                                   and getattr(node.targets[0], "id", "") == "SHARED_SESSION_FIXTURES")
+    fixtures = {"tests/doors toy course": "course", "tests/release toy release": "toy_root"}
+    assert set(SHARED_SESSION_FIXTURES.values()) == set(fixtures)
+    for module, group in SHARED_SESSION_FIXTURES.items():
+        tree = ast.parse((REPO / module).read_text(encoding="utf-8"))
+        used = {a.arg for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) for a in f.args.args}
+        assert fixtures[group] in used, (module, fixtures[group])
