@@ -113,11 +113,12 @@ def without_rfc3987(work: Path) -> dict[str, str]:
     return {"PYTHONPATH": str(shim)}
 
 
-def otter_runs(zip_path: Path, root: Path, students: list[str], work: Path, **extra_env: str) -> tuple[float, float]:
+def otter_runs(zip_path: Path, root: Path, students: list[str], work: Path, label: str,
+               **extra_env: str) -> tuple[float, float]:
     total_wall = total_cpu = 0.0
     for student in students:
         archive = shutil.make_archive(str(work / "otter" / student), "zip", root / "submitted" / student / LAB)
-        out = work / "otter" / f"{student}-out-{len(extra_env)}"
+        out = work / "otter" / f"{student}-out-{label}"
         out.mkdir(parents=True)
         wall, cpu = run([BIN / "otter", "run", "-a", zip_path, "-o", out, "--no-logo", archive], work / "otter",
                         **extra_env)
@@ -154,10 +155,10 @@ def main() -> int:
         rows.append(("nbgrader autograde (scalelabs door)", n, wall, cpu))
         zip_path = otter_door.build_zip(LAB, work / "autograder.zip")
         otter_students = students[:args.otter_runs] if args.otter_runs else students
-        wall, cpu = otter_runs(zip_path, root, otter_students, work, **without_rfc3987(work))
+        wall, cpu = otter_runs(zip_path, root, otter_students, work, "gradescope", **without_rfc3987(work))
         rows.append(("otter run (zip, Gradescope's environment)", len(otter_students), wall, cpu))
         if args.here_runs:
-            wall, cpu = otter_runs(zip_path, root, students[:args.here_runs], work)
+            wall, cpu = otter_runs(zip_path, root, students[:args.here_runs], work, "here")
             rows.append(("otter run (zip, this environment)", min(args.here_runs, n), wall, cpu))
         trivial = trivial_class(work, args.baseline_size)
         wall, cpu = run([BIN / "nbgrader", "autograde", TRIVIAL, "--force"], trivial)

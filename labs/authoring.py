@@ -6,11 +6,11 @@ a lab folder uses them.
 """
 from __future__ import annotations
 
-import importlib
-
 import ast
+import importlib
 import math
 from collections.abc import Sequence
+from dataclasses import fields
 from functools import cached_property
 from pathlib import Path
 from types import ModuleType
@@ -18,8 +18,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 import jinja2
 
-from autograder.engine.spec import (Answer, Assignment, Challenge, Code, Example, FunctionGrades, Markdown,
-                                    Property)
+from autograder.engine.spec import (Answer, Assignment, Challenge, Code, Example, FunctionGrades, FunctionItem,
+                                    Markdown, Property)
 
 
 # --- unit formatters (also the jinja2 filters of notebook markdown) -----------------------------------
@@ -77,10 +77,14 @@ def public_properties(declared: Iterable[Mapping[str, Any]], item: str) -> list[
     return [Property(**{k: v for k, v in d.items() if k != "item"}) for d in declared if d["item"] == item]
 
 
+# a graded function's default tolerance, as FunctionItem declares it
+DEFAULT_TOLERANCE = {f.name: f.default for f in fields(FunctionItem) if f.name in ("rel_tol", "abs_tol")}
+
+
 def close(got, want, what: str) -> None:
     """Assert a hidden property's number: a real number within the engine's default tolerance."""
     assert isinstance(got, (int, float)) and not isinstance(got, bool), f"expected a number, got {got!r}"
-    assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12), f"{what}: got {got!r}, expected {want!r}"
+    assert math.isclose(got, want, **DEFAULT_TOLERANCE), f"{what}: got {got!r}, expected {want!r}"
 
 
 # --- design challenges -------------------------------------------------------------------------------
@@ -128,8 +132,6 @@ def scenario_namespace(*modules: ModuleType) -> dict[str, Any]:
 def literal_setup(source: str, package: str) -> str:
     """The setup cell with every `from <package>... import NAME as name` replaced by `name = <literal>`,
     so the released notebook never imports the (staff-only) lab package."""
-    import importlib
-
     tree = ast.parse(source)
     lines = source.splitlines()
     for node in reversed(tree.body):
@@ -237,11 +239,10 @@ def names_used_before_defined(path: Path, predefined: Iterable[str] = ()) -> lis
         bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         bound |= {a.asname or a.name.split(".")[0] for n in ast.walk(tree)
                   if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+        # a cell's own functions (an instrument's draw function) and classes
         bound |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
         bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
                   for a in (*n.args, *n.kwonlyargs)}
-        # a cell's own functions (an instrument's draw function) and classes
-        bound |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
                     and node.id not in defined and node.id not in bound:
