@@ -43,7 +43,8 @@ def check(design) -> list[Verdict]:
     return [
         Verdict(abs(yours - breakeven) <= BREAKEVEN_TOLERANCE, f"you wrote {yours:.4g}",
                 f"the reference gives {breakeven:.4f} at your what-if"),
-        Verdict(breakeven < UTILIZATION, f"against the measured {UTILIZATION:.2f}", f"breakeven {breakeven:.3f}"),
+        Verdict(breakeven < UTILIZATION, f"the measured utilization is {UTILIZATION:.2f}",
+                f"the breakeven at your what-if is {breakeven:.3f}"),
         Verdict(cheapest == "on_prem", f"cheapest at {UTILIZATION:.0%}: {cheapest}",
                 ", ".join(f"{k} ${fmt(v, ',.1f', 1e6)}M" for k, v in costs.items())),
     ]
