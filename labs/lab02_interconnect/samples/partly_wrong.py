@@ -21,5 +21,6 @@ def hierarchical_allreduce_time(message_bytes: float, gpus_per_node: int, nodes:
                                 intra_bandwidth: float, inter_bandwidth_per_node: float) -> float:
     _right_hierarchical(message_bytes, gpus_per_node, nodes, intra_bandwidth, inter_bandwidth_per_node)
     # the NVLink stage as it should be, then 2 M over the node's links even when there is one node
-    intra = _right_hierarchical(message_bytes, gpus_per_node, 1, intra_bandwidth, inter_bandwidth_per_node)
-    return intra + 2 * message_bytes / inter_bandwidth_per_node
+    t_intra = _right_hierarchical(message_bytes, gpus_per_node, 1, intra_bandwidth, inter_bandwidth_per_node)
+    t_inter = 2 * message_bytes / inter_bandwidth_per_node
+    return t_intra + t_inter
