@@ -43,7 +43,8 @@ _LAB_ID = re.compile(r"\blab\d\d_[a-z]+")
 # default would send the groups with most tests first: these have few tests each, so they would start
 # last and one worker would run them alone. A name is a group or, for a module split by lab, the
 # module (all its groups). Only groups that take a large share of the run. Seconds of one worker in
-# a whole run at load 2-6 (2026-11-23): 135, 55-84 a lab, 70, 72, 52, 60, 10-35 a lab.
+# a whole run (2026-11-23, load 2-4; in brackets load 2-6): ~100 (135), 30-46 a lab (55-84), 33 (70),
+# 42 (72), 30 (52), 30 (60), 5-14 a lab (10-35).
 SLOWEST_FIRST = (
     "tests/browser/test_notebooks_in_browser.py",
     "tests/doors/test_door_labs.py",
