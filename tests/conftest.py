@@ -1,14 +1,17 @@
 """Shared test setup: hypothesis settings, the gradebook check, and the distribution of tests over
 the two cores (pytest-xdist, `--dist loadgroup` in pyproject.toml).
 
-Each test module stays on one worker, so its module-scoped fixtures (a graded class, a built
-release) are built once; a module parametrized over labs with a `lab` fixture (the three-door runs,
-about a minute per lab) is split by lab, so the slowest file does not serialise on one worker;
-modules that read one session fixture form one group (SHARED_SESSION_FIXTURES), so it is built once.
+Each test module is one xdist group, so its module-scoped fixtures (a graded class, a built release)
+are built once, on one worker; a module whose module-scoped fixture is parametrized over labs (the
+three-door runs, about a minute per lab) is split by that parameter, so the slowest file does not
+serialise on one worker; modules that read one session fixture form one group
+(SHARED_SESSION_FIXTURES), so it is built once. The groups start slowest first (SLOWEST_FIRST), so
+the two workers finish near together instead of one running a minute-long group alone at the end.
 """
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 
@@ -30,14 +33,74 @@ SHARED_SESSION_FIXTURES = {
 }
 
 
+# Modules whose module-scoped fixture is parametrized over labs: one group per lab, named by the lab
+# in the test's id (tests/test_hygiene.py checks this list against the modules' fixtures).
+SPLIT_BY_LAB = ("tests/doors/test_door_labs.py", "tests/labs/test_labs.py")
+_LAB_ID = re.compile(r"\blab\d\d_[a-z]+")
+
+# The groups that take longest (seconds of one worker; the tail of every CI log lists the slowest
+# tests), dispatched first in this order; every other group follows in collection order. xdist's
+# default would send the groups with most tests first: these have few tests each, so they would start
+# last and one worker would run them alone. A name is a group or, for a module split by lab, the
+# module (all its groups). Only groups that take a large share of the run. Seconds of one worker in
+# a whole run (2026-11-23, load 2-4; in brackets load 2-6): ~100 (135), 30-46 a lab (55-84), 33 (70),
+# 42 (72), 30 (52), 30 (60), 5-14 a lab (10-35).
+SLOWEST_FIRST = (
+    "tests/browser/test_notebooks_in_browser.py",
+    "tests/doors/test_door_labs.py",
+    "tests/doors toy course",
+    "tests/test_course_week.py",
+    "tests/security/test_door_otter.py",
+    "tests/labs/test_misconceptions.py",
+    "tests/labs/test_labs.py",
+)
+
+
+def xdist_group(nodeid: str) -> str:
+    """The test's group: its module (or SHARED_SESSION_FIXTURES' name for it), and for a module in
+    SPLIT_BY_LAB the lab its id names (`tests/doors/test_door_labs.py lab06_collectives`)."""
+    module = nodeid.split("::")[0]
+    group = SHARED_SESSION_FIXTURES.get(module, module)
+    if module in SPLIT_BY_LAB and "[" in nodeid:
+        lab = _LAB_ID.search(nodeid[nodeid.index("[", len(module)):])
+        if lab:
+            group += f" {lab.group()}"
+    return group
+
+
+def _rank(group: str) -> int:
+    return next((i for i, name in enumerate(SLOWEST_FIRST) if group == name or group.startswith(name + " ")),
+                len(SLOWEST_FIRST))
+
+
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        group = item.nodeid.split("::")[0]
-        group = SHARED_SESSION_FIXTURES.get(group, group)
-        callspec = getattr(item, "callspec", None)
-        if callspec is not None and "lab" in callspec.params:
-            group += f"[{callspec.params['lab']}]"
-        item.add_marker(pytest.mark.xdist_group(group))
+    # slowest groups first (stable: otherwise collection order); xdist dispatches groups in the
+    # order their first test comes in the collection (GroupScheduling)
+    items.sort(key=lambda item: _rank(xdist_group(item.nodeid)))
+
+
+# pytest-xdist's own `--dist loadgroup` reads a group from an `@group` suffix that its worker writes
+# into each node id; pytest 9.2 keeps node ids elsewhere, so the suffix never appears and every test
+# was dispatched on its own (pytest-dev/pytest-xdist#1386): each module fixture was built again on
+# whichever worker ran the next test. This scheduler takes the group from xdist_group(node id) instead.
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        """xdist's scope scheduler (a group runs on one worker, in collection order), groups from
+        xdist_group, dispatched in collection order (not re-sorted by their number of tests)."""
+
+        def __init__(self, config, log=None):
+            super().__init__(config, log)
+            config.option.loadscopereorder = False
+
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group(nodeid)
+
+    return GroupScheduling(config, log)
 
 
 # Every hypothesis test in tests/ is reproducible and leaves no files: the same inputs on every run

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import ast
 import os
+import re
+import subprocess
+import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from hypothesis import given, settings, strategies as st
 from hypothesis.configuration import storage_directory
@@ -100,3 +104,54 @@ def test_modules_grouped_for_a_shared_session_fixture_exist_and_use_it():
         tree = ast.parse((REPO / module).read_text(encoding="utf-8"))
         used = {a.arg for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) for a in f.args.args}
         assert fixtures[group] in used, (module, fixtures[group])
+
+
+def _conftest(request):
+    """tests/conftest.py as pytest loaded it (importing it again would make a second hypothesis home)."""
+    return request.config.pluginmanager.get_plugin(str(TESTS / "conftest.py"))
+
+
+def test_modules_split_by_lab_are_those_with_a_module_fixture_over_labs(request):
+    """A module whose module-scoped fixture is parametrized is one xdist group per lab (SPLIT_BY_LAB),
+    so its per-lab fixtures build on both workers; each group is named by the lab in the test id."""
+    conftest = _conftest(request)
+    parametrized = set()
+    for path, tree in _test_sources():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and _call_name(node) == "fixture":
+                keywords = {kw.arg: kw.value for kw in node.keywords}
+                if "params" in keywords and getattr(keywords.get("scope"), "value", None) == "module":
+                    parametrized.add(path.relative_to(REPO).as_posix())
+    assert parametrized == set(conftest.SPLIT_BY_LAB)
+    group = conftest.xdist_group
+    labs = "tests/doors/test_door_labs.py::test_lab_feedback_leaks_nothing"
+    assert group(f"{labs}[lab06_collectives]") == "tests/doors/test_door_labs.py lab06_collectives"
+    assert group(f"{labs}[lab06_collectives]") != group(f"{labs}[lab01_scale]")
+    assert group("tests/labs/test_labs.py::test_x[wrong_a-lab02_interconnect]") == "tests/labs/test_labs.py lab02_interconnect"
+    # elsewhere a lab in the id does not split the module (its module fixture covers every lab)
+    assert group("tests/labs/test_misconceptions.py::test_x[wrong_a-lab01_scale]") == "tests/labs/test_misconceptions.py"
+    assert group("tests/doors/test_otter_agreement.py::test_y[cy]") == group("tests/doors/test_nbgrader_agreement.py::t")
+    for name in conftest.SLOWEST_FIRST:
+        assert name in conftest.SHARED_SESSION_FIXTURES.values() or (REPO / name).is_file(), name
+
+
+def _run_pytest(*args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:randomly", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+def test_xdist_runs_each_group_on_one_worker_slowest_first(request):
+    """Under the suite's own options (`-n 2 --dist loadgroup`) every test of a module runs on one
+    worker (its module fixtures are built once), and the groups of SLOWEST_FIRST come first."""
+    modules = ["tests/test_mutation_list.py", "tests/test_physics_contract.py"]
+    ran = re.findall(r"^\[(gw\d)\] .*?(tests/\S+?\.py)::", _run_pytest("-v", *modules), re.M)
+    workers = {module: {w for w, m in ran if m == module} for module in modules}
+    assert all(len(ran_on) == 1 for ran_on in workers.values()) and len(ran) > 60, workers
+    conftest = _conftest(request)
+    ids = ["tests/test_physics_contract.py::a", "tests/doors/test_door_labs.py::b[lab01_scale]",
+           "tests/test_course_week.py::c", "tests/test_physics_contract.py::d", "tests/browser/test_notebooks_in_browser.py::e"]
+    items = [SimpleNamespace(nodeid=i) for i in ids]
+    conftest.pytest_collection_modifyitems(request.config, items)
+    assert [item.nodeid.split("::")[1][0] for item in items] == ["e", "b", "c", "a", "d"]

@@ -2,7 +2,8 @@
 Gradescope runs) of cheaters whose untouched stub's notebook carries one added cell, then of an
 honest classmate on the same machine. Each results.json must hold the engine's scores of the
 files submitted; the classmate's must not move. The zip's setup installs the sandbox and locks the
-secrets away from other users.
+secrets away from other users. `otter run` runs here as on Gradescope, where the zip's setup.sh
+has uninstalled rfc3987-syntax (door_helpers.env).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import math
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -39,7 +41,7 @@ def _otter_run(zip_path, folder, work, student):
     out.mkdir()
     return out, subprocess.Popen(
         [str(BIN / "otter"), "run", "-a", str(zip_path), "-o", str(out), "--no-logo", archive],
-        cwd=work, env=attacks.run.__globals__["env"](), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cwd=work, env=attacks.run.__globals__["env"](without_rfc3987=True), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +108,22 @@ def test_setup_installs_bubblewrap_and_locks_the_secrets(course_zip):
     run_autograder = zf.read("run_autograder").decode()
     assert run_autograder.index(lockdown) < run_autograder.index("run_otter.py")
 
+
+
+def test_otter_runs_here_as_on_gradescope_without_rfc3987_syntax():
+    """The otter runs of these tests (env(without_rfc3987=True)) emulate what setup.sh leaves: the
+    package cannot be imported, so jsonschema has no IRI format check; the default environment of
+    the door tests still has it installed (the toy-course door tests run there)."""
+    env_of = attacks.run.__globals__["env"]
+    probe = ("import importlib.util, jsonschema\n"
+             "print(importlib.util.find_spec('rfc3987_syntax').origin, 'iri' in jsonschema.FormatChecker().checkers)")
+    done = subprocess.run([sys.executable, "-c", probe], env=env_of(without_rfc3987=True), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    origin, iri = done.stdout.split()
+    assert Path(origin).parent.name == "without_rfc3987" and iri == "False"
+    here = subprocess.run([sys.executable, "-c", "import importlib.util; print(importlib.util.find_spec('rfc3987_syntax').origin)"],
+                          env=env_of(), capture_output=True, text=True)
+    assert here.returncode == 0 and "site-packages" in here.stdout, here.stdout + here.stderr
 
 def _read_as_nobody(path):
     return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
