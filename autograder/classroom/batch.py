@@ -26,7 +26,7 @@ from typing import Callable
 
 from autograder.engine.config import load_config
 from autograder.classroom.feedback import write_atomic, write_feedback
-from autograder.classroom.gradebook import item_scores, sqlite_url, write_gradebook
+from autograder.classroom.gradebook import GradebookWriter, item_scores, sqlite_url
 from autograder.engine.sandbox.client import TREE_BYTES_CAP, choose_mode, read_regular, walk_submission
 from autograder.engine.results import Result
 from autograder.engine.spec import Assignment
@@ -169,25 +169,26 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
             todo.append((student, sha))
     if on_start:
         on_start(len(todo) + len(summary.skipped), len(todo))
-    if todo:
-        context = multiprocessing.get_context("spawn")  # no fork of a parent with threads (progress bar)
-        with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context,
-                                 initializer=_init_worker, initargs=(assignment_name, mode)) as pool:
-            futures = {pool.submit(grade_student, s, str(folders[s]), str(out_dir), sha, str(root)): s
-                       for s, sha in todo}
-            for future in as_completed(futures):
-                student = futures[future]
-                try:
-                    future.result()
-                    summary.graded.append(student)
-                except Exception as exc:  # a grader fault for one student must not stop the class
-                    summary.failed[student] = f"{type(exc).__name__}: {exc}"
-                if on_done:
-                    on_done(student)
-    results = {s: r for s in students(root) if (r := load_result(out_dir / "results" / f"{s}.json"))}
-    summary.csv_path = out_dir / "grades.csv"
-    write_atomic(summary.csv_path, class_csv(assignment, results))
     summary.db_url = db_url or sqlite_url(out_dir / "gradebook.db")
-    write_gradebook(summary.db_url, assignment, results)
+    with GradebookWriter(summary.db_url, assignment) as gradebook:   # nbgrader loads while the class is graded
+        if todo:
+            context = multiprocessing.get_context("spawn")  # no fork of a parent with threads (progress bar)
+            with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context,
+                                     initializer=_init_worker, initargs=(assignment_name, mode)) as pool:
+                futures = {pool.submit(grade_student, s, str(folders[s]), str(out_dir), sha, str(root)): s
+                           for s, sha in todo}
+                for future in as_completed(futures):
+                    student = futures[future]
+                    try:
+                        future.result()
+                        summary.graded.append(student)
+                    except Exception as exc:  # a grader fault for one student must not stop the class
+                        summary.failed[student] = f"{type(exc).__name__}: {exc}"
+                    if on_done:
+                        on_done(student)
+        results = {s: r for s in students(root) if (r := load_result(out_dir / "results" / f"{s}.json"))}
+        summary.csv_path = out_dir / "grades.csv"
+        write_atomic(summary.csv_path, class_csv(assignment, results))
+        gradebook.write(results)
     summary.graded.sort()
     return summary
