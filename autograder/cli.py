@@ -125,6 +125,7 @@ def grade_batch(assignment: str = typer.Argument(...),
     """Grade a class in parallel; resumable; writes results, feedback pages, a CSV and the gradebook
     (default: grades/ASSIGNMENT in the course, or here when there is no course)."""
     from autograder.classroom.batch import students
+    from autograder.classroom.gradebook import GradebookUnavailable
     from autograder.classroom.progress import grade_batch_with_progress
     from autograder.engine.sandbox import SandboxUnavailable
 
@@ -140,6 +141,9 @@ def grade_batch(assignment: str = typer.Argument(...),
                                             allow_unsandboxed=allow_unsandboxed)
     except SandboxUnavailable as exc:
         fail(str(exc))
+    except GradebookUnavailable as exc:
+        fail(f"{exc}. Every student's results and the class CSV are in {target}: rerun with a working --db "
+             "(graded students are skipped)")
     out.print(f"graded {len(summary.graded)}, skipped {len(summary.skipped)} already graded, "
               f"failed {len(summary.failed)}", highlight=False)
     for student, why in summary.failed.items():

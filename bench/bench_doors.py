@@ -19,15 +19,19 @@ untouched, wrong_predictions) to --class-size students and grades it with
 Then, for one correct submission: a whole `scalelabs grade --json` process and the released public
 checks (`pytest` in the release folder), median of --runs.
 
-Prints seconds per submission, the CPU seconds per submission (summed over each command's processes:
-the per-core cost), the ratios, each figure against issue 16's target, and the load average before
-and after (the machine may be shared: compare figures from one run only).
+Prints seconds per submission, the CPU seconds per submission (summed over each command's processes
+that the kernel reports to it: the student code in a bubblewrap jail is not among them, its time lost
+to the caller's accounting, so the per-core figure is the wall time of `--jobs 1`, one grading
+process), the ratios, each figure against issue 16's target, and the load average before and after
+(the machine may be shared: compare figures from one run only). The native batches are the median of
+--batch-runs runs.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -48,6 +52,16 @@ from labs import load as load_lab  # noqa: E402
 LAB = "lab06_collectives"
 BIN = Path(sys.executable).parent
 TRIVIAL = "trivial"
+
+
+def compile_project() -> None:
+    """Bytecode for the project's own modules, as installing a wheel compiles them. This machine sets
+    PYTHONDONTWRITEBYTECODE, so without it every timed process would compile the project from source
+    (~0.05 s each), a cost no installed course pays; installed packages already have theirs."""
+    import compileall
+
+    for package in ("autograder", "labs", "reference"):
+        compileall.compile_dir(ROOT / package, quiet=1, rx=re.compile(r"/samples/"))  # a broken one on purpose
 
 
 def load() -> str:
@@ -140,17 +154,23 @@ def main() -> int:
     parser.add_argument("--here-runs", type=int, default=6, help="otter runs in this environment as it is")
     parser.add_argument("--baseline-size", type=int, default=6)
     parser.add_argument("--runs", type=int, default=5, help="runs of the single-submission figures")
+    parser.add_argument("--batch-runs", type=int, default=3, help="runs of each native batch")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="scalelabs-bench-doors-"))
+    compile_project()
     rows: list[tuple[str, int, float, float | None]] = []   # door, submissions, wall s, CPU s
     try:
         print(f"load average before: {load()} ({os.cpu_count()} cores)")
         root, students = lab_class(work, args.class_size)
         n = len(students)
         for jobs in (1, 2):
-            wall, cpu = run([sys.executable, "-m", "autograder.cli", "grade-batch", LAB, root / "submitted",
-                             "--jobs", jobs, "--out", work / f"native{jobs}"], ROOT)
-            rows.append((f"scalelabs grade-batch --jobs {jobs}", n, wall, cpu))
+            runs = []
+            for i in range(args.batch_runs):
+                shutil.rmtree(work / f"native{jobs}", ignore_errors=True)   # a fresh batch, nothing to resume
+                runs.append(run([sys.executable, "-m", "autograder.cli", "grade-batch", LAB, root / "submitted",
+                                 "--jobs", jobs, "--out", work / f"native{jobs}"], ROOT))
+            walls, cpus = zip(*runs)
+            rows.append((f"scalelabs grade-batch --jobs {jobs}", n, statistics.median(walls), statistics.median(cpus)))
         wall, cpu = run([BIN / "nbgrader", "autograde", LAB, "--force"], root)
         rows.append(("nbgrader autograde (scalelabs door)", n, wall, cpu))
         zip_path = otter_door.build_zip(LAB, work / "autograder.zip")
@@ -189,9 +209,9 @@ def main() -> int:
     print(f"{'grade_submission in a warm process (the engine)':<48} {statistics.median(in_process):>7.2f}")
     print(f"{'`scalelabs grade --json` (whole process)':<48} {single[0]:>7.2f} {single[1]:>7.2f}")
     print(f"{'`pytest` in its release folder (public checks)':<48} {public[0]:>7.2f} {public[1]:>7.2f}")
-    per_core = rows[0][3] / rows[0][1]
+    per_core = rows[0][2] / rows[0][1]
     otter_wall = rows[3][2] / rows[3][1]
-    print("\nissue 16 targets (s): native CPU/submission/core <= 0.3: "
+    print("\nissue 16 targets (s): native per submission per core (jobs 1 wall) <= 0.3: "
           f"{per_core:.2f}; correct module <= 0.2: {statistics.median(in_process):.2f}; otter run <= 3: {otter_wall:.2f}; scalelabs grade <= 0.6: {single[0]:.2f}; "
           f"public pytest <= 2: {public[0]:.2f}; correct submission's score "
           f"{sum(t['score'] for t in native_correct['tests']):g}")

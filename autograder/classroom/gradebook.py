@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder.engine.config import COURSE_ID
@@ -59,27 +60,53 @@ def sqlite_url(path: Path) -> str:
     return f"sqlite:///{Path(path).resolve()}"
 
 
-def write_gradebook(db_url: str, assignment: Assignment, results_by_student: Mapping[str, dict],
-                    course_id: str = COURSE_ID) -> None:
-    """Set auto_score of every (student, item) grade cell from the students' results dicts."""
-    api = _nbgrader_api()
-    Grade, Gradebook, MissingEntry = api.Grade, api.Gradebook, api.MissingEntry
-    warnings.filterwarnings("ignore", module="nbgrader")  # nbgrader's own SQLAlchemy autoflush warnings
-    warnings.filterwarnings("ignore", message=".*not in session.*")
-    aid = assignment.id
-    points = assignment.item_points
-    stamp_new_gradebook(db_url)
-    with Gradebook(db_url, course_id=course_id) as gb:
+class GradebookUnavailable(RuntimeError):
+    """The gradebook could not be opened or written (a bad --db URL, an unreachable server)."""
+
+
+class GradebookWriter:
+    """The nbgrader gradebook, opened on a thread of its own as soon as the writer is made: a batch
+    makes it before grading, so importing nbgrader (about 1 s) and stamping a new database overlap the
+    grading instead of following it. Every gradebook call runs on that one thread (a SQLite
+    connection stays on the thread that made it). Use as a context manager; write() blocks until
+    the scores are stored and raises what opening or writing raised."""
+
+    def __init__(self, db_url: str, assignment: Assignment, course_id: str = COURSE_ID):
+        self.db_url, self.assignment = db_url, assignment
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradebook")
+        self._book = self._thread.submit(self._open, db_url, course_id)
+
+    @staticmethod
+    def _open(db_url: str, course_id: str):
+        api = _nbgrader_api()
+        stamp_new_gradebook(db_url)
+        return api.Gradebook(db_url, course_id=course_id)
+
+    def write(self, results_by_student: Mapping[str, dict]) -> None:
+        """Set auto_score of every (student, item) grade cell from the students' results dicts;
+        GradebookUnavailable names the database and the reason when it cannot."""
+        try:
+            self._thread.submit(self._write, results_by_student).result()
+        except Exception as exc:
+            raise GradebookUnavailable(f"the gradebook {self.db_url} could not be written "
+                                       f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from exc
+
+    def _write(self, results_by_student: Mapping[str, dict]) -> None:
+        api, gb = _nbgrader_api(), self._book.result()
+        warnings.filterwarnings("ignore", module="nbgrader")  # nbgrader's own SQLAlchemy autoflush warnings
+        warnings.filterwarnings("ignore", message=".*not in session.*")
+        aid = self.assignment.id
+        points = self.assignment.item_points
         gb.update_or_create_assignment(aid)
         try:
             gb.find_notebook(aid, aid)
-        except MissingEntry:
+        except api.MissingEntry:
             gb.add_notebook(aid, aid)
         cells = {}
         for item, max_score in points.items():
             try:
                 cells[item] = gb.find_grade_cell(item, aid, aid)
-            except MissingEntry:
+            except api.MissingEntry:
                 cells[item] = gb.add_grade_cell(item, aid, aid, max_score=max_score, cell_type="code")
         for student, results in sorted(results_by_student.items()):
             gb.update_or_create_student(student)
@@ -90,10 +117,28 @@ def write_gradebook(db_url: str, assignment: Assignment, results_by_student: Map
             for item in points:
                 grade = grades.get(item)
                 if grade is None:  # a grade cell added after this submission was created
-                    grade = Grade(cell_id=cells[item].id, notebook=submitted_nb)
+                    grade = api.Grade(cell_id=cells[item].id, notebook=submitted_nb)
                     gb.db.add(grade)
                 grade.auto_score = scores.get(item, 0.0)
         gb.db.commit()
+
+    def _close(self) -> None:
+        if self._book.exception() is None:
+            self._book.result().close()
+
+    def __enter__(self) -> "GradebookWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._thread.submit(self._close).result()
+        self._thread.shutdown()
+
+
+def write_gradebook(db_url: str, assignment: Assignment, results_by_student: Mapping[str, dict],
+                    course_id: str = COURSE_ID) -> None:
+    """Set auto_score of every (student, item) grade cell from the students' results dicts."""
+    with GradebookWriter(db_url, assignment, course_id) as book:
+        book.write(results_by_student)
 
 
 def read_gradebook(db_url: str, assignment_id: str, course_id: str = COURSE_ID) -> dict[str, dict[str, float]]:

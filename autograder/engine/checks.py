@@ -85,10 +85,13 @@ def _kind(value: Any) -> str:
     return "number" if isinstance(value, (int, float)) else type(value).__name__
 
 
+_KEY_JSON = json.JSONEncoder(sort_keys=True)   # json.dumps(sort_keys=True) builds one per call (thousands a submission)
+
+
 def call_key(kwargs: dict) -> str | None:
     """What the worker receives for these kwargs (its JSON), so equal keys are equal calls."""
     try:
-        return json.dumps(kwargs, sort_keys=True)
+        return _KEY_JSON.encode(kwargs)
     except (TypeError, ValueError):
         return None
 

@@ -53,13 +53,15 @@ def _function_tests(item, outcomes: list[CheckOutcome]) -> list[TestResult]:
 def grade_submission(assignment: Assignment, submission_dir: Path, student_id: str = "anonymous",
                      *, show_expected: bool | None = None, budget_s: float | None = None,
                      config: GradingConfig | None = None, sandbox: str | None = None,
-                     secrets: list[Path] = (), outputs: list[Path] = ()) -> Result:
+                     secrets: list[Path] = (), outputs: list[Path] = (), ahead: Sandbox | None = None) -> Result:
     """Grade one submission folder (shaped like release/<id>/).
 
     show_expected / budget_s default to the course config (scalelabs.toml). The boundary is
     `sandbox` (one of sandbox.client.MODES) or config.sandbox: where no sandbox can run and the
     course did not opt in, SandboxUnavailable (grading refuses). `secrets`/`outputs`: further paths
     the student's code must not read / write (the unprivileged-user mode enforces them).
+    `ahead`: a jail started before this submission was known (Sandbox.ahead, same module and
+    config; bubblewrap only): the submission is copied into it and graded there.
     """
     config = config or load_config()
     show = config.show_expected if show_expected is None else show_expected
@@ -68,8 +70,14 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     mode = sandbox or choose_mode(config.sandbox, config.allow_unsandboxed)
     result = Result(assignment.id, student_id, sandbox_mode=mode)
     deadline = time.monotonic() + budget
-    with Sandbox(submission_dir, assignment.module, config, deadline=deadline, mode=mode,
-                 secrets=secrets, outputs=outputs) as box:
+    if ahead is not None and (mode != "bubblewrap" or ahead.module != assignment.module or ahead.config != config):
+        ahead.close()
+        ahead = None
+    box = ahead or Sandbox(submission_dir, assignment.module, config, deadline=deadline, mode=mode,
+                           secrets=secrets, outputs=outputs)
+    with box:
+        if box is ahead:
+            box.take(submission_dir, deadline)
         for item in assignment.functions:
             try:
                 outcomes = grade_function(assignment, item, box, student_id, config, show)

@@ -156,3 +156,19 @@ def test_batch_reads_nbgraders_submitted_layout(tmp_path):
     assert proc.returncode == 0, proc.stderr
     rows = {r["student"]: float(r["score"]) for r in csv.DictReader((tmp_path / "out" / "grades.csv").open())}
     assert rows == {"s00": 12.0, "s01": 0.0}
+
+
+def test_a_gradebook_that_cannot_open_is_one_clear_line_and_loses_no_result(tmp_path, gradebook_matches_results):
+    """The gradebook opens while the class is graded; a bad --db URL is reported after it, naming the URL
+    and the reason, with every result and the CSV kept; the rerun with a working URL grades nobody again."""
+    root, out = tmp_path / "class", tmp_path / "out"
+    make_class(root, 2)
+    bad = run("grade-batch", TOY, root, "--jobs", "1", "--out", out, "--db", "nosuchdb://gradebook")
+    message = " ".join(bad.stderr.split())
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr, bad.stderr
+    assert "the gradebook nosuchdb://gradebook could not be written" in message and "nosuchdb" in message
+    assert sorted(p.name for p in (out / "results").glob("*.json")) == ["s00.json", "s01.json"]
+    assert len(list(csv.DictReader((out / "grades.csv").open()))) == 2
+    good = run("grade-batch", TOY, root, "--jobs", "1", "--out", out)
+    assert good.returncode == 0 and "graded 0, skipped 2 already graded" in good.stdout, good.stdout + good.stderr
+    gradebook_matches_results(f"sqlite:///{out / 'gradebook.db'}", toy.ASSIGNMENT, out / "results")

@@ -88,3 +88,39 @@ def test_values_cross_as_json_only(probe_dir):
         assert json.dumps(sb.call("many", {})) == json.dumps([0.5, 3, True, None, "ring", [1, 2.5]])
         with pytest.raises(StudentError, match="returned a object"):
             sb.call("obj", {})
+
+
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap not usable here")
+def test_a_jail_started_ahead_grades_the_submission_copied_in_later_like_a_fresh_one(tmp_path, probe_dir):
+    """grade-batch starts the next student's jail while it grades this one (Sandbox.ahead): the
+    submission is copied in after the jail started, behind the same boundary, graded the same."""
+    config = GradingConfig()
+    with Sandbox.ahead("probe", config) as sb:
+        assert sb.alive and not any((sb.root / "submission").iterdir())   # started with nothing of the student's
+        started = sb.proc.pid
+        sb.take(probe_dir)
+        sb.load()
+        assert sb.proc.pid == started                                       # that jail, not a new one
+        assert sb.call("probe", {}) == [False, False, False, False, False, "/tmp"]
+        with pytest.raises(StudentError, match="does not allow writing"):
+            sb.call("write_submission", {})
+        with pytest.raises(ValueError, match="already holds a submission"):
+            sb.take(probe_dir)
+    folder = toy.make_submission(tmp_path / "s", toy.reference_source(), toy.WRONG_LETTER)
+    fresh = grade_submission(toy.ASSIGNMENT, folder, "alice", config=config)
+    ahead = grade_submission(toy.ASSIGNMENT, folder, "alice", config=config,
+                             ahead=Sandbox.ahead(toy.ASSIGNMENT.module, config))
+    assert ahead.to_gradescope() == fresh.to_gradescope() and 0 < fresh.score < fresh.max_score
+
+
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap not usable here")
+def test_a_jail_started_ahead_that_died_or_does_not_fit_is_not_used(tmp_path):
+    config = GradingConfig()
+    folder = toy.make_submission(tmp_path / "s", toy.reference_source(), toy.key)
+    dead = Sandbox.ahead(toy.ASSIGNMENT.module, config)
+    dead.proc.kill()
+    dead.proc.wait()
+    assert grade_submission(toy.ASSIGNMENT, folder, "alice", config=config, ahead=dead).score == toy.ASSIGNMENT.total_points
+    other = Sandbox.ahead("not_the_module", config)
+    result = grade_submission(toy.ASSIGNMENT, folder, "alice", config=config, ahead=other)
+    assert result.score == toy.ASSIGNMENT.total_points and other.root is None and not other.alive   # closed, unused

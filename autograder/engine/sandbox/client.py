@@ -448,10 +448,10 @@ class Sandbox:
     jail uid must not read / write besides the course folder and the submission itself.
     """
 
-    def __init__(self, submission_dir: Path, module: str, config: GradingConfig,
+    def __init__(self, submission_dir: Path | None, module: str, config: GradingConfig,
                  *, deadline: float | None = None, mode: str | None = None,
                  secrets: list[Path] = (), outputs: list[Path] = ()):
-        self.submission_dir = Path(submission_dir)
+        self.submission_dir = Path(submission_dir) if submission_dir is not None else None   # None: ahead()
         self.module = module
         self.config = config
         self.deadline = deadline
@@ -466,7 +466,7 @@ class Sandbox:
             if problem:
                 raise SandboxUnavailable(f"the unprivileged-user sandbox cannot run: {problem}")
         self.uid = USER_UID_BASE + os.getpid()
-        self.secrets = [*course_secrets(), self.submission_dir, *map(Path, secrets)]
+        self.secrets = [*course_secrets(), *([self.submission_dir] if self.submission_dir else []), *map(Path, secrets)]
         self.outputs = list(map(Path, outputs))
         self.root: Path | None = None
         self.skipped: list[str] = []
@@ -474,6 +474,28 @@ class Sandbox:
         self.buffer = b""
         self.import_error: StudentError | None = None
         self.imported = False
+        self.starting = False       # spawned, its "ready" line not read yet (ahead())
+
+    @classmethod
+    def ahead(cls, module: str, config: GradingConfig) -> "Sandbox":
+        """A bubblewrap jail started before its submission is known, so that its interpreter starts
+        while the grader works on something else (a batch starts the next student's jail while it
+        grades this one); `take` then copies the submission in. Only bubblewrap: the "user" mode
+        guards each submission's own files before its worker may start. The jail binds the copy's
+        folder, so files copied in after the start are what the worker imports."""
+        box = cls(None, module, config, mode="bubblewrap")
+        box._make_root()
+        box._spawn()
+        return box
+
+    def take(self, submission_dir: Path, deadline: float | None = None) -> "Sandbox":
+        """Copy a submission into a jail started ahead (nothing of it has run yet) and set its deadline."""
+        if self.submission_dir is not None or self.imported:
+            raise ValueError("this sandbox already holds a submission")
+        self.submission_dir, self.deadline = Path(submission_dir), deadline
+        self.secrets.append(self.submission_dir)
+        self.skipped = copy_submission(self.submission_dir, self.root / "submission")
+        return self
 
     @property
     def tmp_bytes(self) -> int:
@@ -498,8 +520,24 @@ class Sandbox:
     def _prepare(self) -> None:
         if self.mode == "user":
             protect_secrets(self.uid, self.secrets, self.outputs)
-        self.root = Path(tempfile.mkdtemp(prefix="scalelabs-sandbox-"))
+        self._make_root()
         self.skipped = copy_submission(self.submission_dir, self.root / "submission")
+        if self.mode == "user":
+            # the jail uid may enter the root, read the copy and the worker, and write only its tmp
+            self.root.chmod(0o711)
+            for dirpath, dirnames, filenames in os.walk(self.root / "submission"):
+                os.chmod(dirpath, 0o755)
+                for name in filenames:
+                    os.chmod(os.path.join(dirpath, name), 0o644)
+            (self.root / "site").chmod(0o755)
+            (self.root / "worker.py").chmod(0o644)
+            os.chown(self.root / "tmp", self.uid, self.uid)
+            (self.root / "tmp").chmod(0o700)
+
+    def _make_root(self) -> None:
+        """The jail's folder: an empty submission/ (filled by _prepare or take), tmp/, site/, the worker."""
+        self.root = Path(tempfile.mkdtemp(prefix="scalelabs-sandbox-"))
+        (self.root / "submission").mkdir()
         (self.root / "tmp").mkdir()
         site = self.root / "site"
         site.mkdir()
@@ -510,17 +548,6 @@ class Sandbox:
             for d in private_numpy_site().iterdir():
                 (site / d.name).symlink_to(d)
         shutil.copyfile(WORKER, self.root / "worker.py")
-        if self.mode == "user":
-            # the jail uid may enter the root, read the copy and the worker, and write only its tmp
-            self.root.chmod(0o711)
-            for dirpath, dirnames, filenames in os.walk(self.root / "submission"):
-                os.chmod(dirpath, 0o755)
-                for name in filenames:
-                    os.chmod(os.path.join(dirpath, name), 0o644)
-            site.chmod(0o755)
-            (self.root / "worker.py").chmod(0o644)
-            os.chown(self.root / "tmp", self.uid, self.uid)
-            (self.root / "tmp").chmod(0o700)
 
     def _command(self) -> tuple[list[str], dict[str, Any]]:
         exe, libdir, stdlib = _python()
@@ -569,15 +596,23 @@ class Sandbox:
         if self.mode == "user":
             resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))
 
-    def _start(self) -> None:
-        if self.root is None:
-            self._prepare()
+    def _spawn(self) -> None:
         cmd, paths = self._command()
         env = {"PATH": "/usr/bin:/bin", "HOME": paths["tmp"], "LANG": "C.UTF-8"}
         self.buffer = b""
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      cwd=self.root / "tmp", env=env, preexec_fn=self._limits,
                                      start_new_session=True, close_fds=True)
+        self.starting = True
+
+    def _start(self) -> None:
+        if self.root is None:
+            self._prepare()
+        if not (self.starting and self.alive):   # a jail started ahead is used once, if it still runs
+            if self.starting:
+                self._kill()
+            self._spawn()
+        self.starting = False
         ready = self._read(self.config.import_timeout_s, what=f"starting Python for {self.module}.py")
         if not isinstance(ready, dict) or ready.get("ok") is not True:
             self._kill()
