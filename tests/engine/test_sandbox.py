@@ -1,6 +1,9 @@
 """What the worker can see: under bubblewrap, not the repo, reference/ or site-packages beyond numpy.
 Without bwrap the fallback still grades, and the output says so."""
 import json
+import os
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -9,6 +12,7 @@ import toy
 from autograder.engine.config import GradingConfig
 from autograder.engine.grade import grade_submission
 from autograder.engine.sandbox import Sandbox, StudentError, bwrap_available
+from autograder.engine.sandbox.client import ROOT_PREFIX, STALE_AFTER_S, sweep_stale_roots
 
 REPO = Path(toy.REFERENCE_DIR).parent
 PROBE = f"""
@@ -124,3 +128,26 @@ def test_a_jail_started_ahead_that_died_or_does_not_fit_is_not_used(tmp_path):
     other = Sandbox.ahead("not_the_module", config)
     result = grade_submission(toy.ASSIGNMENT, folder, "alice", config=config, ahead=other)
     assert result.score == toy.ASSIGNMENT.total_points and other.root is None and not other.alive   # closed, unused
+
+
+def test_jail_folders_a_killed_grader_left_are_swept_and_no_live_ones(tmp_path):
+    """A grader killed with -9 leaves its jail folders (copies of students' submissions) in /tmp; the
+    next grader removes those whose grader is gone and that are over an hour old, nothing else."""
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    hours_ago = time.time() - 2 * STALE_AFTER_S
+    stale = tmp_path / f"{ROOT_PREFIX}{dead.pid}-k9"
+    (stale / "submission").mkdir(parents=True)
+    (stale / "submission" / "collectives.py").write_text("def f(): pass\n")
+    fresh = tmp_path / f"{ROOT_PREFIX}{dead.pid}-fresh"       # its grader gone, but maybe another namespace's
+    live = tmp_path / f"{ROOT_PREFIX}{os.getpid()}-live"      # this process: still grading
+    unrelated = tmp_path / "scalelabs-sandbox-notapid"
+    for folder in (fresh, live, unrelated):
+        folder.mkdir()
+    for folder in (stale, live, unrelated):
+        os.utime(folder, (hours_ago, hours_ago))
+    assert sweep_stale_roots(tmp_path) == [stale]
+    assert not stale.exists() and fresh.exists() and live.exists() and unrelated.exists()
+    with Sandbox(tmp_path, "probe", GradingConfig(), mode="unsandboxed") as sb:
+        sb._make_root()
+        assert sb.root.name.startswith(f"{ROOT_PREFIX}{os.getpid()}-")   # the pid the sweep reads

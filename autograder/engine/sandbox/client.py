@@ -19,6 +19,7 @@ import importlib.util
 import itertools
 import json
 import os
+import re
 import resource
 import select
 import shutil
@@ -535,8 +536,10 @@ class Sandbox:
             (self.root / "tmp").chmod(0o700)
 
     def _make_root(self) -> None:
-        """The jail's folder: an empty submission/ (filled by _prepare or take), tmp/, site/, the worker."""
-        self.root = Path(tempfile.mkdtemp(prefix="scalelabs-sandbox-"))
+        """The jail's folder: an empty submission/ (filled by _prepare or take), tmp/, site/, the worker.
+        Named by the grader's pid, so that a later grader can tell a dead one's folder (sweep_stale_roots)."""
+        _sweep_once()
+        self.root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-"))
         (self.root / "submission").mkdir()
         (self.root / "tmp").mkdir()
         site = self.root / "site"
@@ -780,6 +783,48 @@ class Sandbox:
             return out
         return self._request({"op": "call_many", "name": name, "kwargs_list": kwargs_list},
                              self.config.call_timeout_s, name, check)
+
+
+ROOT_PREFIX = "scalelabs-sandbox-"
+_ROOT_NAME = re.compile(re.escape(ROOT_PREFIX) + r"(\d+)-")
+STALE_AFTER_S = 3600    # a folder untouched this long whose grader is gone is stale (not merely slow)
+
+
+def sweep_stale_roots(parent: Path | None = None, stale_after_s: float = STALE_AFTER_S) -> list[Path]:
+    """Remove the jail folders that graders killed without cleaning up (kill -9, a lost machine) left
+    behind: each holds a copy of a student's submission. A folder is stale when the pid in its name
+    runs no longer and it was not modified for stale_after_s (a pid seen from another pid namespace
+    may look dead; an hour-old jail is not in use). Returns what was removed."""
+    removed = []
+    parent = Path(parent or tempfile.gettempdir())
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _ROOT_NAME.match(entry.name)
+        if not match or not entry.is_dir(follow_symlinks=False):
+            continue
+        try:
+            os.kill(int(match.group(1)), 0)
+            continue                    # the grader still runs
+        except ProcessLookupError:
+            pass
+        except (PermissionError, OverflowError):
+            continue
+        try:
+            if time.time() - entry.stat(follow_symlinks=False).st_mtime < stale_after_s:
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        removed.append(Path(entry.path))
+    return removed
+
+
+@lru_cache(maxsize=None)
+def _sweep_once() -> None:
+    sweep_stale_roots()
 
 
 def kill_uid(uid: int) -> None:
