@@ -113,7 +113,10 @@ def _start_ahead() -> None:
     """Start the next student's jail now (bubblewrap): its interpreter starts (~40 ms) while the
     grader works, instead of before each student's first check."""
     global _ahead
-    _ahead = Sandbox.ahead(_assignment.module, _config) if _mode == "bubblewrap" else None
+    try:
+        _ahead = Sandbox.ahead(_assignment.module, _config) if _mode == "bubblewrap" else None
+    except Exception:   # then the student's own grading starts its jail, and says what fails
+        _ahead = None
 
 
 def grade_student(student: str, folder: str, out_dir: str, sha: str, root: str = "") -> str:

@@ -3,6 +3,7 @@ Without bwrap the fallback still grades, and the output says so."""
 import json
 import os
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -151,3 +152,22 @@ def test_jail_folders_a_killed_grader_left_are_swept_and_no_live_ones(tmp_path):
     with Sandbox(tmp_path, "probe", GradingConfig(), mode="unsandboxed") as sb:
         sb._make_root()
         assert sb.root.name.startswith(f"{ROOT_PREFIX}{os.getpid()}-")   # the pid the sweep reads
+
+
+def test_a_jail_that_cannot_start_ahead_leaves_nothing_and_the_batch_grades_without_it(tmp_path, monkeypatch):
+    from autograder.classroom import batch
+
+    def no_bwrap(self):
+        raise OSError("bwrap vanished")
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(Sandbox, "_spawn", no_bwrap)
+    monkeypatch.setattr("autograder.engine.sandbox.client.bwrap_available", lambda *a: "/usr/bin/bwrap")
+    with pytest.raises(OSError, match="bwrap vanished"):
+        Sandbox.ahead("probe", GradingConfig())
+    assert list(tmp_path.iterdir()) == []                      # its folder removed
+    monkeypatch.setattr(batch, "_assignment", toy.ASSIGNMENT)
+    monkeypatch.setattr(batch, "_config", GradingConfig())
+    monkeypatch.setattr(batch, "_mode", "bubblewrap")
+    batch._start_ahead()
+    assert batch._ahead is None                                # the student's grading starts its own jail

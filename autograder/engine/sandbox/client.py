@@ -485,8 +485,12 @@ class Sandbox:
         guards each submission's own files before its worker may start. The jail binds the copy's
         folder, so files copied in after the start are what the worker imports."""
         box = cls(None, module, config, mode="bubblewrap")
-        box._make_root()
-        box._spawn()
+        try:
+            box._make_root()
+            box._spawn()
+        except BaseException:
+            box.close()
+            raise
         return box
 
     def take(self, submission_dir: Path, deadline: float | None = None) -> "Sandbox":
