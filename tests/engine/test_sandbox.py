@@ -12,7 +12,7 @@ import toy
 from autograder.engine.config import GradingConfig
 from autograder.engine.grade import grade_submission
 from autograder.engine.sandbox import Sandbox, StudentError, bwrap_available
-from autograder.engine.sandbox.client import ROOT_PREFIX, STALE_AFTER_S, sweep_stale_roots
+from autograder.engine.sandbox.client import ROOT_PREFIX, sweep_stale_roots
 
 REPO = Path(toy.REFERENCE_DIR).parent
 PROBE = f"""
@@ -135,7 +135,7 @@ def test_jail_folders_a_killed_grader_left_are_swept_and_no_live_ones(tmp_path):
     next grader removes those whose grader is gone and that are over an hour old, nothing else."""
     dead = subprocess.Popen(["true"])
     dead.wait()
-    hours_ago = 946_684_800     # 2000-01-01: older than STALE_AFTER_S whenever the test runs
+    hours_ago = 946_684_800     # 2000-01-01: older than the sweep's hour whenever the test runs
     stale = tmp_path / f"{ROOT_PREFIX}{dead.pid}-k9"
     (stale / "submission").mkdir(parents=True)
     (stale / "submission" / "collectives.py").write_text("def f(): pass\n")
