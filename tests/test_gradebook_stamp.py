@@ -5,7 +5,7 @@ import os
 import sqlite3
 import sys
 
-from autograder.classroom.gradebook import sqlite_url, stamp_new_gradebook, write_gradebook
+from autograder.classroom.gradebook import GradebookWriter, sqlite_url, stamp_new_gradebook
 from labs import load
 
 
@@ -21,11 +21,12 @@ def test_new_gradebook_carries_nbgrader_alembic_head_and_opens_in_nbgrader(tmp_p
     head = nbgrader.api.get_alembic_version()
 
     def no_subprocess():
-        raise AssertionError("write_gradebook ran `alembic heads` (4 s) instead of stamping in-process")
+        raise AssertionError("the gradebook writer ran `alembic heads` (4 s) instead of stamping in-process")
     monkeypatch.setattr(nbgrader.api, "get_alembic_version", no_subprocess)
     db = tmp_path / "gradebook.db"
     assignment = load("lab06_collectives")
-    write_gradebook(sqlite_url(db), assignment, {})
+    with GradebookWriter(sqlite_url(db), assignment) as book:
+        book.write({})
     assert _versions(db) == [head]
     with nbgrader.api.Gradebook(sqlite_url(db), course_id="scalelabs") as gb:   # tables were created
         assert [a.name for a in gb.assignments] == [assignment.id]

@@ -134,13 +134,6 @@ class GradebookWriter:
         self._thread.shutdown()
 
 
-def write_gradebook(db_url: str, assignment: Assignment, results_by_student: Mapping[str, dict],
-                    course_id: str = COURSE_ID) -> None:
-    """Set auto_score of every (student, item) grade cell from the students' results dicts."""
-    with GradebookWriter(db_url, assignment, course_id) as book:
-        book.write(results_by_student)
-
-
 def read_gradebook(db_url: str, assignment_id: str, course_id: str = COURSE_ID) -> dict[str, dict[str, float]]:
     """student -> item -> auto_score, as stored (for checks and the demo)."""
     api = _nbgrader_api()

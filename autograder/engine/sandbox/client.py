@@ -499,7 +499,7 @@ class Sandbox:
             raise ValueError("this sandbox already holds a submission")
         self.submission_dir, self.deadline = Path(submission_dir), deadline
         self.secrets.append(self.submission_dir)
-        self.skipped = copy_submission(self.submission_dir, self.root / "submission")
+        self._copy_in()
         return self
 
     @property
@@ -526,6 +526,10 @@ class Sandbox:
         if self.mode == "user":
             protect_secrets(self.uid, self.secrets, self.outputs)
         self._make_root()
+        self._copy_in()
+
+    def _copy_in(self) -> None:
+        """The submission's copy in the jail's folder (_prepare, or take for a jail started ahead)."""
         self.skipped = copy_submission(self.submission_dir, self.root / "submission")
         if self.mode == "user":
             # the jail uid may enter the root, read the copy and the worker, and write only its tmp
