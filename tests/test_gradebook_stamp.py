@@ -40,3 +40,34 @@ def test_an_existing_gradebook_is_left_alone(tmp_path):
         con.execute("INSERT INTO alembic_version VALUES ('older')")
     stamp_new_gradebook(sqlite_url(db))
     assert _versions(db) == ["older"]
+
+
+WRITE_THEN_IMPORT = """
+import sys
+from autograder.classroom.gradebook import GradebookWriter, read_gradebook, sqlite_url
+from autograder.engine.results import Result, TestResult
+from labs import load
+
+assignment = load("lab06_collectives")
+item = assignment.item_ids[0]
+result = Result(assignment.id, "ada", tests=[TestResult(item, "hidden checks", "hidden", 0.5, 1.0, "")])
+with GradebookWriter(sqlite_url(sys.argv[1]), assignment) as book:
+    book.write({"ada": result.to_gradescope()})
+print("server extensions loaded:", "nbgrader.server_extensions" in sys.modules)
+print("stored:", read_gradebook(sqlite_url(sys.argv[1]), assignment.id)["ada"][item])
+import nbgrader
+from nbgrader.apps import NbGraderAPI
+print("whole package:", nbgrader.__version__ == nbgrader._version.__version__, callable(nbgrader._load_jupyter_server_extension))
+"""
+
+
+def test_the_gradebook_opens_without_nbgraders_server_extensions_and_nbgrader_stays_whole(tmp_path):
+    """Writing the gradebook imports nbgrader.api, not the Jupyter server extensions nbgrader's
+    package __init__ loads (a third of its import); code that later imports nbgrader gets all of it."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", WRITE_THEN_IMPORT, str(tmp_path / "gradebook.db")],
+                          capture_output=True, text=True, cwd=tmp_path,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == ["server extensions loaded: False", "stored: 0.5", "whole package: True True"]

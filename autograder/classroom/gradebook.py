@@ -7,7 +7,9 @@ set. Writes are idempotent (update or create), so re-running after a resumed bat
 """
 from __future__ import annotations
 
+import importlib.util
 import sys
+import types
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,14 +27,40 @@ def item_scores(results: dict) -> dict[str, float]:
 
 
 def _nbgrader_api():
-    """nbgrader.api, ready to use. nbgrader imports nbformat -> jsonschema, which imports the optional
-    rfc3987-syntax when installed (jupyter-events pulls it in); it compiles ~40 grammars at import,
-    2.3 s CPU for IRI format checks no gradebook access makes. Unless something in this process
-    imported it already, it is skipped here (jsonschema then leaves those format checks out)."""
+    """nbgrader.api, ready to use, at a third of nbgrader's import cost.
+
+    nbgrader's package `__init__` loads its Jupyter server extensions (jupyter_server, tornado's web
+    stack, the exchange: about 500 modules, 0.3-0.4 s CPU) that no gradebook access uses. Unless this
+    process imported nbgrader already, the package is registered without running its `__init__`, which
+    runs in full the first time anything asks the package for a name it lacks (nbgrader.__version__,
+    `from nbgrader import ...`): code that wants the whole package gets it. nbgrader imports nbformat ->
+    jsonschema, which imports the optional rfc3987-syntax when installed (jupyter-events pulls it in);
+    it compiles ~40 grammars at import, 2.3 s CPU for IRI format checks no gradebook access makes, so
+    unless this process imported it already it is skipped too (jsonschema leaves those checks out)."""
     sys.modules.setdefault("rfc3987_syntax", None)
+    if "nbgrader" not in sys.modules:
+        sys.modules["nbgrader"] = _package_without_init("nbgrader")
     import nbgrader.api
 
     return nbgrader.api
+
+
+def _package_without_init(name: str) -> types.ModuleType:
+    """The package `name` with its submodules importable and its `__init__` not yet run: the first
+    lookup of a name the package lacks, other than a submodule's, runs it (PEP 562 module
+    __getattr__), then answers."""
+    spec = importlib.util.find_spec(name)
+    package = importlib.util.module_from_spec(spec)
+
+    def __getattr__(attr: str):
+        if importlib.util.find_spec(f"{name}.{attr}") is not None:
+            raise AttributeError(attr)          # a submodule: `from . import utils` then imports it
+        del package.__dict__["__getattr__"]     # once: the real __init__ defines the names
+        spec.loader.exec_module(package)
+        return getattr(package, attr)
+
+    package.__getattr__ = __getattr__
+    return package
 
 
 def stamp_new_gradebook(db_url: str) -> None:
@@ -93,6 +121,9 @@ class GradebookWriter:
 
     def _write(self, results_by_student: Mapping[str, dict]) -> None:
         api, gb = _nbgrader_api(), self._book.result()
+        # nbgrader commits after every call, and a commit expires every row the session holds, so each
+        # next call reloaded them (a third of the write); the batch is the gradebook's only writer
+        gb.db().expire_on_commit = False
         warnings.filterwarnings("ignore", module="nbgrader")  # nbgrader's own SQLAlchemy autoflush warnings
         warnings.filterwarnings("ignore", message=".*not in session.*")
         aid = self.assignment.id
