@@ -170,3 +170,44 @@ def test_a_jail_that_cannot_start_ahead_leaves_nothing_and_the_batch_grades_with
     monkeypatch.setattr(batch, "_mode", "bubblewrap")
     batch._start_ahead()
     assert batch._ahead is None                                # the student's grading starts its own jail
+
+
+SIGNATURES = '''
+import functools
+def plain(message_bytes, n, alpha_s=0.0, bandwidth=1e9): return 0.0
+def shapes(a, /, b, c=1, *rest, d, e=2, **extra): x = 1; return x
+def nothing(): pass
+def only_rest(*args, **kwargs): pass
+@functools.lru_cache
+def cached(message_bytes, n): return 0.0
+@functools.wraps(plain)
+def wrapper(*args, **kwargs): return plain(*args, **kwargs)
+class Callable:
+    def __call__(self, u, v): return 0.0
+instance = Callable()
+partial = functools.partial(plain, 1.0)
+builtin = len
+lam = lambda m, k=2: m
+'''
+
+
+def test_the_worker_reads_parameters_as_inspect_does_without_importing_it_to_start():
+    """A jail starts without `inspect` (a third of its start-up); the parameters of any function,
+    plain, wrapped, partial, builtin or a callable object, are still inspect.signature's."""
+    import inspect
+    import importlib.util
+
+    worker_path = Path(toy.REFERENCE_DIR).parent / "autograder" / "engine" / "sandbox" / "worker.py"
+    spec = importlib.util.spec_from_file_location("scalelabs_worker_under_test", worker_path)
+    worker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(worker)
+    namespace: dict = {}
+    exec(SIGNATURES, namespace)
+    for name in ("plain", "shapes", "nothing", "only_rest", "cached", "wrapper", "instance", "partial",
+                 "builtin", "lam"):
+        fn = namespace[name]
+        assert worker.parameters(fn) == [[p.name, p.kind.name] for p in inspect.signature(fn).parameters.values()], name
+    started = subprocess.run([os.path.realpath(os.sys.executable), "-I", "-S", "-c",
+                              f"import runpy, sys; runpy.run_path({str(worker_path)!r}); print('inspect' in sys.modules)"],
+                             capture_output=True, text=True, check=True)
+    assert started.stdout.strip() == "False"
