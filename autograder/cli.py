@@ -117,7 +117,7 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
 @app.command("grade-batch")
 def grade_batch(assignment: str = typer.Argument(...),
                 submissions_root: Path = typer.Argument(..., help="one subfolder per student"),
-                jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="grading processes"),
+                jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="grading processes (1: grade in this process)"),
                 out_dir: Optional[Path] = typer.Option(None, "--out", help="default: grades/ASSIGNMENT"),
                 db: Optional[str] = typer.Option(None, "--db", help="gradebook URL (default: OUT/gradebook.db)"),
                 allow_unsandboxed: bool = typer.Option(False, "--allow-unsandboxed", help=UNSANDBOXED_HELP),

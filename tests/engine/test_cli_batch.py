@@ -145,6 +145,30 @@ def test_batch_resumes_after_sigkill_regrading_only_missing_and_changed_students
     assert len(list(csv.DictReader((out / "grades.csv").open()))) == n
 
 
+# Ctrl-C as the TA's terminal delivers it, in the main thread, right after the first student is finished
+STOP_AFTER_FIRST = """
+import sys
+from autograder.classroom.batch import grade_batch
+def on_done(student):
+    raise KeyboardInterrupt
+try:
+    grade_batch(sys.argv[1], sys.argv[2], sys.argv[3], jobs=1, on_done=on_done)
+except KeyboardInterrupt:
+    print("stopped")
+"""
+
+
+def test_ctrl_c_stops_a_one_job_batch_after_the_student_in_hand(tmp_path):
+    """With one job the class is graded on a thread of the CLI's process: Ctrl-C must drop the students
+    not yet started (a thread pool would otherwise grade the whole class before letting go)."""
+    root, out = tmp_path / "class", tmp_path / "out"
+    make_class(root, 8)
+    stopped = subprocess.run([sys.executable, "-c", STOP_AFTER_FIRST, TOY, str(root), str(out)], cwd=HERE,
+                             capture_output=True, text=True, timeout=600)
+    assert stopped.stdout.strip() == "stopped", stopped.stderr[-2000:]
+    assert 1 <= len(list((out / "results").glob("*.json"))) <= 2   # the first, and the one already started
+
+
 def test_batch_reads_nbgraders_submitted_layout(tmp_path):
     """`submitted/<student>/<assignment>/` (nbgrader's collect layout) grades like a flat class."""
     flat, nested = tmp_path / "flat", tmp_path / "submitted"
