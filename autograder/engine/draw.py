@@ -10,12 +10,14 @@ take microseconds. So a check here (`run_drawn`):
    then `max_examples` inputs, a share of them at the bounds and near the lower bound of integers
    (n = 1, 2, 3). A strategy kind not listed is drawn by hypothesis itself, from the same Random;
 2. lets the caller prefetch every student call those inputs need, in one round trip;
-3. runs the body on each input in order. At the first failure hypothesis takes over: it draws its
-   own inputs with the same seed (`draw_inputs`, `ConjectureData` driven without the engine), and
-   the first of those that fails is handed to its shrinker (an in-memory example database, phases
-   reuse + shrink), so the failure the student sees is hypothesis' shrunk, small counterexample,
-   raised as `@given` would raise it. If hypothesis' draws do not fail, or the simplest input
-   failed (it cannot shrink), the failure is raised as found.
+3. runs the body on each input in order. At the first failure hypothesis takes over: the sampler
+   also wrote down the choice sequence hypothesis would replay to that input (checked by replaying
+   it), and hypothesis' shrinker (an in-memory example database, phases reuse + shrink) starts
+   there, so the failure the student sees is the one found, shrunk to a small counterexample and
+   raised as `@given` would raise it. Where hypothesis would not replay the input (a list: it draws a
+   list's length as it goes) it draws its own inputs with the same seed (`draw_inputs`,
+   `ConjectureData` driven without the engine) and shrinks the first of those that fails. If that
+   finds none, or the simplest input failed (it cannot shrink), the failure is raised as found.
 
 Nothing here depends on time, and hypothesis' draws and shrinks ignore the "local constants" it
 harvests from the source of whatever non-library modules happen to be imported (and caches under
@@ -123,19 +125,26 @@ def run_drawn(body: Callable[[Any], None], strategy, seed: int, max_examples: in
 
 
 def _run_drawn(body, strategy, seed: int, max_examples: int, prefetch) -> None:
-    values, simplest_first = _sample(strategy, seed, max_examples)
+    values, simplest_first, choices = _sample(strategy, seed, max_examples)
     found = _first_failure(body, values, prefetch)
     if found is None:
         return
     if isinstance(found, Unsatisfiable):
         raise found
-    # a failure: hypothesis' own draws give choice sequences its shrinker can start from (unless
-    # the simplest input, which comes first and cannot shrink, is the one that fails)
-    drawn = draw_inputs(strategy, seed, max_examples) if found or not simplest_first else []
-    index = _first_failure(body, [d.value for d in drawn], prefetch) if drawn else None
-    if isinstance(index, int):
+    # a failure (unless it is the simplest input, which comes first and cannot shrink): hypothesis'
+    # shrinker starts from its choice sequence, or, where hypothesis would not replay it to the same
+    # input, from the first failing one of hypothesis' own draws with the same seed
+    start = None
+    if found or not simplest_first:
+        if _replays_to(strategy, choices[found], values[found]):
+            start = choices[found]
+        else:
+            drawn = draw_inputs(strategy, seed, max_examples)
+            index = _first_failure(body, [d.value for d in drawn], prefetch) if drawn else None
+            start = drawn[index].choices if isinstance(index, int) else None
+    if start is not None:
         try:
-            shrink(body, strategy, seed, drawn[index].choices, max_examples)
+            shrink(body, strategy, seed, start, max_examples)
         except HypothesisException:
             pass    # the failure did not replay the same way (a flaky function): report it as found
     with BuildContext(ConjectureData.for_choices(()), wrapped_test=body):
@@ -167,6 +176,9 @@ class _Rejected(Exception):
     """A filter refused the sampled value: sample again."""
 
 
+UNRECORDED = object()   # in a sampled input's choices: a choice hypothesis makes that the sampler cannot tell
+
+
 SIMPLE_SHARE = 0.25     # of random integer draws near the lower bound (n = 1, 2, 3: edge cases)
 BOUNDARY_SHARE = 0.1    # of random number draws exactly at a bound
 
@@ -175,7 +187,7 @@ def _number_sampler(low, high, integer: bool):
     simplest = min(max(0, low), high) if integer else (0.0 if low <= 0.0 <= high else (low if low > 0 else high))
     uniform = (lambda r: r.randint(low, high)) if integer else (lambda r: r.uniform(low, high))
 
-    def sample(r: Random | None):
+    def draw(r: Random | None):
         if r is None:
             return simplest
         roll = r.random()
@@ -184,19 +196,28 @@ def _number_sampler(low, high, integer: bool):
         if integer and roll < BOUNDARY_SHARE + SIMPLE_SHARE:
             return r.randint(low, min(high, low + 8))
         return min(max(uniform(r), low), high)
+
+    def sample(r: Random | None, choices: list):
+        value = draw(r)
+        choices.append(value)     # hypothesis draws an integer or a float as itself
+        return value
     return sample
 
 
-def _sampler(strategy) -> Callable[[Random | None], Any]:
-    """A function r -> value drawing like `strategy` (r None: its simplest value). Strategy kinds
-    not listed here are drawn by hypothesis itself (slower, same seed discipline)."""
+def _sampler(strategy) -> Callable[[Random | None, list], Any]:
+    """A function (r, choices) -> value drawing like `strategy` (r None: its simplest value) that
+    appends to `choices` the choice sequence hypothesis would replay to the same value (UNRECORDED
+    where it cannot tell). Strategy kinds not listed here are drawn by hypothesis itself (slower,
+    same seed discipline)."""
     s = unwrap_strategies(strategy)
     kind = type(s).__name__
     if kind in ("JustStrategy", "SampledFromStrategy"):
         elements, steps = s.elements, s._transformations
         if all(step[0] in ("map", "filter") for step in steps):
-            def sample(r):
+            def sample(r, choices):
                 value = elements[0] if r is None else r.choice(elements)
+                if kind == "SampledFromStrategy":   # just() draws nothing
+                    choices.append(elements.index(value) if len(elements) > 1 else UNRECORDED)
                 for step in steps:
                     if step[0] == "map":
                         value = step[1](value)
@@ -210,50 +231,68 @@ def _sampler(strategy) -> Callable[[Random | None], Any]:
         return _number_sampler(s.min_value, s.max_value, integer=False)
     elif kind == "OneOfStrategy":
         branches = [_sampler(b) for b in s.original_strategies]
-        return lambda r: branches[0](None) if r is None else r.choice(branches)(r)
+
+        def sample(r, choices):
+            branch = branches[0] if r is None else r.choice(branches)
+            if len(branches) > 1:
+                choices.append(branches.index(branch))
+            return branch(r, choices)
+        return sample
     elif kind == "MappedStrategy":
         inner, pack = _sampler(s.mapped_strategy), s.pack
-        return lambda r: pack(inner(r))
+        return lambda r, choices: pack(inner(r, choices))
     elif kind == "FilteredStrategy":
         inner, conditions = _sampler(s.filtered_strategy), s.flat_conditions
 
-        def sample(r):
-            value = inner(r)
+        def sample(r, choices):
+            value = inner(r, choices)
             if not all(condition(value) for condition in conditions):
                 raise _Rejected
             return value
         return sample
     elif kind == "FixedDictStrategy" and not s.optional:
         parts = [(key, _sampler(value)) for key, value in s.mapping.items()]
-        return lambda r: {key: part(r) for key, part in parts}
+        keep_order = range(len(parts) - 1)      # hypothesis then shuffles the keys: j = i keeps each in place
+
+        def sample(r, choices):
+            value = {key: part(r, choices) for key, part in parts}
+            choices.extend(keep_order)
+            return value
+        return sample
     elif kind == "TupleStrategy":
         parts = [_sampler(e) for e in s.element_strategies]
-        return lambda r: tuple(part(r) for part in parts)
+        return lambda r, choices: tuple(part(r, choices) for part in parts)
     elif kind == "CompositeStrategy":
         definition, args, kwargs = s.definition, s.args, s.kwargs
-        return lambda r: definition(lambda inner: _sampler(inner)(r), *args, **kwargs)
+        return lambda r, choices: definition(lambda inner: _sampler(inner)(r, choices), *args, **kwargs)
     elif kind == "ListStrategy" and s.max_size != float("inf"):
         element, low, high = _sampler(s.element_strategy), s.min_size, s.max_size
-        return lambda r: [element(r) for _ in range(low if r is None else r.randint(low, high))]
+
+        def sample(r, choices):
+            choices.append(UNRECORDED)      # hypothesis' lists draw a "more?" choice per element
+            return [element(r, choices) for _ in range(low if r is None else r.randint(low, high))]
+        return sample
     elif (kind == "UniqueSampledListStrategy" and type(s.element_strategy).__name__ == "SampledFromStrategy"
           and not s.element_strategy._transformations):
         elements, low = s.element_strategy.elements, s.min_size
         high = min(s.max_size, len(elements))
         suffix = _sampler(s.tuple_suffixes) if s.tuple_suffixes is not None else None  # dictionaries()
 
-        def sample(r):
+        def sample(r, choices):
+            choices.append(UNRECORDED)
             keys = list(elements[:low]) if r is None else r.sample(elements, r.randint(low, high))
-            return keys if suffix is None else [(key, *suffix(r)) for key in keys]
+            return keys if suffix is None else [(key, *suffix(r, choices)) for key in keys]
         return sample
     elif kind == "UniqueListStrategy" and s.max_size != float("inf") and s.tuple_suffixes is None:
         element, low, high, keys = _sampler(s.element_strategy), s.min_size, s.max_size, s.keys
 
-        def sample(r):
+        def sample(r, choices):
+            choices.append(UNRECORDED)
             size, out, seen = (low if r is None else r.randint(low, high)), [], [set() for _ in keys]
             for _ in range(DRAW_ATTEMPTS_PER_EXAMPLE * max(size, 1)):
                 if len(out) >= size:
                     break
-                value = element(r)
+                value = element(r, choices)
                 marks = [key(value) for key in keys]
                 if not any(mark in seen_marks for mark, seen_marks in zip(marks, seen)):
                     out.append(value)
@@ -265,16 +304,17 @@ def _sampler(strategy) -> Callable[[Random | None], Any]:
         return sample
     elif kind == "FlatMapStrategy":
         base, expand = _sampler(s.base), s.expand
-        return lambda r: _sampler(expand(base(r)))(r)
-    return lambda r: _hypothesis_draw(strategy, r)
+        return lambda r, choices: _sampler(expand(base(r, choices)))(r, choices)
+    return lambda r, choices: _hypothesis_draw(strategy, r, choices)
 
 
-def _hypothesis_draw(strategy, r: Random | None):
+def _hypothesis_draw(strategy, r: Random | None, choices: list):
     data = (ConjectureData.for_choices((ChoiceTemplate("simplest", count=None),)) if r is None
             else ConjectureData(random=Random(r.getrandbits(64))))
     one = _draw_one(strategy, data)
     if one is None:
         raise _Rejected
+    choices.extend(one.choices)
     return one.value
 
 
@@ -287,21 +327,33 @@ def sample_inputs(strategy, seed: int, max_examples: int) -> list:
         return _sample(strategy, seed, max_examples)[0]
 
 
-def _sample(strategy, seed: int, max_examples: int) -> tuple[list, bool]:
-    """(inputs, whether the first is the strategy's simplest: a filter may refuse that one)."""
+def _sample(strategy, seed: int, max_examples: int) -> tuple[list, bool, list[tuple]]:
+    """(inputs, whether the first is the strategy's simplest: a filter may refuse that one, and each
+    input's choice sequence as hypothesis would replay it, UNRECORDED inside where unknown)."""
     cached = _SAMPLERS.get(id(strategy))
     if cached is None or cached[0] is not strategy:
         cached = _SAMPLERS[id(strategy)] = (strategy, _sampler(strategy))
     sample = cached[1]
-    values = []
+    values, choices = [], []
     simplest = True
     random = Random(seed)
     for r in [None] + [random] * (max_examples * DRAW_ATTEMPTS_PER_EXAMPLE):
         if len(values) > max_examples:
             break
+        these: list = []
         try:
-            values.append(sample(r))
+            values.append(sample(r, these))
         except _Rejected:
             simplest = simplest and r is not None
             continue
-    return values, simplest
+        choices.append(tuple(these))
+    return values, simplest, choices
+
+
+def _replays_to(strategy, choices: tuple, value) -> bool:
+    """Whether hypothesis, replaying `choices`, draws `value` (the same repr) and uses every choice."""
+    if any(c is UNRECORDED for c in choices):
+        return False
+    data = ConjectureData.for_choices(choices)
+    drawn = _draw_one(strategy, data)
+    return drawn is not None and drawn.choices == choices and repr(drawn.value) == repr(value)

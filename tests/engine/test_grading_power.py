@@ -165,6 +165,19 @@ def test_failed_hidden_check_shows_the_shrunk_smallest_input(submit):
     assert hidden.output.startswith("ring_allreduce_time(message_bytes=1.0, n=2, alpha_s=0.0, bandwidth="), hidden.output
 
 
+def test_the_shrinker_starts_from_the_failure_the_grader_found(submit, monkeypatch):
+    """hypothesis replays the failing sampled input's own choice sequence and shrinks it: it draws no
+    inputs of its own to find a failure again, and the counterexample is as small as ever."""
+    from autograder.engine import draw
+
+    def own_draws(*args):
+        raise AssertionError("hypothesis drew its own inputs to find the failure again")
+    monkeypatch.setattr(draw, "draw_inputs", own_draws)
+    result = grade(submit(toy.with_function(REF, "ring_allreduce_time", WRONG["ring_allreduce_time"][0])), "erin")
+    hidden = next(t for t in result.tests if t.name == "ring_allreduce_time: hidden checks")
+    assert hidden.output.startswith("ring_allreduce_time(message_bytes=1.0, n=2, alpha_s=0.0, bandwidth="), hidden.output
+
+
 def test_failed_hidden_check_shows_inputs_expected_returned_unless_switched_off(submit):
     folder = submit(toy.with_function(REF, "comm_fraction", WRONG["comm_fraction"][1]))
     hidden = lambda r: next(t for t in r.tests if t.name == "comm_fraction: hidden checks")  # noqa: E731

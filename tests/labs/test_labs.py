@@ -119,6 +119,28 @@ def test_hidden_domains_are_valid_json_calls_of_the_reference(lab):
 
 
 @pytest.mark.parametrize("lab", LABS)
+def test_every_input_the_grader_samples_replays_in_hypothesis_so_its_failure_shrinks(lab):
+    """The grader samples inputs itself and hands a failing one to hypothesis' shrinker by its choice
+    sequence: for every hidden domain and property of the lab, hypothesis replays each sampled input's
+    sequence to that very input, unless the sampler marked it as one hypothesis must find again (a
+    list, whose length hypothesis draws as it goes)."""
+    from autograder.engine import draw
+
+    a = _assignment(lab)
+    strategies = [(item.name, "hidden", item.domain) for item in a.functions]
+    strategies += [(item.name, p.name, p.strategy) for item in a.functions for p in item.properties]
+    replayed = 0
+    with draw.seed_only():
+        for item, check, strategy in strategies:
+            values, _, choices = draw._sample(strategy, 7, 10)
+            for c, v in zip(choices, values):
+                marked = any(x is draw.UNRECORDED for x in c)
+                assert marked or draw._replays_to(strategy, c, v), (item, check, v)
+                replayed += not marked
+    assert replayed > 0
+
+
+@pytest.mark.parametrize("lab", LABS)
 def test_keys_are_computed_spread_and_never_named(lab):
     a = _assignment(lab)
     keys = [q.key for q in a.questions]
