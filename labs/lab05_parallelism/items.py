@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from autograder.engine.spec import Example, FunctionItem, Property
 from labs.authoring import fmt_bytes as gb, public_properties
-from labs.lab05_parallelism.properties import PROPERTIES
+from labs.lab05_parallelism import properties as public
 from labs.lab05_parallelism.scenario import (ACT1, ACT1_GPUS, ACT2, ACT2_LAYOUTS, BEST_LAYOUT, BUBBLE_EXAMPLES,
                                              GPN, LAB_LAYOUT, SEQ_LEN, TIGHT_BUBBLE_CEILING, ZERO_PAPER,
                                              ZERO_STAGE_EXAMPLE, act1_kwargs, act1_times, parse_config)
@@ -17,7 +17,7 @@ from reference import parallelism as ref
 _POWERS2 = st.sampled_from([1, 2, 4, 8, 16, 32, 64])
 
 
-_wrap = partial(public_properties, PROPERTIES)
+_public = partial(public_properties, public.PROPERTIES)
 
 
 def _best_is_feasible(f, d):
@@ -66,7 +66,7 @@ FUNCTIONS = [
             "n_gpus": st.integers(1, 4096), "peak_flops": st.floats(1e14, 2e15), "mfu": st.floats(0.05, 0.8),
             "bandwidth": st.floats(1e10, 1e12), "alpha_s": st.floats(0.0, 1e-5),
             "bytes_per_grad": st.sampled_from([1, 2, 4])}),
-        properties=_wrap("data_parallel_step_time"),
+        properties=_public("data_parallel_step_time"),
     ),
     FunctionItem(
         name="effective_mfu", points=1.0,
@@ -74,7 +74,7 @@ FUNCTIONS = [
                   for n, (cs, ms) in ((n, act1_times(n)) for n in ACT1_GPUS)],
         domain=st.fixed_dictionaries({"base_mfu": st.floats(0.05, 0.8), "compute_s": st.floats(1e-3, 100.0),
                                       "comm_s": st.floats(0.0, 100.0)}),
-        properties=_wrap("effective_mfu"),
+        properties=_public("effective_mfu"),
     ),
     FunctionItem(
         name="model_state_bytes_per_gpu", points=1.5,
@@ -86,7 +86,7 @@ FUNCTIONS = [
            for lay in (LAB_LAYOUT, BEST_LAYOUT)],
         domain=st.fixed_dictionaries({"params": st.floats(1e8, 1e12), "dp": st.integers(1, 1024),
                                       "zero_stage": st.integers(0, 3), "tp": _POWERS2, "pp": st.integers(1, 96)}),
-        properties=_wrap("model_state_bytes_per_gpu"),
+        properties=_public("model_state_bytes_per_gpu"),
     ),
     FunctionItem(
         name="activation_bytes_per_layer", points=1.0,
@@ -97,7 +97,7 @@ FUNCTIONS = [
                                       "micro_batch": st.integers(1, 16),
                                       "hidden": st.sampled_from([2048, 4096, 5120, 8192, 12288, 16384]),
                                       "heads": st.sampled_from([16, 32, 40, 64, 96, 128]), "tp": _POWERS2}),
-        properties=_wrap("activation_bytes_per_layer"),
+        properties=_public("activation_bytes_per_layer"),
     ),
     FunctionItem(
         name="pipeline_bubble_fraction", points=1.0,
@@ -106,7 +106,7 @@ FUNCTIONS = [
                   Example(f"Act II: p={BEST_LAYOUT['pp']}, m={BEST_LAYOUT['m']}",
                           dict(p=BEST_LAYOUT["pp"], m=BEST_LAYOUT["m"]))],
         domain=st.fixed_dictionaries({"p": st.integers(1, 128), "m": st.integers(1, 1024), "v": st.integers(1, 8)}),
-        properties=_wrap("pipeline_bubble_fraction"),
+        properties=_public("pipeline_bubble_fraction"),
     ),
     FunctionItem(
         name="tp_crosses_node", points=0.5,
@@ -114,7 +114,7 @@ FUNCTIONS = [
         # Half the draws sit at the boundary, where >= and > differ.
         domain=st.integers(1, 32).flatmap(lambda gpn: st.fixed_dictionaries({
             "tp": st.sampled_from([gpn, gpn + 1]) | st.integers(1, 128), "gpus_per_node": st.just(gpn)})),
-        properties=_wrap("tp_crosses_node"),
+        properties=_public("tp_crosses_node"),
     ),
     FunctionItem(
         name="fits_in_memory", points=0.5,
@@ -124,7 +124,7 @@ FUNCTIONS = [
         # Sizes a few GB either side of realistic HBM capacities, and exactly full.
         domain=st.sampled_from([16e9, 40e9, 80e9, 141e9]).flatmap(lambda cap: st.fixed_dictionaries({
             "bytes_needed": st.just(cap) | st.floats(0.5 * cap, 1.5 * cap), "capacity_bytes": st.just(cap)})),
-        properties=_wrap("fits_in_memory"),
+        properties=_public("fits_in_memory"),
     ),
     FunctionItem(
         name="peak_memory_bytes_per_gpu", points=2.0,
@@ -137,7 +137,7 @@ FUNCTIONS = [
             "hidden": st.sampled_from([4096, 8192, 12288]), "heads": st.sampled_from([32, 64, 96]),
             "tp": st.sampled_from([1, 2, 4, 8]), "pp": st.sampled_from([1, 2, 3, 4, 8, 16, 32]),
             "dp": st.integers(1, 128), "microbatches": st.integers(1, 512), "zero_stage": st.integers(0, 3)}),
-        properties=_wrap("peak_memory_bytes_per_gpu"),
+        properties=_public("peak_memory_bytes_per_gpu"),
     ),
     FunctionItem(
         name="best_3d_config", points=2.0,
@@ -146,7 +146,7 @@ FUNCTIONS = [
                   Example(f"Act II with a {TIGHT_BUBBLE_CEILING:.0%} bubble ceiling",
                           dict(ACT2, bubble_ceiling=TIGHT_BUBBLE_CEILING))],
         domain=_CONFIG_DOMAIN,
-        properties=_wrap("best_3d_config") + [Property(
+        properties=_public("best_3d_config") + [Property(
             name="the chosen layout fits and meets the bubble ceiling",
             meaning="Whatever layout you return must fit in memory and keep the bubble under the ceiling.",
             strategy=_CONFIG_DOMAIN, check=_best_is_feasible, public=False)],
