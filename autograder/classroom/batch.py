@@ -108,7 +108,6 @@ def _init_worker(assignment_name: str, mode: str) -> None:
     _mode = mode
     _config = load_config()
     _start_ahead()
-    atexit.register(_close_ahead)
 
 
 def _close_ahead() -> None:
@@ -116,6 +115,9 @@ def _close_ahead() -> None:
     if _ahead is not None:
         _ahead.close()
         _ahead = None
+
+
+atexit.register(_close_ahead)     # in a grading process: its last jail started ahead
 
 
 def _start_ahead() -> None:
