@@ -103,7 +103,6 @@ _ahead: Sandbox | None = None     # the next student's jail, booting while this 
 
 def _init_worker(assignment_name: str, mode: str) -> None:
     global _assignment, _mode, _config
-    _close_ahead()      # a grader thread's jail from an earlier batch of this process
     _assignment = load(assignment_name)
     _mode = mode
     _config = load_config()
