@@ -14,7 +14,8 @@ take microseconds. So a check here (`run_drawn`):
    also wrote down the choice sequence hypothesis would replay to that input (checked by replaying
    it), and hypothesis' shrinker (an in-memory example database, phases reuse + shrink) starts
    there, so the failure the student sees is the one found, shrunk to a small counterexample and
-   raised as `@given` would raise it. Where hypothesis would not replay the input (a list: it draws a
+   raised as `@given` would raise it (without the deletion passes, which cannot shrink an input of
+   fixed structure: `without_deletions`). Where hypothesis would not replay the input (a list: it draws a
    list's length as it goes) it draws its own inputs with the same seed (`draw_inputs`,
    `ConjectureData` driven without the engine) and shrinks the first of those that fails. If that
    finds none, or the simplest input failed (it cannot shrink), the failure is raised as found.
@@ -27,7 +28,7 @@ the install, the process or the machine's load, and grading writes no file.
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from random import Random
 from typing import Any, Callable
@@ -38,6 +39,7 @@ from hypothesis.database import InMemoryExampleDatabase, choices_to_bytes
 from hypothesis.errors import HypothesisException, StopTest, Unsatisfiable, UnsatisfiedAssumption
 from hypothesis.internal.conjecture.choice import ChoiceTemplate
 from hypothesis.internal.conjecture.data import ConjectureData
+from hypothesis.internal.conjecture.engine import ConjectureRunner
 from hypothesis.internal.conjecture import providers
 from hypothesis.internal.conjecture.providers import Constants
 from hypothesis.strategies._internal.lazy import unwrap_strategies
@@ -96,6 +98,27 @@ def draw_inputs(strategy, seed: int, max_examples: int) -> list[Drawn]:
     return drawn
 
 
+@contextmanager
+def without_deletions():
+    """hypothesis' shrinker without its deletion passes (`node_program_X`..`XXXXX`, which delete one
+    to five consecutive choices). An input the sampler recorded has one choice per number, index and
+    key of a fixed structure (no list to shorten): deleting a choice shifts every later one onto a
+    choice of another kind, so each such candidate misaligns and costs a full run of the check (about
+    half of a shrink's runs) and none shrinks; every other pass runs as before."""
+    new_shrinker = ConjectureRunner.new_shrinker
+
+    def fixed_shape_shrinker(runner, *args, **kwargs):
+        shrinker = new_shrinker(runner, *args, **kwargs)
+        shrinker.shrink_passes = [p for p in shrinker.shrink_passes if not p.name.startswith("node_program_")]
+        return shrinker
+
+    ConjectureRunner.new_shrinker = fixed_shape_shrinker
+    try:
+        yield
+    finally:
+        ConjectureRunner.new_shrinker = new_shrinker
+
+
 def shrink(body: Callable[[Any], None], strategy, seed: int, choices: tuple, max_examples: int) -> None:
     """Let hypothesis shrink a known failure of body, starting from its choice sequence; raises the
     shrunk failure (as @given does). Returns normally if the failure did not reproduce."""
@@ -134,17 +157,18 @@ def _run_drawn(body, strategy, seed: int, max_examples: int, prefetch) -> None:
     # a failure (unless it is the simplest input, which comes first and cannot shrink): hypothesis'
     # shrinker starts from its choice sequence, or, where hypothesis would not replay it to the same
     # input, from the first failing one of hypothesis' own draws with the same seed
-    start = None
+    start, fixed_shape = None, False
     if found or not simplest_first:
         if _replays_to(strategy, choices[found], values[found]):
-            start = choices[found]
+            start, fixed_shape = choices[found], True
         else:
             drawn = draw_inputs(strategy, seed, max_examples)
             index = _first_failure(body, [d.value for d in drawn], prefetch) if drawn else None
             start = drawn[index].choices if isinstance(index, int) else None
     if start is not None:
         try:
-            shrink(body, strategy, seed, start, max_examples)
+            with without_deletions() if fixed_shape else nullcontext():
+                shrink(body, strategy, seed, start, max_examples)
         except HypothesisException:
             pass    # the failure did not replay the same way (a flaky function): report it as found
     with BuildContext(ConjectureData.for_choices(()), wrapped_test=body):

@@ -178,6 +178,42 @@ def test_the_shrinker_starts_from_the_failure_the_grader_found(submit, monkeypat
     assert hidden.output.startswith("ring_allreduce_time(message_bytes=1.0, n=2, alpha_s=0.0, bandwidth="), hidden.output
 
 
+def test_a_failure_of_fixed_shape_shrinks_to_the_same_counterexample_in_fewer_attempts(monkeypatch):
+    """hypothesis' deletion passes cannot shrink keyword arguments of fixed structure (every candidate
+    misaligns before the check runs); the grader leaves them out: the same smallest counterexample,
+    with fewer of hypothesis' attempts (each draws `n` again)."""
+    from contextlib import nullcontext
+
+    from hypothesis import strategies as st
+
+    from autograder.engine import draw
+
+    attempts = []
+    decades = lambda low, high: st.floats(low, high).map(lambda e: 10.0 ** e)  # noqa: E731
+    strategy = st.fixed_dictionaries({"message_bytes": st.one_of(st.just(0.0), decades(0, 12)),
+                                      "n": st.integers(1, 4096).map(lambda n: attempts.append(n) or n),
+                                      "bandwidth": decades(9, 12)})
+
+    def shrunk(seed: int) -> tuple[dict, int]:
+        attempts.clear()
+        seen = []
+
+        def body(kwargs):
+            seen.append(kwargs)
+            assert kwargs["n"] < 3 or kwargs["message_bytes"] < 10
+        with pytest.raises(AssertionError):
+            draw.run_drawn(body, strategy, seed, 20)
+        return seen[-1], len(attempts)
+
+    for seed in range(3):
+        counterexample, fewer = shrunk(seed)
+        with monkeypatch.context() as m:
+            m.setattr(draw, "without_deletions", nullcontext)    # hypothesis' shrinker, every pass
+            every_pass, more = shrunk(seed)
+        assert counterexample == every_pass == {"message_bytes": 10.0, "n": 3, "bandwidth": 1e9}
+        assert fewer < more, (seed, fewer, more)
+
+
 def test_failed_hidden_check_shows_inputs_expected_returned_unless_switched_off(submit):
     folder = submit(toy.with_function(REF, "comm_fraction", WRONG["comm_fraction"][1]))
     hidden = lambda r: next(t for t in r.tests if t.name == "comm_fraction: hidden checks")  # noqa: E731
