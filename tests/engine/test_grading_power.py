@@ -270,3 +270,31 @@ def test_property_counterexample_is_shrunk_to_the_edge_of_the_failing_region(sub
     assert prop.score == 0
     assert "ring_allreduce_time(message_bytes=1000.0, n=1, alpha_s=0.0, bandwidth=1000000.0) returned 0.001" \
         in prop.output, prop.output
+
+
+def test_a_prefetched_value_answers_only_the_very_call_it_was_fetched_for():
+    """The student's values come in one round trip per check, keyed by the call: a call the worker
+    would receive differently (1 against 1.0, True against 1, -0.0 against 0.0, another value in a
+    list) is asked again, never answered with another call's value."""
+    from autograder.engine.checks import StudentFunction
+
+    class Worker:
+        """Answers with the repr of what it received, as JSON would carry it."""
+        def __init__(self):
+            self.live = []
+
+        def call_many(self, name, kwargs_list):
+            return [(True, json.dumps(kw)) for kw in kwargs_list]
+
+        def call(self, name, kwargs):
+            self.live.append(kwargs)
+            return json.dumps(kwargs)
+
+    fetched = [dict(x=1.0), dict(x=True), dict(x=0.0), dict(x=[1, 2]), dict(x=1.0, y="a")]
+    asked = [dict(x=1), dict(x=1), dict(x=-0.0), dict(x=[1, 3]), dict(y="a", x=1.0)]
+    worker = Worker()
+    f = StudentFunction(worker, "f", lambda x, y=None: 0.0)
+    assert f.prefetch(fetched)
+    assert [f(**kw) for kw in fetched] == [json.dumps(kw) for kw in fetched] and worker.live == []
+    assert [f(**kw) for kw in asked] == [json.dumps(kw) for kw in asked]
+    assert worker.live[:4] == asked[:4]       # the last, the same keywords in another order, may be either
