@@ -71,3 +71,35 @@ def test_the_gradebook_opens_without_nbgraders_server_extensions_and_nbgrader_st
                           env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.splitlines() == ["server extensions loaded: False", "stored: 0.5", "whole package: True True"]
+
+
+def test_a_write_that_fails_part_way_stores_nothing_and_says_so(tmp_path, monkeypatch):
+    """A batch's scores go into the gradebook in one transaction: when writing one student fails, the
+    students before it are not left half-written (a rerun writes them all again); the scores already
+    there from an earlier batch stay."""
+    import pytest
+
+    from autograder.classroom import gradebook
+    from autograder.classroom.gradebook import GradebookUnavailable, read_gradebook
+    from autograder.engine.results import Result, TestResult
+
+    assignment = load("lab06_collectives")
+    item = assignment.item_ids[0]
+    url = sqlite_url(tmp_path / "gradebook.db")
+
+    def results(score: float) -> dict:
+        return Result(assignment.id, "", tests=[TestResult(item, "hidden checks", "hidden", score, 1.0, "")]).to_gradescope()
+    with GradebookWriter(url, assignment) as book:
+        book.write({"ada": results(0.5)})
+    item_scores = gradebook.item_scores
+
+    def fails_for_cy(data: dict) -> dict:
+        if data["score"] == 0.25:
+            raise ValueError("cy's results are torn")
+        return item_scores(data)
+    monkeypatch.setattr(gradebook, "item_scores", fails_for_cy)
+    with GradebookWriter(url, assignment) as book:
+        with pytest.raises(GradebookUnavailable, match="could not be written"):
+            book.write({"ada": results(1.0), "bo": results(1.0), "cy": results(0.25)})
+    stored = read_gradebook(url, assignment.id)
+    assert set(stored) == {"ada"} and stored["ada"][item] == 0.5

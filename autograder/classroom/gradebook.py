@@ -3,7 +3,8 @@
 nbgrader conventions (docs/ARCHITECTURE.md): notebook name = assignment id; every graded item has
 one grade cell whose grade_id is the item id and whose points are the item's points. Missing
 assignment / notebook / grade cells are created from the declaration; each grade's auto_score is
-set. Writes are idempotent (update or create), so re-running after a resumed batch counts nothing twice.
+set. Writes are idempotent (update or create), so re-running after a resumed batch counts nothing twice,
+and a batch's write is one transaction: all of its scores are stored, or none.
 """
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ import sys
 import types
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator, Mapping
 
 from autograder.engine.config import COURSE_ID
-from typing import Mapping
-
 from autograder.engine.results import Result
 from autograder.engine.spec import Assignment
 
@@ -88,6 +89,22 @@ def sqlite_url(path: Path) -> str:
     return f"sqlite:///{Path(path).resolve()}"
 
 
+@contextmanager
+def one_transaction(session) -> Iterator[None]:
+    """nbgrader's API commits after every call it makes (about 70 commits, each a file sync, for a class
+    of 24); inside, its commits only flush, and the whole write is committed once at the end, or not
+    at all if any call fails (a rerun writes every student again from the results files)."""
+    session.commit = session.flush     # shadows the session's own method until deleted
+    try:
+        yield
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        del session.commit
+    session.commit()
+
+
 class GradebookUnavailable(RuntimeError):
     """The gradebook could not be opened or written (a bad --db URL, an unreachable server)."""
 
@@ -120,12 +137,14 @@ class GradebookWriter:
                                        f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from exc
 
     def _write(self, results_by_student: Mapping[str, dict]) -> None:
-        api, gb = _nbgrader_api(), self._book.result()
-        # nbgrader commits after every call, and a commit expires every row the session holds, so each
-        # next call reloaded them (a third of the write); the batch is the gradebook's only writer
-        gb.db().expire_on_commit = False
+        gb = self._book.result()
         warnings.filterwarnings("ignore", module="nbgrader")  # nbgrader's own SQLAlchemy autoflush warnings
         warnings.filterwarnings("ignore", message=".*not in session.*")
+        with one_transaction(gb.db):
+            self._write_rows(gb, results_by_student)
+
+    def _write_rows(self, gb, results_by_student: Mapping[str, dict]) -> None:
+        api = _nbgrader_api()
         aid = self.assignment.id
         points = self.assignment.item_points
         gb.update_or_create_assignment(aid)
@@ -151,7 +170,6 @@ class GradebookWriter:
                     grade = api.Grade(cell_id=cells[item].id, notebook=submitted_nb)
                     gb.db.add(grade)
                 grade.auto_score = scores.get(item, 0.0)
-        gb.db.commit()
 
     def _close(self) -> None:
         if self._book.exception() is None:
