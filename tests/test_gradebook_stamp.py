@@ -53,8 +53,15 @@ item = assignment.item_ids[0]
 result = Result(assignment.id, "ada", tests=[TestResult(item, "hidden checks", "hidden", 0.5, 1.0, "")])
 with GradebookWriter(sqlite_url(sys.argv[1]), assignment) as book:
     book.write({"ada": result.to_gradescope()})
-print("server extensions loaded:", "nbgrader.server_extensions" in sys.modules)
+print("server extensions loaded:", "nbgrader.server_extensions" in sys.modules, "setuptools" in sys.modules)
 print("stored:", read_gradebook(sqlite_url(sys.argv[1]), assignment.id)["ada"][item])
+import pathlib, zipfile
+from nbgrader.utils import unzip
+with zipfile.ZipFile("collected.zip", "w") as z:
+    z.writestr("ada/notebook.ipynb", "{}")
+pathlib.Path("unzipped").mkdir()
+unzip("collected.zip", "unzipped")
+print("zip_collect unzips:", sorted(p.name for p in pathlib.Path("unzipped").rglob("*")), "setuptools" in sys.modules)
 import nbgrader
 from nbgrader.apps import NbGraderAPI
 print("whole package:", nbgrader.__version__ == nbgrader._version.__version__, callable(nbgrader._load_jupyter_server_extension))
@@ -63,14 +70,17 @@ print("whole package:", nbgrader.__version__ == nbgrader._version.__version__, c
 
 def test_the_gradebook_opens_without_nbgraders_server_extensions_and_nbgrader_stays_whole(tmp_path):
     """Writing the gradebook imports nbgrader.api, not the Jupyter server extensions nbgrader's
-    package __init__ loads (a third of its import); code that later imports nbgrader gets all of it."""
+    package __init__ loads (a third of its import) nor setuptools (nbgrader's unzip uses it: it is
+    imported when that runs); code that later imports nbgrader gets all of it."""
     import subprocess
 
     done = subprocess.run([sys.executable, "-c", WRITE_THEN_IMPORT, str(tmp_path / "gradebook.db")],
                           capture_output=True, text=True, cwd=tmp_path,
                           env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.splitlines() == ["server extensions loaded: False", "stored: 0.5", "whole package: True True"]
+    assert done.stdout.splitlines() == ["server extensions loaded: False False", "stored: 0.5",
+                                        "zip_collect unzips: ['ada', 'notebook.ipynb'] True",
+                                        "whole package: True True"]
 
 
 def test_a_write_that_fails_part_way_stores_nothing_and_says_so(tmp_path, monkeypatch):

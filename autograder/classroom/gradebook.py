@@ -37,8 +37,13 @@ def _nbgrader_api():
     `from nbgrader import ...`): code that wants the whole package gets it. nbgrader imports nbformat ->
     jsonschema, which imports the optional rfc3987-syntax when installed (jupyter-events pulls it in);
     it compiles ~40 grammars at import, 2.3 s CPU for IRI format checks no gradebook access makes, so
-    unless this process imported it already it is skipped too (jsonschema leaves those checks out)."""
+    unless this process imported it already it is skipped too (jsonschema leaves those checks out).
+    nbgrader.utils imports three archive functions from setuptools (0.2 s: setuptools, pkg_resources)
+    for `nbgrader zip_collect`; they import it the first time one of them is called."""
     sys.modules.setdefault("rfc3987_syntax", None)
+    if "setuptools.archive_util" not in sys.modules:
+        sys.modules["setuptools.archive_util"] = _imported_on_first_call(
+            "setuptools.archive_util", ("unpack_archive", "unpack_tarfile", "unpack_zipfile"))
     if "nbgrader" not in sys.modules:
         sys.modules["nbgrader"] = _package_without_init("nbgrader")
     import nbgrader.api
@@ -62,6 +67,25 @@ def _package_without_init(name: str) -> types.ModuleType:
 
     package.__getattr__ = __getattr__
     return package
+
+
+def _imported_on_first_call(name: str, functions: tuple[str, ...]) -> types.ModuleType:
+    """A stand-in for the module `name` with these functions only: the first call of one imports the
+    real module (the stand-in leaves sys.modules, so every later import gets the real one) and every
+    call is answered by the real function."""
+    stand_in = types.ModuleType(name, f"{name}, imported when one of {', '.join(functions)} is first called")
+
+    def forward(function: str):
+        def call(*args, **kwargs):
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]
+            return getattr(importlib.import_module(name), function)(*args, **kwargs)
+        call.__name__ = call.__qualname__ = function
+        return call
+
+    for function in functions:
+        setattr(stand_in, function, forward(function))
+    return stand_in
 
 
 def stamp_new_gradebook(db_url: str) -> None:
