@@ -113,3 +113,20 @@ def test_a_write_that_fails_part_way_stores_nothing_and_says_so(tmp_path, monkey
             book.write({"ada": results(1.0), "bo": results(1.0), "cy": results(0.25)})
     stored = read_gradebook(url, assignment.id)
     assert set(stored) == {"ada"} and stored["ada"][item] == 0.5
+
+
+def test_migration_head_names_the_one_unreplaced_revision_or_says_why_not(tmp_path):
+    """The stamp is the revision no migration script builds on (a branch: two such, an error naming them)."""
+    import pytest
+
+    from autograder.classroom.gradebook import migration_head
+
+    def script(name: str, revision: str, down):
+        (tmp_path / f"{name}.py").write_text(f'"""{name}"""\nrevision = {revision!r}\ndown_revision = {down!r}\n')
+    script("a", "aaa", None)
+    script("b", "bbb", "aaa")
+    script("c", "ccc", "bbb")
+    assert migration_head(tmp_path) == "ccc"
+    script("d", "ddd", "bbb")
+    with pytest.raises(RuntimeError, match=r"2 heads, not one: \['ccc', 'ddd'\]"):
+        migration_head(tmp_path)
