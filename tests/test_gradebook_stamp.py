@@ -53,7 +53,8 @@ item = assignment.item_ids[0]
 result = Result(assignment.id, "ada", tests=[TestResult(item, "hidden checks", "hidden", 0.5, 1.0, "")])
 with GradebookWriter(sqlite_url(sys.argv[1]), assignment) as book:
     book.write({"ada": result.to_gradescope()})
-print("server extensions loaded:", "nbgrader.server_extensions" in sys.modules, "setuptools" in sys.modules)
+print("server extensions loaded:", "nbgrader.server_extensions" in sys.modules, "setuptools" in sys.modules,
+      "jsonschema" in sys.modules)
 print("stored:", read_gradebook(sqlite_url(sys.argv[1]), assignment.id)["ada"][item])
 import pathlib, zipfile
 from nbgrader.utils import unzip
@@ -65,22 +66,25 @@ print("zip_collect unzips:", sorted(p.name for p in pathlib.Path("unzipped").rgl
 import nbgrader
 from nbgrader.apps import NbGraderAPI
 print("whole package:", nbgrader.__version__ == nbgrader._version.__version__, callable(nbgrader._load_jupyter_server_extension))
+import nbformat
+print("nbformat whole:", nbformat.reads(nbformat.writes(nbformat.v4.new_notebook()), as_version=4).nbformat, "jsonschema" in sys.modules)
 """
 
 
 def test_the_gradebook_opens_without_nbgraders_server_extensions_and_nbgrader_stays_whole(tmp_path):
     """Writing the gradebook imports nbgrader.api, not the Jupyter server extensions nbgrader's
-    package __init__ loads (a third of its import) nor setuptools (nbgrader's unzip uses it: it is
-    imported when that runs); code that later imports nbgrader gets all of it."""
+    package __init__ loads (a third of its import), nor nbformat's validator, nor setuptools
+    (nbgrader's unzip uses it: it is imported when that runs); code that later imports nbgrader or
+    nbformat gets all of it."""
     import subprocess
 
     done = subprocess.run([sys.executable, "-c", WRITE_THEN_IMPORT, str(tmp_path / "gradebook.db")],
                           capture_output=True, text=True, cwd=tmp_path,
                           env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.splitlines() == ["server extensions loaded: False False", "stored: 0.5",
+    assert done.stdout.splitlines() == ["server extensions loaded: False False False", "stored: 0.5",
                                         "zip_collect unzips: ['ada', 'notebook.ipynb'] True",
-                                        "whole package: True True"]
+                                        "whole package: True True", "nbformat whole: 4 True"]
 
 
 def test_a_write_that_fails_part_way_stores_nothing_and_says_so(tmp_path, monkeypatch):

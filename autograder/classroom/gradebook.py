@@ -29,24 +29,27 @@ def item_scores(results: dict) -> dict[str, float]:
 
 
 def _nbgrader_api():
-    """nbgrader.api, ready to use, at a third of nbgrader's import cost.
+    """nbgrader.api, ready to use, at a quarter of nbgrader's import cost.
 
-    nbgrader's package `__init__` loads its Jupyter server extensions (jupyter_server, tornado's web
-    stack, the exchange: about 500 modules, 0.3-0.4 s CPU) that no gradebook access uses. Unless this
-    process imported nbgrader already, the package is registered without running its `__init__`, which
-    runs in full the first time anything asks the package for a name it lacks (nbgrader.__version__,
-    `from nbgrader import ...`): code that wants the whole package gets it. nbgrader imports nbformat ->
-    jsonschema, which imports the optional rfc3987-syntax when installed (jupyter-events pulls it in);
-    it compiles ~40 grammars at import, 2.3 s CPU for IRI format checks no gradebook access makes, so
-    unless this process imported it already it is skipped too (jsonschema leaves those checks out).
-    nbgrader.utils imports three archive functions from setuptools (0.2 s: setuptools, pkg_resources)
-    for `nbgrader zip_collect`; they import it the first time one of them is called."""
+    Three imports that no gradebook access uses are put off until something does use them:
+    - nbgrader's package `__init__` loads its Jupyter server extensions (jupyter_server, tornado's web
+      stack, the exchange: about 500 modules, 0.3-0.4 s CPU), and nbformat's loads its validator
+      (jsonschema, 0.1 s) where nbgrader.api needs only `nbformat.notebooknode`. Unless this process
+      imported them already, each package is registered without running its `__init__`, which runs in
+      full the first time anything asks the package for a name it lacks (`nbgrader.__version__`,
+      `nbformat.reads`, `from nbformat import ...`): code that wants the whole package gets it.
+    - nbgrader.utils imports three archive functions from setuptools (0.2 s: setuptools, pkg_resources)
+      for `nbgrader zip_collect`; they import it the first time one of them is called.
+    - jsonschema imports the optional rfc3987-syntax when installed (jupyter-events pulls it in); it
+      compiles ~40 grammars at import, 2.3 s CPU for IRI format checks no gradebook access makes, so
+      unless this process imported it already it is skipped (jsonschema leaves those checks out)."""
     sys.modules.setdefault("rfc3987_syntax", None)
     if "setuptools.archive_util" not in sys.modules:
         sys.modules["setuptools.archive_util"] = _imported_on_first_call(
             "setuptools.archive_util", ("unpack_archive", "unpack_tarfile", "unpack_zipfile"))
-    if "nbgrader" not in sys.modules:
-        sys.modules["nbgrader"] = _package_without_init("nbgrader")
+    for package in ("nbgrader", "nbformat"):
+        if package not in sys.modules:
+            sys.modules[package] = _package_without_init(package)
     import nbgrader.api
 
     return nbgrader.api
