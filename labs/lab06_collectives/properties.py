@@ -1,9 +1,10 @@
 """Lab 06 (collective communication): the public properties of `collectives.py`.
 
-Standalone (stdlib + hypothesis only): shipped to students as `_properties.py` and run by the
-released public tests. Each property relates a function to itself (limits, identities, bounds,
-scaling), so it needs no reference solution. `check(f, drawn)` calls the student's function with
-keyword arguments and raises AssertionError with a short message when the property fails.
+Standalone (stdlib + hypothesis + the property kit shipped beside it): shipped to students as
+`_properties.py` and run by the released public tests. Each property relates a function to itself
+(limits, identities, bounds, scaling), so it needs no reference solution. `check(f, drawn)` calls the
+student's function with keyword arguments and raises AssertionError with a short message when the
+property fails; its docstring is the meaning a student sees then.
 
 Units: bytes, seconds, bytes/s (per direction), FLOP, FLOP/s; fractions in [0, 1].
 """

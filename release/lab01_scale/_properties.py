@@ -1,7 +1,8 @@
 """Public properties of Lab 01 (scaling.py), shipped to students as the public property checks.
 
-Standalone on purpose: stdlib + hypothesis only, no reference. Each check calls the student's
-function `f` with keyword arguments and raises AssertionError with a short message.
+Standalone on purpose: stdlib + hypothesis + the property kit shipped beside it, no reference. Each
+check calls the student's function `f` with keyword arguments and raises AssertionError with a short
+message; its docstring is the meaning a student sees then.
 """
 import math
 
@@ -216,7 +217,9 @@ def _busy_gpu_hour_is_energy(f, d):
 # --- breakeven_utilization ------------------------------------------------------------------------
 
 @public_property("breakeven_utilization",
-                 kwargs(years=_f(0.25, 10), price_share=_f(0, 0.99), **{**_PLANT, "watts_per_gpu": _f(100, 2_000), "usd_per_kwh": _f(0.01, 0.5), "idle_power_fraction": _f(0, 0.9)}),
+                 kwargs(years=_f(0.25, 10), price_share=_f(0, 0.99),
+                        **{**_PLANT, "watts_per_gpu": _f(100, 2_000), "usd_per_kwh": _f(0.01, 0.5),
+                           "idle_power_fraction": _f(0, 0.9)}),
                  name="never when the price does not cover energy")
 def _never_when_price_below_energy(f, d):
     """If a cloud hour costs no more than a busy GPU's marginal energy, on-prem never catches up: math.inf."""
@@ -241,7 +244,9 @@ def _rises_with_capex(f, d):
 
 
 @public_property("breakeven_utilization",
-                 kwargs(years=_f(0.25, 10), usd_per_gpu_hour=_f(2, 20), capex_per_gpu=_f(0, 1), watts_per_gpu=_f(0, 1_000), pue=_f(1, 2), usd_per_kwh=_f(0, 0.5), staff_usd_per_gpu_year=_f(0, 1), idle_power_fraction=_f(0, 1)),
+                 kwargs(years=_f(0.25, 10), usd_per_gpu_hour=_f(2, 20), capex_per_gpu=_f(0, 1),
+                        watts_per_gpu=_f(0, 1_000), pue=_f(1, 2), usd_per_kwh=_f(0, 0.5),
+                        staff_usd_per_gpu_year=_f(0, 1), idle_power_fraction=_f(0, 1)),
                  name="zero without fixed costs")
 def _zero_without_fixed_cost(f, d):
     """With no capex, staff or idle draw, on-prem is never dearer than renting: breakeven 0."""

@@ -1,10 +1,10 @@
 """Public properties of Lab 02 (interconnect.py): shipped to students as the public property checks.
 
-Standalone on purpose (stdlib + hypothesis only): it runs with plain `pytest` in the released folder,
-where neither the reference nor the autograder exists. Each entry names the graded function
-(`item`), says in one sentence what must hold (`meaning`), draws keyword arguments (`strategy`) and
-checks them (`check(f, drawn)`, f called with keyword arguments only). Units: bytes, seconds,
-bytes/s per direction.
+Standalone on purpose (stdlib + hypothesis + the property kit shipped beside it): it runs with plain
+`pytest` in the released folder, where neither the reference nor the autograder exists. Each check is
+declared with the graded function it tests (`item`) and the keyword arguments it draws (`strategy`);
+its docstring says in one sentence what must hold (the meaning), and it calls f with keyword arguments
+only. Units: bytes, seconds, bytes/s per direction.
 """
 from __future__ import annotations
 
@@ -96,7 +96,8 @@ def _one_byte_per_value(f, d):
 
 
 @public_property("gradient_bytes",
-                 st.fixed_dictionaries({"a": _f(0.0, 1e12), "b": _f(0.0, 1e12), "bytes_per_value": st.sampled_from([1, 2, 4])}),
+                 st.fixed_dictionaries({"a": _f(0.0, 1e12), "b": _f(0.0, 1e12),
+                                        "bytes_per_value": st.sampled_from([1, 2, 4])}),
                  name="additive in parameters")
 def _linear_in_params(f, d):
     """Two halves of a model have gradients that add up to the whole model's."""
@@ -126,7 +127,8 @@ def _time_times_bandwidth(f, d):
 
 
 @public_property("transfer_time",
-                 st.fixed_dictionaries({"num_bytes": _f(0.0, 1e9), "bandwidth": BANDWIDTH, "latency_s": _f(1e-6, 1e-3)}),
+                 st.fixed_dictionaries({"num_bytes": _f(0.0, 1e9), "bandwidth": BANDWIDTH,
+                                        "latency_s": _f(1e-6, 1e-3)}),
                  name="latency adds")
 def _latency_adds(f, d):
     """The latency adds to the transfer time once per message, whatever the size."""

@@ -1,8 +1,9 @@
 """Lab 05 public properties: limits, bounds, monotonicity and identities of parallelism.py.
 
-Standalone (stdlib + hypothesis only): shipped to students as the public property checks.
-Each entry: item (the function), name, meaning (shown when it fails), strategy (draws the
-keyword arguments), check(f, drawn) which raises AssertionError with a short message.
+Standalone (stdlib + hypothesis + the property kit shipped beside it): shipped to students as the
+public property checks. Each check(f, drawn) is declared with its item (the function), name and strategy
+(draws the keyword arguments); its docstring is the meaning shown when it fails, and it raises
+AssertionError with a short message.
 """
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """Public properties of Lab 09 (performance.py): limits, bounds, monotonicity and identities.
 
-Standalone (stdlib + hypothesis only): shipped to students as the public property checks. Each
-check calls the student's function `f` with keyword arguments and raises AssertionError with a
-short message when the property fails. No reference values here: identities are written inline.
+Standalone (stdlib + hypothesis + the property kit shipped beside it): shipped to students as the
+public property checks. Each check calls the student's function `f` with keyword arguments and raises
+AssertionError with a short message when the property fails; its docstring is the meaning a student
+sees then. No reference values here: identities are written inline.
 """
 from __future__ import annotations
 
@@ -268,7 +269,8 @@ def _roof_below(f, d):
 
 
 @public_property("roofline_flops",
-                 kwargs(intensity=st.floats(0.0, 1e5), intensity2=st.floats(0.0, 1e5), peak_flops=positive, bandwidth=st.floats(1e6, 1e14)),
+                 kwargs(intensity=st.floats(0.0, 1e5), intensity2=st.floats(0.0, 1e5), peak_flops=positive,
+                        bandwidth=st.floats(1e6, 1e14)),
                  name="monotone in intensity")
 def _roof_monotone(f, d):
     """More FLOP per byte never lowers the attainable FLOP/s."""
@@ -312,7 +314,8 @@ def _mfu_full(f, d):
 
 
 @public_property("mfu",
-                 kwargs(tokens_per_s=st.floats(1.0, 1e8), flops_per_token=st.floats(1e3, 1e15), n_gpus=st.integers(1, 50_000), peak_flops=st.floats(1e9, 1e16)),
+                 kwargs(tokens_per_s=st.floats(1.0, 1e8), flops_per_token=st.floats(1e3, 1e15),
+                        n_gpus=st.integers(1, 50_000), peak_flops=st.floats(1e9, 1e16)),
                  name="linear in throughput, inverse in GPUs")
 def _mfu_linear(f, d):
     """Twice the tokens/s doubles MFU; the same tokens/s on twice the GPUs halves it."""
