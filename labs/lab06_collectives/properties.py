@@ -98,6 +98,11 @@ PROPERTIES = PublicProperties()
 public_property = PROPERTIES.declare
 
 
+def _proportional(item: str, strategy, key: str, meaning: str) -> None:
+    """Declare "proportional to <key>" of `item`: doubling `key` doubles the result."""
+    public_property(item, strategy, name=f"proportional to {key}", meaning=meaning)(_scales_with(key))
+
+
 # --- p2p_time -------------------------------------------------------------------------------------
 
 @public_property("p2p_time", P2P, name="an empty message costs the latency")
@@ -282,14 +287,10 @@ def _critical_latency_equals_transfer(f, d):
     _close(m_star / d["bandwidth"], d["alpha_s"], "transfer time of M* vs alpha_s")
 
 
-public_property("critical_message_size", CRITICAL, name="proportional to alpha_s",
-                meaning="Doubling the latency doubles the size a message needs before bandwidth dominates.")(
-    _scales_with("alpha_s"))
-
-
-public_property("critical_message_size", CRITICAL, name="proportional to bandwidth",
-                meaning="Doubling the bandwidth doubles the size a message needs before bandwidth dominates.")(
-    _scales_with("bandwidth"))
+_proportional("critical_message_size", CRITICAL, "alpha_s",
+              "Doubling the latency doubles the size a message needs before bandwidth dominates.")
+_proportional("critical_message_size", CRITICAL, "bandwidth",
+              "Doubling the bandwidth doubles the size a message needs before bandwidth dominates.")
 
 
 # --- ring_tree_crossover_bytes --------------------------------------------------------------------
@@ -301,14 +302,10 @@ def _crossover_small_rings(f, d):
     _close(f(**_link(d, n=n)), 0.0, f"n = {n}")
 
 
-public_property("ring_tree_crossover_bytes", CROSSOVER, name="proportional to alpha_s",
-                meaning="The crossover is where the ring's extra latency equals the tree's extra transfer: linear in alpha_s.")(
-    _scales_with("alpha_s"))
-
-
-public_property("ring_tree_crossover_bytes", CROSSOVER, name="proportional to bandwidth",
-                meaning="A faster link moves the tree's extra bytes sooner, so the crossover grows linearly with bandwidth.")(
-    _scales_with("bandwidth"))
+_proportional("ring_tree_crossover_bytes", CROSSOVER, "alpha_s",
+              "The crossover is where the ring's extra latency equals the tree's extra transfer: linear in alpha_s.")
+_proportional("ring_tree_crossover_bytes", CROSSOVER, "bandwidth",
+              "A faster link moves the tree's extra bytes sooner, so the crossover grows linearly with bandwidth.")
 
 
 # --- best_allreduce_algorithm ---------------------------------------------------------------------
@@ -344,10 +341,8 @@ def _six_flop_per_param_token(f, d):
     _close(f(params=1.0, tokens=1.0), 6.0, "params = 1, tokens = 1")
 
 
-public_property("training_step_flops", FLOPS, name="proportional to params",
-                meaning="Twice the parameters is twice the work per token.")(_scales_with("params"))
-public_property("training_step_flops", FLOPS, name="proportional to tokens",
-                meaning="Twice the tokens is twice the work.")(_scales_with("tokens"))
+_proportional("training_step_flops", FLOPS, "params", "Twice the parameters is twice the work per token.")
+_proportional("training_step_flops", FLOPS, "tokens", "Twice the tokens is twice the work.")
 
 
 # --- compute_time ---------------------------------------------------------------------------------
