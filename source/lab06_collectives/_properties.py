@@ -98,9 +98,10 @@ PROPERTIES = PublicProperties()
 public_property = PROPERTIES.declare
 
 
-def _proportional(item: str, strategy, key: str, meaning: str) -> None:
-    """Declare "proportional to <key>" of `item`: doubling `key` doubles the result."""
-    public_property(item, strategy, name=f"proportional to {key}", meaning=meaning)(_scales_with(key))
+def _proportional(item: str, strategy, **meanings: str) -> None:
+    """Declare "proportional to <key>" of `item` for each `key=meaning`: doubling `key` doubles the result."""
+    for key, meaning in meanings.items():
+        public_property(item, strategy, name=f"proportional to {key}", meaning=meaning)(_scales_with(key))
 
 
 # --- p2p_time -------------------------------------------------------------------------------------
@@ -287,10 +288,9 @@ def _critical_latency_equals_transfer(f, d):
     _close(m_star / d["bandwidth"], d["alpha_s"], "transfer time of M* vs alpha_s")
 
 
-_proportional("critical_message_size", CRITICAL, "alpha_s",
-              "Doubling the latency doubles the size a message needs before bandwidth dominates.")
-_proportional("critical_message_size", CRITICAL, "bandwidth",
-              "Doubling the bandwidth doubles the size a message needs before bandwidth dominates.")
+_proportional("critical_message_size", CRITICAL,
+              alpha_s="Doubling the latency doubles the size a message needs before bandwidth dominates.",
+              bandwidth="Doubling the bandwidth doubles the size a message needs before bandwidth dominates.")
 
 
 # --- ring_tree_crossover_bytes --------------------------------------------------------------------
@@ -302,10 +302,9 @@ def _crossover_small_rings(f, d):
     _close(f(**_link(d, n=n)), 0.0, f"n = {n}")
 
 
-_proportional("ring_tree_crossover_bytes", CROSSOVER, "alpha_s",
-              "The crossover is where the ring's extra latency equals the tree's extra transfer: linear in alpha_s.")
-_proportional("ring_tree_crossover_bytes", CROSSOVER, "bandwidth",
-              "A faster link moves the tree's extra bytes sooner, so the crossover grows linearly with bandwidth.")
+_proportional("ring_tree_crossover_bytes", CROSSOVER,
+              alpha_s="The crossover is where the ring's extra latency equals the tree's extra transfer: linear in alpha_s.",
+              bandwidth="A faster link moves the tree's extra bytes sooner, so the crossover grows linearly with bandwidth.")
 
 
 # --- best_allreduce_algorithm ---------------------------------------------------------------------
@@ -341,8 +340,8 @@ def _six_flop_per_param_token(f, d):
     _close(f(params=1.0, tokens=1.0), 6.0, "params = 1, tokens = 1")
 
 
-_proportional("training_step_flops", FLOPS, "params", "Twice the parameters is twice the work per token.")
-_proportional("training_step_flops", FLOPS, "tokens", "Twice the tokens is twice the work.")
+_proportional("training_step_flops", FLOPS, params="Twice the parameters is twice the work per token.",
+              tokens="Twice the tokens is twice the work.")
 
 
 # --- compute_time ---------------------------------------------------------------------------------
