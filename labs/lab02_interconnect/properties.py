@@ -12,7 +12,7 @@ import math
 
 from hypothesis import strategies as st
 
-from labs.property_kit import PublicProperties
+from labs.property_kit import PublicProperties, kwargs
 
 REL = 1e-9   # the assignment's float tolerance: algebraically equal forms differ in the last bits
 ABS = 1e-12
@@ -46,15 +46,15 @@ def _links(f, d, **over):
     return f(**args)
 
 
-LINK_ARGS = st.fixed_dictionaries({
-    "message_bytes": _f(1e9, 4e11), "gpus_per_node": st.integers(1, 8), "nodes": NODES,
-    "intra_bandwidth": _f(1e11, 1e12), "link_bandwidth": _f(1e10, 1e11), "compute_s": _f(0.1, 20.0),
-    "max_overhead_ratio": _f(0.25, 2.0), "max_links": st.integers(1, 8),
-})
-HIER_ARGS = st.fixed_dictionaries({
-    "message_bytes": _f(1e6, 1e12), "gpus_per_node": st.integers(1, 8), "nodes": NODES,
-    "intra_bandwidth": _f(1e10, 1e12), "inter_bandwidth_per_node": _f(1e10, 1e12),
-})
+LINK_ARGS = kwargs(
+    message_bytes=_f(1e9, 4e11), gpus_per_node=st.integers(1, 8), nodes=NODES,
+    intra_bandwidth=_f(1e11, 1e12), link_bandwidth=_f(1e10, 1e11), compute_s=_f(0.1, 20.0),
+    max_overhead_ratio=_f(0.25, 2.0), max_links=st.integers(1, 8),
+)
+HIER_ARGS = kwargs(
+    message_bytes=_f(1e6, 1e12), gpus_per_node=st.integers(1, 8), nodes=NODES,
+    intra_bandwidth=_f(1e10, 1e12), inter_bandwidth_per_node=_f(1e10, 1e12),
+)
 
 
 PROPERTIES = PublicProperties()
@@ -63,8 +63,7 @@ public_property = PROPERTIES.declare
 
 # --- gbit_to_bytes_per_s --------------------------------------------------------------------------
 
-@public_property("gbit_to_bytes_per_s", st.fixed_dictionaries({"gbit_per_s": _f(0.1, 3200.0)}),
-                 name="eight bits per byte")
+@public_property("gbit_to_bytes_per_s", kwargs(gbit_per_s=_f(0.1, 3200.0)), name="eight bits per byte")
 def _eight_bits(f, d):
     """A link of x Gb/s moves x * 1e9 bits, i.e. x * 1e9 / 8 bytes, per second."""
     got = f(gbit_per_s=d["gbit_per_s"])
@@ -72,7 +71,7 @@ def _eight_bits(f, d):
         f"{d['gbit_per_s']} Gb/s gave {got} bytes/s; times 8 bits that is {got * 8} bit/s"
 
 
-@public_property("gbit_to_bytes_per_s", st.fixed_dictionaries({"gbit_per_s": _f(0.1, 3200.0)}), name="proportional")
+@public_property("gbit_to_bytes_per_s", kwargs(gbit_per_s=_f(0.1, 3200.0)), name="proportional")
 def _proportional_gbit(f, d):
     """Twice the Gb/s is twice the bytes/s."""
     one, two = f(gbit_per_s=d["gbit_per_s"]), f(gbit_per_s=2 * d["gbit_per_s"])
@@ -81,14 +80,14 @@ def _proportional_gbit(f, d):
 
 # --- gradient_bytes -------------------------------------------------------------------------------
 
-@public_property("gradient_bytes", st.fixed_dictionaries({"params": _f(1e6, 2e12)}), name="FP32 is twice FP16")
+@public_property("gradient_bytes", kwargs(params=_f(1e6, 2e12)), name="FP32 is twice FP16")
 def _fp32_twice_fp16(f, d):
     """4 bytes per value is twice the bytes of 2 bytes per value."""
     fp16, fp32 = f(params=d["params"], bytes_per_value=2), f(params=d["params"], bytes_per_value=4)
     assert _close(fp32, 2 * fp16), f"params={d['params']}: FP32 gave {fp32}, FP16 gave {fp16}"
 
 
-@public_property("gradient_bytes", st.fixed_dictionaries({"params": _f(0.0, 2e12)}), name="one byte per value")
+@public_property("gradient_bytes", kwargs(params=_f(0.0, 2e12)), name="one byte per value")
 def _one_byte_per_value(f, d):
     """At 1 byte per value the gradient has as many bytes as the model has parameters."""
     got = f(params=d["params"], bytes_per_value=1)
@@ -96,8 +95,7 @@ def _one_byte_per_value(f, d):
 
 
 @public_property("gradient_bytes",
-                 st.fixed_dictionaries({"a": _f(0.0, 1e12), "b": _f(0.0, 1e12),
-                                        "bytes_per_value": st.sampled_from([1, 2, 4])}),
+                 kwargs(a=_f(0.0, 1e12), b=_f(0.0, 1e12), bytes_per_value=st.sampled_from([1, 2, 4])),
                  name="additive in parameters")
 def _linear_in_params(f, d):
     """Two halves of a model have gradients that add up to the whole model's."""
@@ -109,7 +107,7 @@ def _linear_in_params(f, d):
 
 # --- transfer_time --------------------------------------------------------------------------------
 
-@public_property("transfer_time", st.fixed_dictionaries({"bandwidth": BANDWIDTH, "latency_s": _f(0.0, 1e-3)}),
+@public_property("transfer_time", kwargs(bandwidth=BANDWIDTH, latency_s=_f(0.0, 1e-3)),
                  name="an empty message costs the latency")
 def _empty_message_costs_latency(f, d):
     """Sending 0 bytes takes exactly the per-message latency."""
@@ -117,8 +115,7 @@ def _empty_message_costs_latency(f, d):
     assert _close(got, d["latency_s"]), f"0 bytes with latency {d['latency_s']} s took {got} s"
 
 
-@public_property("transfer_time", st.fixed_dictionaries({"num_bytes": BYTES, "bandwidth": BANDWIDTH}),
-                 name="time x bandwidth = bytes")
+@public_property("transfer_time", kwargs(num_bytes=BYTES, bandwidth=BANDWIDTH), name="time x bandwidth = bytes")
 def _time_times_bandwidth(f, d):
     """Without latency, the time multiplied by the bandwidth (bytes/s) gives back the bytes."""
     got = f(num_bytes=d["num_bytes"], bandwidth=d["bandwidth"], latency_s=0.0)
@@ -126,9 +123,7 @@ def _time_times_bandwidth(f, d):
         f"{d['num_bytes']} B at {d['bandwidth']} B/s took {got} s; that moves {got * d['bandwidth']} B"
 
 
-@public_property("transfer_time",
-                 st.fixed_dictionaries({"num_bytes": _f(0.0, 1e9), "bandwidth": BANDWIDTH,
-                                        "latency_s": _f(1e-6, 1e-3)}),
+@public_property("transfer_time", kwargs(num_bytes=_f(0.0, 1e9), bandwidth=BANDWIDTH, latency_s=_f(1e-6, 1e-3)),
                  name="latency adds")
 def _latency_adds(f, d):
     """The latency adds to the transfer time once per message, whatever the size."""
@@ -141,8 +136,7 @@ def _latency_adds(f, d):
 
 # --- intra_node_allreduce_time --------------------------------------------------------------------
 
-@public_property("intra_node_allreduce_time",
-                 st.fixed_dictionaries({"message_bytes": BYTES, "bandwidth": BANDWIDTH}),
+@public_property("intra_node_allreduce_time", kwargs(message_bytes=BYTES, bandwidth=BANDWIDTH),
                  name="zero for a single GPU")
 def _single_gpu_free(f, d):
     """With one GPU there is nothing to reduce, so the time is 0."""
@@ -151,7 +145,7 @@ def _single_gpu_free(f, d):
 
 
 @public_property("intra_node_allreduce_time",
-                 st.fixed_dictionaries({"message_bytes": BYTES, "gpus": st.integers(2, 16), "bandwidth": BANDWIDTH}),
+                 kwargs(message_bytes=BYTES, gpus=st.integers(2, 16), bandwidth=BANDWIDTH),
                  name="ring factor in [1, 2)")
 def _ring_factor_bounds(f, d):
     """For 2 or more GPUs each GPU sends 2(g-1)/g times the message: at least once, never twice."""
@@ -161,8 +155,7 @@ def _ring_factor_bounds(f, d):
         f"gpus={g}: each GPU sent {factor:.6g} x the message; a ring sends 2(g-1)/g, in [1, 2)"
 
 
-@public_property("intra_node_allreduce_time",
-                 st.fixed_dictionaries({"message_bytes": BYTES, "gpus": GPUS, "bandwidth": BANDWIDTH}),
+@public_property("intra_node_allreduce_time", kwargs(message_bytes=BYTES, gpus=GPUS, bandwidth=BANDWIDTH),
                  name="more GPUs never faster")
 def _more_gpus_never_faster(f, d):
     """Adding a GPU to the ring never shortens the AllReduce of the same message."""
@@ -211,15 +204,14 @@ def _more_nodes_never_faster(f, d):
 
 # --- comm_overhead_ratio --------------------------------------------------------------------------
 
-@public_property("comm_overhead_ratio", st.fixed_dictionaries({"compute_s": SECONDS}),
-                 name="no communication, no overhead")
+@public_property("comm_overhead_ratio", kwargs(compute_s=SECONDS), name="no communication, no overhead")
 def _no_comm_no_overhead(f, d):
     """With no communication the ratio is 0."""
     got = f(comm_s=0.0, compute_s=d["compute_s"])
     assert _close(got, 0.0), f"no communication gave an overhead ratio of {got}"
 
 
-@public_property("comm_overhead_ratio", st.fixed_dictionaries({"comm_s": _f(0.0, 1e3), "compute_s": SECONDS}),
+@public_property("comm_overhead_ratio", kwargs(comm_s=_f(0.0, 1e3), compute_s=SECONDS),
                  name="ratio x compute = comm")
 def _ratio_times_compute(f, d):
     """The ratio (not a percentage) times the compute time gives back the communication time."""
@@ -228,7 +220,7 @@ def _ratio_times_compute(f, d):
         f"comm {d['comm_s']} s over compute {d['compute_s']} s gave {got} (a ratio, not percent)"
 
 
-@public_property("comm_overhead_ratio", st.fixed_dictionaries({"compute_s": SECONDS}), name="equal times give 1")
+@public_property("comm_overhead_ratio", kwargs(compute_s=SECONDS), name="equal times give 1")
 def _equal_times_ratio_one(f, d):
     """Communication as long as compute is the danger threshold, a ratio of exactly 1."""
     got = f(comm_s=d["compute_s"], compute_s=d["compute_s"])
@@ -237,15 +229,14 @@ def _equal_times_ratio_one(f, d):
 
 # --- speedup --------------------------------------------------------------------------------------
 
-@public_property("speedup", st.fixed_dictionaries({"t_1": SECONDS}), name="same time, speedup 1")
+@public_property("speedup", kwargs(t_1=SECONDS), name="same time, speedup 1")
 def _same_time_no_speedup(f, d):
     """The same work in the same time is a speedup of 1."""
     got = f(t_1=d["t_1"], t_n=d["t_1"])
     assert _close(got, 1.0), f"the same time {d['t_1']} s gave a speedup of {got}"
 
 
-@public_property("speedup", st.fixed_dictionaries({"t_1": SECONDS, "t_n": SECONDS}),
-                 name="halving the time doubles it")
+@public_property("speedup", kwargs(t_1=SECONDS, t_n=SECONDS), name="halving the time doubles it")
 def _halving_time_doubles(f, d):
     """Doing the work in half the time doubles the speedup."""
     one, half = f(t_1=d["t_1"], t_n=d["t_n"]), f(t_1=d["t_1"], t_n=d["t_n"] / 2)
@@ -254,16 +245,14 @@ def _halving_time_doubles(f, d):
 
 # --- scaling_efficiency ---------------------------------------------------------------------------
 
-@public_property("scaling_efficiency", st.fixed_dictionaries({"n": st.integers(1, 1024)}),
-                 name="linear scaling is 1")
+@public_property("scaling_efficiency", kwargs(n=st.integers(1, 1024)), name="linear scaling is 1")
 def _linear_is_perfect(f, d):
     """A speedup of n on n workers is perfect scaling, an efficiency of 1 (a fraction, not percent)."""
     got = f(speedup=float(d["n"]), n=d["n"])
     assert _close(got, 1.0), f"a speedup of {d['n']} on {d['n']} workers gave efficiency {got}"
 
 
-@public_property("scaling_efficiency",
-                 st.fixed_dictionaries({"speedup": _f(0.01, 1024.0), "n": st.integers(1, 1024)}),
+@public_property("scaling_efficiency", kwargs(speedup=_f(0.01, 1024.0), n=st.integers(1, 1024)),
                  name="efficiency x n = speedup")
 def _efficiency_times_n(f, d):
     """The efficiency times the number of workers gives back the speedup."""

@@ -1,18 +1,6 @@
-"""What every lab's public properties module shares: declaring a property on its check, and the
-helpers the modules used to write out each.
-
-A property is declared where its check is written:
-
-    PROPERTIES = PublicProperties()
-    public_property = PROPERTIES.declare
-
-    @public_property("bus_bandwidth", BUSBW, name="equals algbw at two ranks")
-    def _busbw_two_ranks(f, d):
-        \"""The busbw factor 2(n-1)/n is 1 at n = 2, so busbw = M/t.\"""
-        ...
-
-and a check made by a factory, or reused with another meaning, by calling the decorator:
-`public_property(item, strategy, name=..., meaning=...)(_scales_with("alpha_s"))`.
+"""What every lab's public properties module shares: `PublicProperties`, whose `declare` decorator
+declares a property on its check (docs/adding-a-lab.md shows a module), and the helpers the modules
+used to write out each.
 
 Shipped to students next to the lab's `_properties.py` as `_property_kit.py` (its import there is
 made flat by autograder/build/publictests.py), so: stdlib + hypothesis only, no reference, no answers.

@@ -11,7 +11,7 @@ import math
 
 from hypothesis import strategies as st
 
-from _property_kit import PublicProperties
+from _property_kit import PublicProperties, kwargs
 
 REL = 1e-9
 
@@ -22,50 +22,43 @@ def _close(a, b, rel=REL, abs_=1e-12) -> bool:
 
 # --- strategies (valid, realistic inputs) ---------------------------------------------------------
 
-_dp_step = st.fixed_dictionaries({
-    "params": st.floats(1e8, 1e12), "tokens_per_step": st.floats(1e4, 1e8),
-    "n_gpus": st.integers(2, 4096), "peak_flops": st.floats(1e14, 2e15),
-    "mfu": st.floats(0.05, 0.8), "bandwidth": st.floats(1e10, 1e12),
-    "alpha_s": st.floats(0.0, 1e-5), "bytes_per_grad": st.sampled_from([1, 2, 4]),
-})
-_mfu = st.fixed_dictionaries({
-    "base_mfu": st.floats(0.05, 0.8), "compute_s": st.floats(1e-3, 100.0),
-    "comm_s": st.floats(0.0, 100.0),
-})
-_states = st.fixed_dictionaries({
-    "params": st.floats(1e8, 1e12), "dp": st.integers(1, 1024), "zero_stage": st.integers(0, 3),
-    "tp": st.sampled_from([1, 2, 4, 8, 16]), "pp": st.integers(1, 64),
-})
-_act = st.fixed_dictionaries({
-    "seq_len": st.sampled_from([512, 1024, 2048, 4096, 8192]), "micro_batch": st.integers(1, 16),
-    "hidden": st.sampled_from([2048, 4096, 8192, 12288]), "heads": st.sampled_from([16, 32, 64, 96]),
-    "tp": st.sampled_from([1, 2, 4, 8, 16]),
-})
-_bubble = st.fixed_dictionaries({
-    "p": st.integers(1, 128), "m": st.integers(1, 1024), "v": st.integers(1, 8),
-})
+_dp_step = kwargs(
+    params=st.floats(1e8, 1e12), tokens_per_step=st.floats(1e4, 1e8),
+    n_gpus=st.integers(2, 4096), peak_flops=st.floats(1e14, 2e15),
+    mfu=st.floats(0.05, 0.8), bandwidth=st.floats(1e10, 1e12),
+    alpha_s=st.floats(0.0, 1e-5), bytes_per_grad=st.sampled_from([1, 2, 4]),
+)
+_mfu = kwargs(base_mfu=st.floats(0.05, 0.8), compute_s=st.floats(1e-3, 100.0), comm_s=st.floats(0.0, 100.0))
+_states = kwargs(
+    params=st.floats(1e8, 1e12), dp=st.integers(1, 1024), zero_stage=st.integers(0, 3),
+    tp=st.sampled_from([1, 2, 4, 8, 16]), pp=st.integers(1, 64),
+)
+_act = kwargs(
+    seq_len=st.sampled_from([512, 1024, 2048, 4096, 8192]), micro_batch=st.integers(1, 16),
+    hidden=st.sampled_from([2048, 4096, 8192, 12288]), heads=st.sampled_from([16, 32, 64, 96]),
+    tp=st.sampled_from([1, 2, 4, 8, 16]),
+)
+_bubble = kwargs(p=st.integers(1, 128), m=st.integers(1, 1024), v=st.integers(1, 8))
 _tp_node = st.integers(1, 32).flatmap(lambda gpn: st.fixed_dictionaries({
     "gpus_per_node": st.just(gpn),
     "tp": st.integers(max(1, gpn - 3), gpn + 3) | st.integers(1, 128),
 }))
-_fits = st.fixed_dictionaries({
-    "bytes_needed": st.floats(0.0, 1e12), "capacity_bytes": st.floats(0.0, 1e12),
-})
-_peak = st.fixed_dictionaries({
-    "params": st.floats(1e9, 1e12), "layers": st.sampled_from([24, 32, 48, 80, 96, 128]),
-    "seq_len": st.sampled_from([1024, 2048, 4096]), "micro_batch": st.integers(1, 4),
-    "hidden": st.sampled_from([4096, 8192, 12288]), "heads": st.sampled_from([32, 64, 96]),
-    "tp": st.sampled_from([1, 2, 4, 8]), "pp": st.sampled_from([1, 2, 4, 8, 16]),
-    "dp": st.integers(1, 64), "microbatches": st.integers(1, 256), "zero_stage": st.integers(0, 3),
-})
-_config = st.fixed_dictionaries({
-    "params": st.floats(1e9, 5e11), "layers": st.sampled_from([24, 32, 48, 96]),
-    "seq_len": st.sampled_from([1024, 2048]), "hidden": st.sampled_from([4096, 8192, 12288]),
-    "heads": st.sampled_from([32, 64, 96]), "global_batch": st.sampled_from([256, 512, 1024, 1536]),
-    "n_gpus": st.sampled_from([64, 128, 256, 512]), "gpus_per_node": st.sampled_from([4, 8]),
-    "capacity_bytes": st.sampled_from([40e9, 80e9, 141e9]), "bubble_ceiling": st.floats(0.02, 0.3),
-    "micro_batch": st.sampled_from([1, 2]), "zero_stage": st.integers(0, 3),
-})
+_fits = kwargs(bytes_needed=st.floats(0.0, 1e12), capacity_bytes=st.floats(0.0, 1e12))
+_peak = kwargs(
+    params=st.floats(1e9, 1e12), layers=st.sampled_from([24, 32, 48, 80, 96, 128]),
+    seq_len=st.sampled_from([1024, 2048, 4096]), micro_batch=st.integers(1, 4),
+    hidden=st.sampled_from([4096, 8192, 12288]), heads=st.sampled_from([32, 64, 96]),
+    tp=st.sampled_from([1, 2, 4, 8]), pp=st.sampled_from([1, 2, 4, 8, 16]),
+    dp=st.integers(1, 64), microbatches=st.integers(1, 256), zero_stage=st.integers(0, 3),
+)
+_config = kwargs(
+    params=st.floats(1e9, 5e11), layers=st.sampled_from([24, 32, 48, 96]),
+    seq_len=st.sampled_from([1024, 2048]), hidden=st.sampled_from([4096, 8192, 12288]),
+    heads=st.sampled_from([32, 64, 96]), global_batch=st.sampled_from([256, 512, 1024, 1536]),
+    n_gpus=st.sampled_from([64, 128, 256, 512]), gpus_per_node=st.sampled_from([4, 8]),
+    capacity_bytes=st.sampled_from([40e9, 80e9, 141e9]), bubble_ceiling=st.floats(0.02, 0.3),
+    micro_batch=st.sampled_from([1, 2]), zero_stage=st.integers(0, 3),
+)
 
 
 def _parse(config: str):

@@ -14,7 +14,7 @@ import math
 
 from hypothesis import strategies as st
 
-from _property_kit import PublicProperties, number
+from _property_kit import PublicProperties, kwargs, number
 
 REL_TOL = 1e-9      # float forms of one formula differ in the last bits, never by more
 ABS_TOL = 1e-12
@@ -52,29 +52,22 @@ def _link(d: dict, **changes) -> dict:
 
 # --- strategies of keyword arguments -------------------------------------------------------------
 
-P2P = st.fixed_dictionaries({"message_bytes": MESSAGE_BYTES, "alpha_s": ALPHA_S, "bandwidth": BANDWIDTH})
-ALLREDUCE = st.fixed_dictionaries({"message_bytes": MESSAGE_BYTES, "n": RANKS, "alpha_s": ALPHA_S,
-                                   "bandwidth": BANDWIDTH})
-ALLREDUCE_MANY = st.fixed_dictionaries({"message_bytes": POSITIVE_BYTES, "n": MANY_RANKS,
-                                        "alpha_s": ALPHA_S, "bandwidth": BANDWIDTH})
-RABENSEIFNER = st.fixed_dictionaries({"message_bytes": MESSAGE_BYTES, "n": POWER_OF_TWO_RANKS,
-                                      "alpha_s": ALPHA_S, "bandwidth": BANDWIDTH})
-RABENSEIFNER_MANY = st.fixed_dictionaries({"message_bytes": POSITIVE_BYTES,
-                                           "n": POWER_OF_TWO_RANKS.filter(lambda n: n >= 2),
-                                           "alpha_s": ALPHA_S, "bandwidth": BANDWIDTH})
-VOLUME = st.fixed_dictionaries({"message_bytes": MESSAGE_BYTES, "n": RANKS})
-VOLUME_MANY = st.fixed_dictionaries({"message_bytes": POSITIVE_BYTES, "n": MANY_RANKS})
-BUSBW = st.fixed_dictionaries({"message_bytes": POSITIVE_BYTES, "time_s": SECONDS, "n": MANY_RANKS})
-CRITICAL = st.fixed_dictionaries({"alpha_s": POSITIVE_ALPHA_S, "bandwidth": BANDWIDTH})
-CROSSOVER = st.fixed_dictionaries({"n": MANY_RANKS, "alpha_s": POSITIVE_ALPHA_S, "bandwidth": BANDWIDTH})
-SELECT_LARGE = st.fixed_dictionaries({"factor": st.floats(4.0, 1e3), "n": MANY_RANKS,
-                                      "alpha_s": ALPHA_S, "bandwidth": BANDWIDTH})
-SELECT_EMPTY = st.fixed_dictionaries({"n": st.integers(4, 4096), "alpha_s": POSITIVE_ALPHA_S,
-                                      "bandwidth": BANDWIDTH})
-FLOPS = st.fixed_dictionaries({"params": PARAMS, "tokens": TOKENS})
-COMPUTE = st.fixed_dictionaries({"flops": _decades(12, 24), "n_gpus": GPUS, "peak_flops": PEAK_FLOPS,
-                                 "mfu": MFU})
-FRACTION = st.fixed_dictionaries({"comm_s": SECONDS, "compute_s": SECONDS})
+P2P = kwargs(message_bytes=MESSAGE_BYTES, alpha_s=ALPHA_S, bandwidth=BANDWIDTH)
+ALLREDUCE = kwargs(message_bytes=MESSAGE_BYTES, n=RANKS, alpha_s=ALPHA_S, bandwidth=BANDWIDTH)
+ALLREDUCE_MANY = kwargs(message_bytes=POSITIVE_BYTES, n=MANY_RANKS, alpha_s=ALPHA_S, bandwidth=BANDWIDTH)
+RABENSEIFNER = kwargs(message_bytes=MESSAGE_BYTES, n=POWER_OF_TWO_RANKS, alpha_s=ALPHA_S, bandwidth=BANDWIDTH)
+RABENSEIFNER_MANY = kwargs(message_bytes=POSITIVE_BYTES, n=POWER_OF_TWO_RANKS.filter(lambda n: n >= 2),
+                           alpha_s=ALPHA_S, bandwidth=BANDWIDTH)
+VOLUME = kwargs(message_bytes=MESSAGE_BYTES, n=RANKS)
+VOLUME_MANY = kwargs(message_bytes=POSITIVE_BYTES, n=MANY_RANKS)
+BUSBW = kwargs(message_bytes=POSITIVE_BYTES, time_s=SECONDS, n=MANY_RANKS)
+CRITICAL = kwargs(alpha_s=POSITIVE_ALPHA_S, bandwidth=BANDWIDTH)
+CROSSOVER = kwargs(n=MANY_RANKS, alpha_s=POSITIVE_ALPHA_S, bandwidth=BANDWIDTH)
+SELECT_LARGE = kwargs(factor=st.floats(4.0, 1e3), n=MANY_RANKS, alpha_s=ALPHA_S, bandwidth=BANDWIDTH)
+SELECT_EMPTY = kwargs(n=st.integers(4, 4096), alpha_s=POSITIVE_ALPHA_S, bandwidth=BANDWIDTH)
+FLOPS = kwargs(params=PARAMS, tokens=TOKENS)
+COMPUTE = kwargs(flops=_decades(12, 24), n_gpus=GPUS, peak_flops=PEAK_FLOPS, mfu=MFU)
+FRACTION = kwargs(comm_s=SECONDS, compute_s=SECONDS)
 
 
 def _empty_costs_latencies(steps):
