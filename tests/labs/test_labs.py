@@ -15,6 +15,7 @@ import math
 import re
 import shutil
 import sys
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -167,6 +168,19 @@ def test_public_properties_module_is_standalone(lab):
     imported = _top_level_imports(properties_path(_assignment(lab)).read_text(encoding="utf-8"))
     assert {m.split(".")[0] for m in imported - {"labs.property_kit"}} <= standalone, imported
     assert {m.split(".")[0] for m in _top_level_imports(KIT.read_text(encoding="utf-8"))} <= standalone
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_every_check_in_the_properties_module_is_declared_or_used(lab):
+    """A function of the properties module that no declaration names and nothing calls is a check whose
+    @public_property was dropped: the property would vanish from grading and the public tests alike."""
+    from autograder.build.publictests import properties_path
+
+    source = properties_path(_assignment(lab)).read_text(encoding="utf-8")
+    names = Counter(re.findall(r"\b\w+\b", source))
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and not node.decorator_list:
+            assert names[node.name] > 1, f"{lab}: {node.name} is neither declared a property nor used"
 
 
 @pytest.mark.parametrize("lab", LABS)
