@@ -1,20 +1,29 @@
-"""The public checks shipped with an assignment: `test_<module>.py` + `_properties.py` + `pytest.ini`.
+"""The public checks shipped with an assignment: `test_<module>.py` + `_properties.py` +
+`_property_kit.py` + `pytest.ini`.
 
 They run offline with plain `pytest` in the released folder, without reference/ or autograder/:
 the worked examples carry expected values computed from the reference at release time (numbers
 compared with math.isclose at the item's tolerances, strings and bools exactly), and the public
-properties are the lab's standalone `properties.py`, copied verbatim as `_properties.py`.
+properties are the lab's standalone `properties.py`, copied as `_properties.py` with its import of
+the shared labs/property_kit.py made flat (`from _property_kit import ...`), the kit copied beside it.
 """
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import jinja2
 
+import labs
+import labs.property_kit
 from autograder.engine.spec import Assignment
 
 PROPERTIES_FILE = "_properties.py"
+KIT = Path(labs.property_kit.__file__)
+KIT_FILE = f"_{KIT.name}"
+_KIT_IMPORT = re.compile(rf"^from {re.escape(labs.property_kit.__name__)} import ", re.M)
+_LABS_IMPORT = re.compile(r"^\s*(from|import)\s+labs\b", re.M)
 PYTEST_INI = "[pytest]\naddopts = -p no:cacheprovider\n"
 # Examples per public property: derandomized (the same inputs on every run), so a student's `pytest`
 # is a quick, repeatable check (about 2 s for a whole lab); grading runs the hidden checks and its
@@ -55,9 +64,19 @@ def public_test_source(assignment: Assignment, has_properties: bool) -> str:
 
 def properties_path(assignment: Assignment) -> Path | None:
     """labs/<id>/properties.py, if the lab has public properties."""
-    import labs
     path = Path(labs.__file__).parent / assignment.id / "properties.py"
     return path if path.exists() else None
+
+
+def shipped_properties(source: str, where: Path) -> str:
+    """A lab's properties module as it ships: its import of the property kit made flat. Any other
+    import of the staff-only labs package would fail in the released folder, so it is an error."""
+    flat = _KIT_IMPORT.sub(f"from {Path(KIT_FILE).stem} import ", source)
+    stray = _LABS_IMPORT.search(flat)
+    if stray:
+        raise ValueError(f"{where}: a shipped properties module may import only {labs.property_kit.__name__} "
+                         f"from the labs package, not: {flat[stray.start():].splitlines()[0].strip()}")
+    return flat
 
 
 def write_public_tests(assignment: Assignment, dest_dir: Path, properties: Path | None = None) -> list[Path]:
@@ -66,8 +85,10 @@ def write_public_tests(assignment: Assignment, dest_dir: Path, properties: Path 
     properties = properties or properties_path(assignment)
     written = []
     if properties is not None:
-        shutil.copyfile(properties, dest_dir / PROPERTIES_FILE)
-        written.append(dest_dir / PROPERTIES_FILE)
+        text = shipped_properties(properties.read_text(encoding="utf-8"), properties)
+        (dest_dir / PROPERTIES_FILE).write_text(text, encoding="utf-8")
+        shutil.copyfile(KIT, dest_dir / KIT_FILE)
+        written += [dest_dir / PROPERTIES_FILE, dest_dir / KIT_FILE]
     test_file = dest_dir / f"test_{assignment.module}.py"
     test_file.write_text(public_test_source(assignment, properties is not None), encoding="utf-8")
     (dest_dir / "pytest.ini").write_text(PYTEST_INI, encoding="utf-8")

@@ -1,32 +1,29 @@
 """Public properties of Lab 09 (performance.py): limits, bounds, monotonicity and identities.
 
-Standalone (stdlib + hypothesis only): shipped to students as the public property checks. Each
-check calls the student's function `f` with keyword arguments and raises AssertionError with a
-short message when the property fails. No reference values here: identities are written inline.
+Standalone (stdlib + hypothesis + the property kit shipped beside it): shipped to students as the
+public property checks. Each check calls the student's function `f` with keyword arguments and raises
+AssertionError with a short message when the property fails; its docstring is the meaning a student
+sees then. No reference values here: identities are written inline.
 """
 from __future__ import annotations
 
 import math
-from numbers import Real
 
 from hypothesis import strategies as st
+
+from _property_kit import PublicProperties, kwargs, number
 
 REL = 1e-9     # relative tolerance: different correct algebra differs in the last bits
 ABS = 1e-12
 
 
-def _number(value) -> float:
-    assert isinstance(value, Real) and not isinstance(value, bool), f"expected a number, got {value!r}"
-    return float(value)
-
-
 def _close(a, b, rel=REL, abs_tol=ABS) -> bool:
-    return math.isclose(_number(a), _number(b), rel_tol=rel, abs_tol=abs_tol)
+    return math.isclose(number(a), number(b), rel_tol=rel, abs_tol=abs_tol)
 
 
 def _not_below(later, earlier) -> bool:
     """later >= earlier up to rounding (monotone checks)."""
-    later, earlier = _number(later), _number(earlier)
+    later, earlier = number(later), number(earlier)
     return later >= earlier - REL * abs(earlier) - ABS
 
 
@@ -77,27 +74,6 @@ _plans = st.dictionaries(st.sampled_from(["pipeline", "allreduce", "data", "comp
                          st.floats(0.0, 20.0))
 
 
-# --- amdahl_speedup ---------------------------------------------------------------------------
-
-def _amdahl_identity(f, d):
-    assert _close(f(fraction=d["fraction"], factor=1.0), 1.0), "factor 1 must give speedup 1"
-    assert _close(f(fraction=0.0, factor=d["factor"]), 1.0), "fraction 0 must give speedup 1"
-
-
-def _amdahl_whole(f, d):
-    got = f(fraction=1.0, factor=d["factor"])
-    assert _close(got, d["factor"]), f"fraction 1 must give the factor itself, got {got}"
-
-
-def _amdahl_bounds(f, d):
-    fr, k = d["fraction"], d["factor"]
-    got = f(fraction=fr, factor=k)
-    ceiling = 1 / (1 - fr)
-    assert _not_below(got, 1.0), f"a faster part cannot slow the step: got {got}"
-    assert _not_below(k, got) and _not_below(ceiling, got), \
-        f"got {got}, above the factor {k} or the ceiling 1/(1-f) = {ceiling}"
-
-
 def _never_falls_in(arg: str, *others: str):
     """A check that f never falls as `arg` rises (drawn twice: arg and arg2), the `others` held."""
     def check(f, d):
@@ -108,100 +84,183 @@ def _never_falls_in(arg: str, *others: str):
     return check
 
 
-# --- amdahl_limit ----------------------------------------------------------------------------
+PROPERTIES = PublicProperties()
+public_property = PROPERTIES.declare
 
+
+# --- amdahl_speedup -------------------------------------------------------------------------------
+
+@public_property("amdahl_speedup", kwargs(fraction=fractions, factor=any_factors),
+                 name="speedup 1 when nothing changes")
+def _amdahl_identity(f, d):
+    """A factor of 1, or a part taking no time, leaves the step as it was: speedup 1."""
+    assert _close(f(fraction=d["fraction"], factor=1.0), 1.0), "factor 1 must give speedup 1"
+    assert _close(f(fraction=0.0, factor=d["factor"]), 1.0), "fraction 0 must give speedup 1"
+
+
+@public_property("amdahl_speedup", kwargs(factor=any_factors), name="the whole step sped up gives the factor")
+def _amdahl_whole(f, d):
+    """When the part is the whole step (fraction 1), the step gets exactly factor times faster."""
+    got = f(fraction=1.0, factor=d["factor"])
+    assert _close(got, d["factor"]), f"fraction 1 must give the factor itself, got {got}"
+
+
+@public_property("amdahl_speedup", kwargs(fraction=inner_fractions, factor=speedups),
+                 name="bounded by the factor and the ceiling")
+def _amdahl_bounds(f, d):
+    """For k >= 1 the speedup is at least 1 and at most both k and 1/(1-f)."""
+    fr, k = d["fraction"], d["factor"]
+    got = f(fraction=fr, factor=k)
+    ceiling = 1 / (1 - fr)
+    assert _not_below(got, 1.0), f"a faster part cannot slow the step: got {got}"
+    assert _not_below(k, got) and _not_below(ceiling, got), \
+        f"got {got}, above the factor {k} or the ceiling 1/(1-f) = {ceiling}"
+
+
+public_property("amdahl_speedup", kwargs(fraction=fractions, factor=any_factors, factor2=any_factors),
+                name="monotone in the factor", meaning="Making the part faster never makes the step slower.")(
+    _never_falls_in("factor", "fraction"))
+
+
+# --- amdahl_limit ---------------------------------------------------------------------------------
+
+@public_property("amdahl_limit", st.just({}), name="ceiling 1 at fraction 0")
 def _limit_zero(f, d):
+    """If the part takes no time, removing it entirely speeds up nothing."""
     assert _close(f(fraction=0.0), 1.0), "nothing to speed up: the ceiling is 1"
 
 
+@public_property("amdahl_limit", kwargs(fraction=inner_fractions), name="the untouched share sets the ceiling")
 def _limit_identity(f, d):
+    """With the part taking zero time, the untouched share 1-f is the whole new step: S = 1/(1-f)."""
     got = f(fraction=d["fraction"])
     assert _close(got * (1 - d["fraction"]), 1.0), \
         f"the untouched share 1-f must take the whole new step: got {got} at f={d['fraction']}"
 
 
-# --- step_time_reduction -------------------------------------------------------------------
+public_property("amdahl_limit", kwargs(fraction=inner_fractions, fraction2=inner_fractions),
+                name="monotone in the fraction", meaning="A larger share to remove allows a larger ceiling.")(
+    _never_falls_in("fraction"))
 
+
+# --- step_time_reduction --------------------------------------------------------------------------
+
+@public_property("step_time_reduction", kwargs(fraction=fractions), name="nothing saved at factor 1")
 def _reduction_zero(f, d):
+    """A part that is not faster saves no step time."""
     assert _close(f(fraction=d["fraction"], factor=1.0), 0.0), "factor 1 saves no time"
 
 
+@public_property("step_time_reduction", kwargs(fraction=fractions, factor=speedups),
+                 name="at most the part's share")
 def _reduction_bounds(f, d):
+    """Speeding up a part can save at most the time that part took: 0 <= saved <= f for k >= 1."""
     fr = d["fraction"]
     got = f(fraction=fr, factor=d["factor"])
     assert -ABS <= got <= fr + REL * fr + ABS, \
         f"a part taking {fr} of the step can save at most {fr} of it, got {got}"
 
 
+@public_property("step_time_reduction", kwargs(fraction=fractions), name="an infinitely fast part saves its share")
 def _reduction_limit(f, d):
+    """As k grows without bound the step time falls by the part's whole share f."""
     got = f(fraction=d["fraction"], factor=1e12)
     assert _close(got, d["fraction"], rel=1e-6, abs_tol=1e-9), \
         f"an infinitely fast part saves its whole share {d['fraction']}, got {got}"
 
 
-# --- multi_component_speedup ---------------------------------------------------------------
+public_property("step_time_reduction", kwargs(fraction=fractions, factor=any_factors, factor2=any_factors),
+                name="monotone in the factor", meaning="A faster part saves at least as much time.")(
+    _never_falls_in("factor", "fraction"))
 
+
+# --- multi_component_speedup ----------------------------------------------------------------------
+
+@public_property("multi_component_speedup", profiles.map(lambda p: {"profile": p}), name="no factors, no change")
 def _multi_nothing(f, d):
+    """If no part gets faster, the end-to-end speedup is 1."""
     assert _close(f(profile=d["profile"], factors={}), 1.0), "no factors: speedup 1"
 
 
+@public_property("multi_component_speedup", kwargs(fraction=fractions, factor=any_factors),
+                 name="one part is Amdahl's law")
 def _multi_single(f, d):
+    """With one part sped up and the rest untouched, the result is 1/((1-f) + f/k)."""
     fr, k = d["fraction"], d["factor"]
     got = f(profile={"part": fr, "rest": 1 - fr}, factors={"part": k})
     assert _close(got, 1 / ((1 - fr) + fr / k)), f"one part alone must give Amdahl's speedup, got {got}"
 
 
+@public_property("multi_component_speedup", profile_and_factors(speedups),
+                 name="order of the profile does not matter")
 def _multi_order(f, d):
+    """Listing the parts in another order describes the same step."""
     profile, factors = d["profile"], d["factors"]
     flipped = dict(reversed(list(profile.items())))
     a, b = f(profile=profile, factors=factors), f(profile=flipped, factors=factors)
     assert _close(a, b), f"the order of the profile changed the speedup: {a} vs {b}"
 
 
+@public_property("multi_component_speedup", profile_and_factors(speedups), name="between 1 and the largest factor")
 def _multi_bounds(f, d):
+    """Speeding parts up by factors >= 1 gives at least 1 and at most the largest factor."""
     got = f(profile=d["profile"], factors=d["factors"])
     top = max(d["factors"].values(), default=1.0)
     assert _not_below(got, 1.0) and _not_below(top, got), \
         f"speedups >= 1 must give an end-to-end speedup between 1 and the largest factor {top}, got {got}"
 
 
-# --- hotspot -----------------------------------------------------------------------------------
+# --- hotspot --------------------------------------------------------------------------------------
 
+@public_property("hotspot", profiles, name="the part with the largest share")
 def _hotspot_largest(f, d):
+    """The hotspot is a part of the profile and no part takes a larger share of the step."""
     got = f(profile=d)
     assert got in d, f"{got!r} is not a part of the profile"
     assert d[got] == max(d.values()), f"{got!r} has share {d[got]}, not the largest"
 
 
+@public_property("hotspot", profiles, name="order of the profile does not matter")
 def _hotspot_order(f, d):
+    """Listing the parts in another order (no ties) does not change the hotspot."""
     flipped = dict(reversed(list(d.items())))
     assert f(profile=d) == f(profile=flipped), "the profile's order changed the hotspot"
 
 
-# --- gustafson_speedup ---------------------------------------------------------------------
+# --- gustafson_speedup ----------------------------------------------------------------------------
 
+@public_property("gustafson_speedup", kwargs(n=counts), name="n with no serial part, 1 with no parallel part")
 def _gustafson_ends(f, d):
+    """s = 0 scales perfectly (speedup n); s = 1 cannot use the extra processors (speedup 1)."""
     n = d["n"]
     assert _close(f(n=n, serial_fraction=0.0), n), "no serial part: speedup n"
     assert _close(f(n=n, serial_fraction=1.0), 1.0), "all serial: speedup 1"
 
 
+@public_property("gustafson_speedup", kwargs(n=counts, serial_fraction=fractions), name="between 1 and n")
 def _gustafson_bounds(f, d):
+    """The scaled speedup is never below 1 nor above the processor count."""
     n, s = d["n"], d["serial_fraction"]
     got = f(n=n, serial_fraction=s)
     assert _not_below(got, 1.0) and _not_below(n, got), f"got {got}, outside [1, n={n}]"
 
 
+@public_property("gustafson_speedup", kwargs(n=counts, serial_fraction=fractions), name="at least Amdahl's speedup")
 def _gustafson_vs_amdahl(f, d):
+    """Growing the work with n (Gustafson) never does worse than fixed work (Amdahl) at the same s."""
     n, s = d["n"], d["serial_fraction"]
     got = f(n=n, serial_fraction=s)
     amdahl = 1 / (s + (1 - s) / n)
     assert _not_below(got, amdahl), f"scaled speedup {got} below Amdahl's fixed-size {amdahl}"
 
 
-# --- roofline_flops ----------------------------------------------------------------------------
+# --- roofline_flops -------------------------------------------------------------------------------
 
+@public_property("roofline_flops",
+                 kwargs(intensity=st.floats(0.0, 1e5), peak_flops=positive, bandwidth=st.floats(1e6, 1e14)),
+                 name="the lower of the two roofs")
 def _roof_below(f, d):
+    """Attainable FLOP/s is the peak or intensity x bandwidth, whichever is lower."""
     got = f(**d)
     assert _not_below(d["peak_flops"], got) and _not_below(d["intensity"] * d["bandwidth"], got), \
         f"got {got}, above the peak or above intensity x bandwidth"
@@ -209,49 +268,74 @@ def _roof_below(f, d):
         f"got {got}: the roofline is the peak or the memory slope, nothing in between"
 
 
+@public_property("roofline_flops",
+                 kwargs(intensity=st.floats(0.0, 1e5), intensity2=st.floats(0.0, 1e5), peak_flops=positive,
+                        bandwidth=st.floats(1e6, 1e14)),
+                 name="monotone in intensity")
 def _roof_monotone(f, d):
+    """More FLOP per byte never lowers the attainable FLOP/s."""
     low, high = sorted((d["intensity"], d["intensity2"]))
     kw = {k: v for k, v in d.items() if k != "intensity2"}
     a, b = f(**{**kw, "intensity": low}), f(**{**kw, "intensity": high})
     assert _not_below(b, a), f"intensity {high} gave {b} < {a} at {low}"
 
 
-# --- ridge_point ----------------------------------------------------------------------------
+# --- ridge_point ----------------------------------------------------------------------------------
 
+@public_property("ridge_point", kwargs(peak_flops=positive, bandwidth=st.floats(1e3, 1e15)),
+                 name="proportional to the peak, inverse to the bandwidth")
 def _ridge_scaling(f, d):
+    """A faster compute unit moves the ridge right; more memory bandwidth moves it left."""
     p, b = d["peak_flops"], d["bandwidth"]
     base = f(peak_flops=p, bandwidth=b)
     assert _close(f(peak_flops=2 * p, bandwidth=b), 2 * base), "twice the peak must double the ridge"
     assert _close(f(peak_flops=p, bandwidth=2 * b), base / 2), "twice the bandwidth must halve the ridge"
 
 
+@public_property("ridge_point", kwargs(peak_flops=positive, bandwidth=st.floats(1e3, 1e15)),
+                 name="where the two roofs meet")
 def _ridge_identity(f, d):
+    """At the ridge intensity, intensity x bandwidth equals the peak."""
     got = f(**d)
     assert _close(got * d["bandwidth"], d["peak_flops"]), \
         f"at the ridge intensity x bandwidth must equal the peak, got {got}"
 
 
-# --- mfu -------------------------------------------------------------------------------------
+# --- mfu ------------------------------------------------------------------------------------------
 
+@public_property("mfu",
+                 kwargs(n_gpus=counts, peak_flops=st.floats(1e9, 1e16), flops_per_token=st.floats(1e3, 1e15)),
+                 name="the peak's FLOP/s is MFU 1")
 def _mfu_full(f, d):
+    """Processing exactly n x peak / (FLOP per token) tokens per second is full utilisation, 1.0."""
     n, peak, fpt = d["n_gpus"], d["peak_flops"], d["flops_per_token"]
     got = f(tokens_per_s=n * peak / fpt, flops_per_token=fpt, n_gpus=n, peak_flops=peak)
     assert _close(got, 1.0), f"doing the peak's FLOP/s must be MFU 1 (a fraction, not percent), got {got}"
 
 
+@public_property("mfu",
+                 kwargs(tokens_per_s=st.floats(1.0, 1e8), flops_per_token=st.floats(1e3, 1e15),
+                        n_gpus=st.integers(1, 50_000), peak_flops=st.floats(1e9, 1e16)),
+                 name="linear in throughput, inverse in GPUs")
 def _mfu_linear(f, d):
+    """Twice the tokens/s doubles MFU; the same tokens/s on twice the GPUs halves it."""
     one = f(**d)
     assert _close(f(**{**d, "tokens_per_s": 2 * d["tokens_per_s"]}), 2 * one), "twice the tokens/s, twice the MFU"
     assert _close(f(**{**d, "n_gpus": 2 * d["n_gpus"]}), one / 2), "twice the GPUs at the same tokens/s, half the MFU"
 
 
-# --- mfu_gain ------------------------------------------------------------------------------
+# --- mfu_gain -------------------------------------------------------------------------------------
 
+@public_property("mfu_gain", kwargs(base_mfu=st.floats(0.01, 1.0), fraction=fractions), name="no gain at factor 1")
 def _gain_zero(f, d):
+    """A part that is not faster leaves MFU where it was."""
     assert _close(f(base_mfu=d["base_mfu"], fraction=d["fraction"], factor=1.0), 0.0), "factor 1 gains nothing"
 
 
+@public_property("mfu_gain", kwargs(base_mfu=st.floats(0.01, 1.0), fraction=inner_fractions, factor=speedups),
+                 name="between 0 and removing the part")
 def _gain_bounds(f, d):
+    """For k >= 1 the gain is at least 0 and at most base x f/(1-f), the part taking no time."""
     b, fr, k = d["base_mfu"], d["fraction"], d["factor"]
     got = f(base_mfu=b, fraction=fr, factor=k)
     most = b * fr / (1 - fr)   # the part takes no time at all
@@ -259,15 +343,20 @@ def _gain_bounds(f, d):
         f"got {got}: outside [0, base x f/(1-f) = {most}] (a fraction, not percent points)"
 
 
+@public_property("mfu_gain", kwargs(base_mfu=st.floats(0.01, 1.0), fraction=fractions, factor=any_factors),
+                 name="proportional to the base MFU")
 def _gain_proportional(f, d):
+    """MFU scales as 1/step time, so the gain is the base MFU times (S - 1)."""
     b, fr, k = d["base_mfu"], d["fraction"], d["factor"]
     assert _close(f(base_mfu=b / 2, fraction=fr, factor=k), f(base_mfu=b, fraction=fr, factor=k) / 2), \
         "half the base MFU must give half the gain"
 
 
-# --- best_fix -------------------------------------------------------------------------------
+# --- best_fix -------------------------------------------------------------------------------------
 
+@public_property("best_fix", fixes(1.01), name="an affordable fix or 'none'")
 def _fix_affordable(f, d):
+    """The answer names one of the fixes whose cost fits the budget, or is 'none'."""
     got = f(**d)
     assert got == "none" or got in d["factors"], f"{got!r} is neither a fix nor 'none'"
     if got != "none":
@@ -275,26 +364,35 @@ def _fix_affordable(f, d):
             f"{got!r} costs {d['cost_weeks'][got]} weeks, over the budget {d['budget_weeks']}"
 
 
+@public_property("best_fix", fixes(1.01), name="'none' when nothing fits")
 def _fix_none(f, d):
+    """With a budget below every fix's cost, no fix can be chosen."""
     cheapest = min(d["cost_weeks"].values())
     got = f(**{**d, "budget_weeks": cheapest / 2})
     assert got == "none", f"no fix fits a budget of {cheapest / 2} weeks, yet got {got!r}"
 
 
+@public_property("best_fix", fixes(1.01), name="same choice in other units of time")
 def _fix_scale(f, d):
+    """Doubling every cost and the budget (weeks to half-weeks) changes no ranking."""
     doubled = {**d, "cost_weeks": {n: 2 * c for n, c in d["cost_weeks"].items()},
                "budget_weeks": 2 * d["budget_weeks"]}
     assert f(**d) == f(**doubled), "doubling every cost and the budget must not change the choice"
 
 
-# --- budget_left_weeks ------------------------------------------------------------------------
+# --- budget_left_weeks ----------------------------------------------------------------------------
 
+@public_property("budget_left_weeks", kwargs(budget_weeks=st.floats(0.0, 50.0)),
+                 name="an empty plan leaves the whole budget")
 def _left_empty(f, d):
+    """Doing nothing costs nothing, so the whole budget is left."""
     got = f(cost_weeks={}, budget_weeks=d["budget_weeks"])
     assert _close(got, d["budget_weeks"]), f"an empty plan costs nothing: expected the whole budget, got {got}"
 
 
+@public_property("budget_left_weeks", kwargs(weeks=st.floats(0.1, 50.0)), name="exactly at the budget leaves 0")
 def _left_exact(f, d):
+    """A plan costing exactly the budget leaves 0 weeks; one costing more leaves a negative number."""
     c = d["weeks"]
     got = f(cost_weeks={"fix": c}, budget_weeks=c)
     assert _close(got, 0.0), f"a plan at exactly the budget leaves 0 weeks, got {got}"
@@ -302,129 +400,13 @@ def _left_exact(f, d):
     assert _close(got, -c / 2), f"a plan at twice the budget is over by half of it ({-c / 2}), got {got}"
 
 
+@public_property("budget_left_weeks",
+                 kwargs(plan=_plans, budget_weeks=st.floats(0.0, 50.0), extra=st.floats(0.0, 20.0)),
+                 name="every fix's weeks count once")
 def _left_additive(f, d):
+    """Adding a fix of c engineer-weeks to the plan leaves exactly c weeks less."""
     plan, budget, extra = d["plan"], d["budget_weeks"], d["extra"]
     before = f(cost_weeks=plan, budget_weeks=budget)
     after = f(cost_weeks={**plan, "one_more": extra}, budget_weeks=budget)
     assert math.isclose(before - after, extra, rel_tol=1e-9, abs_tol=1e-9), \
         f"adding a fix of {extra} weeks must leave {extra} weeks less: {before} -> {after}"
-
-
-def _kw(**strategies):
-    return st.fixed_dictionaries(strategies)
-
-
-PROPERTIES = [
-    dict(item="amdahl_speedup", name="speedup 1 when nothing changes",
-         meaning="A factor of 1, or a part taking no time, leaves the step as it was: speedup 1.",
-         strategy=_kw(fraction=fractions, factor=any_factors), check=_amdahl_identity),
-    dict(item="amdahl_speedup", name="the whole step sped up gives the factor",
-         meaning="When the part is the whole step (fraction 1), the step gets exactly factor times faster.",
-         strategy=_kw(factor=any_factors), check=_amdahl_whole),
-    dict(item="amdahl_speedup", name="bounded by the factor and the ceiling",
-         meaning="For k >= 1 the speedup is at least 1 and at most both k and 1/(1-f).",
-         strategy=_kw(fraction=inner_fractions, factor=speedups), check=_amdahl_bounds),
-    dict(item="amdahl_speedup", name="monotone in the factor",
-         meaning="Making the part faster never makes the step slower.",
-         strategy=_kw(fraction=fractions, factor=any_factors, factor2=any_factors), check=_never_falls_in("factor", "fraction")),
-    dict(item="amdahl_limit", name="ceiling 1 at fraction 0",
-         meaning="If the part takes no time, removing it entirely speeds up nothing.",
-         strategy=st.just({}), check=_limit_zero),
-    dict(item="amdahl_limit", name="the untouched share sets the ceiling",
-         meaning="With the part taking zero time, the untouched share 1-f is the whole new step: S = 1/(1-f).",
-         strategy=_kw(fraction=inner_fractions), check=_limit_identity),
-    dict(item="amdahl_limit", name="monotone in the fraction",
-         meaning="A larger share to remove allows a larger ceiling.",
-         strategy=_kw(fraction=inner_fractions, fraction2=inner_fractions), check=_never_falls_in("fraction")),
-    dict(item="step_time_reduction", name="nothing saved at factor 1",
-         meaning="A part that is not faster saves no step time.",
-         strategy=_kw(fraction=fractions), check=_reduction_zero),
-    dict(item="step_time_reduction", name="at most the part's share",
-         meaning="Speeding up a part can save at most the time that part took: 0 <= saved <= f for k >= 1.",
-         strategy=_kw(fraction=fractions, factor=speedups), check=_reduction_bounds),
-    dict(item="step_time_reduction", name="an infinitely fast part saves its share",
-         meaning="As k grows without bound the step time falls by the part's whole share f.",
-         strategy=_kw(fraction=fractions), check=_reduction_limit),
-    dict(item="step_time_reduction", name="monotone in the factor",
-         meaning="A faster part saves at least as much time.",
-         strategy=_kw(fraction=fractions, factor=any_factors, factor2=any_factors), check=_never_falls_in("factor", "fraction")),
-    dict(item="multi_component_speedup", name="no factors, no change",
-         meaning="If no part gets faster, the end-to-end speedup is 1.",
-         strategy=profiles.map(lambda p: {"profile": p}), check=_multi_nothing),
-    dict(item="multi_component_speedup", name="one part is Amdahl's law",
-         meaning="With one part sped up and the rest untouched, the result is 1/((1-f) + f/k).",
-         strategy=_kw(fraction=fractions, factor=any_factors), check=_multi_single),
-    dict(item="multi_component_speedup", name="order of the profile does not matter",
-         meaning="Listing the parts in another order describes the same step.",
-         strategy=profile_and_factors(speedups), check=_multi_order),
-    dict(item="multi_component_speedup", name="between 1 and the largest factor",
-         meaning="Speeding parts up by factors >= 1 gives at least 1 and at most the largest factor.",
-         strategy=profile_and_factors(speedups), check=_multi_bounds),
-    dict(item="hotspot", name="the part with the largest share",
-         meaning="The hotspot is a part of the profile and no part takes a larger share of the step.",
-         strategy=profiles, check=_hotspot_largest),
-    dict(item="hotspot", name="order of the profile does not matter",
-         meaning="Listing the parts in another order (no ties) does not change the hotspot.",
-         strategy=profiles, check=_hotspot_order),
-    dict(item="gustafson_speedup", name="n with no serial part, 1 with no parallel part",
-         meaning="s = 0 scales perfectly (speedup n); s = 1 cannot use the extra processors (speedup 1).",
-         strategy=_kw(n=counts), check=_gustafson_ends),
-    dict(item="gustafson_speedup", name="between 1 and n",
-         meaning="The scaled speedup is never below 1 nor above the processor count.",
-         strategy=_kw(n=counts, serial_fraction=fractions), check=_gustafson_bounds),
-    dict(item="gustafson_speedup", name="at least Amdahl's speedup",
-         meaning="Growing the work with n (Gustafson) never does worse than fixed work (Amdahl) at the same s.",
-         strategy=_kw(n=counts, serial_fraction=fractions), check=_gustafson_vs_amdahl),
-    dict(item="roofline_flops", name="the lower of the two roofs",
-         meaning="Attainable FLOP/s is the peak or intensity x bandwidth, whichever is lower.",
-         strategy=_kw(intensity=st.floats(0.0, 1e5), peak_flops=positive, bandwidth=st.floats(1e6, 1e14)),
-         check=_roof_below),
-    dict(item="roofline_flops", name="monotone in intensity",
-         meaning="More FLOP per byte never lowers the attainable FLOP/s.",
-         strategy=_kw(intensity=st.floats(0.0, 1e5), intensity2=st.floats(0.0, 1e5), peak_flops=positive,
-                      bandwidth=st.floats(1e6, 1e14)), check=_roof_monotone),
-    dict(item="ridge_point", name="proportional to the peak, inverse to the bandwidth",
-         meaning="A faster compute unit moves the ridge right; more memory bandwidth moves it left.",
-         strategy=_kw(peak_flops=positive, bandwidth=st.floats(1e3, 1e15)), check=_ridge_scaling),
-    dict(item="ridge_point", name="where the two roofs meet",
-         meaning="At the ridge intensity, intensity x bandwidth equals the peak.",
-         strategy=_kw(peak_flops=positive, bandwidth=st.floats(1e3, 1e15)), check=_ridge_identity),
-    dict(item="mfu", name="the peak's FLOP/s is MFU 1",
-         meaning="Processing exactly n x peak / (FLOP per token) tokens per second is full utilisation, 1.0.",
-         strategy=_kw(n_gpus=counts, peak_flops=st.floats(1e9, 1e16), flops_per_token=st.floats(1e3, 1e15)),
-         check=_mfu_full),
-    dict(item="mfu", name="linear in throughput, inverse in GPUs",
-         meaning="Twice the tokens/s doubles MFU; the same tokens/s on twice the GPUs halves it.",
-         strategy=_kw(tokens_per_s=st.floats(1.0, 1e8), flops_per_token=st.floats(1e3, 1e15),
-                      n_gpus=st.integers(1, 50_000), peak_flops=st.floats(1e9, 1e16)), check=_mfu_linear),
-    dict(item="mfu_gain", name="no gain at factor 1",
-         meaning="A part that is not faster leaves MFU where it was.",
-         strategy=_kw(base_mfu=st.floats(0.01, 1.0), fraction=fractions), check=_gain_zero),
-    dict(item="mfu_gain", name="between 0 and removing the part",
-         meaning="For k >= 1 the gain is at least 0 and at most base x f/(1-f), the part taking no time.",
-         strategy=_kw(base_mfu=st.floats(0.01, 1.0), fraction=inner_fractions, factor=speedups),
-         check=_gain_bounds),
-    dict(item="mfu_gain", name="proportional to the base MFU",
-         meaning="MFU scales as 1/step time, so the gain is the base MFU times (S - 1).",
-         strategy=_kw(base_mfu=st.floats(0.01, 1.0), fraction=fractions, factor=any_factors),
-         check=_gain_proportional),
-    dict(item="best_fix", name="an affordable fix or 'none'",
-         meaning="The answer names one of the fixes whose cost fits the budget, or is 'none'.",
-         strategy=fixes(1.01), check=_fix_affordable),
-    dict(item="best_fix", name="'none' when nothing fits",
-         meaning="With a budget below every fix's cost, no fix can be chosen.",
-         strategy=fixes(1.01), check=_fix_none),
-    dict(item="best_fix", name="same choice in other units of time",
-         meaning="Doubling every cost and the budget (weeks to half-weeks) changes no ranking.",
-         strategy=fixes(1.01), check=_fix_scale),
-    dict(item="budget_left_weeks", name="an empty plan leaves the whole budget",
-         meaning="Doing nothing costs nothing, so the whole budget is left.",
-         strategy=_kw(budget_weeks=st.floats(0.0, 50.0)), check=_left_empty),
-    dict(item="budget_left_weeks", name="exactly at the budget leaves 0",
-         meaning="A plan costing exactly the budget leaves 0 weeks; one costing more leaves a negative number.",
-         strategy=_kw(weeks=st.floats(0.1, 50.0)), check=_left_exact),
-    dict(item="budget_left_weeks", name="every fix's weeks count once",
-         meaning="Adding a fix of c engineer-weeks to the plan leaves exactly c weeks less.",
-         strategy=_kw(plan=_plans, budget_weeks=st.floats(0.0, 50.0), extra=st.floats(0.0, 20.0)),
-         check=_left_additive),
-]

@@ -15,6 +15,7 @@ import math
 import re
 import shutil
 import sys
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -151,17 +152,62 @@ def test_keys_are_computed_spread_and_never_named(lab):
             assert not re.search(rf'\b(option|answer|choice) {q.key}\b|"{q.key}"', text), (q.id, text)
 
 
+def _top_level_imports(source: str) -> set[str]:
+    tree = ast.parse(source)
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    return imported | {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                       and node.module and node.level == 0}
+
+
 @pytest.mark.parametrize("lab", LABS)
 def test_public_properties_module_is_standalone(lab):
+    """Staff side: stdlib, hypothesis and the shared property kit only (the kit itself stdlib + hypothesis)."""
+    from autograder.build.publictests import KIT, properties_path
+
+    standalone = set(sys.stdlib_module_names) | {"hypothesis"}
+    imported = _top_level_imports(properties_path(_assignment(lab)).read_text(encoding="utf-8"))
+    assert {m.split(".")[0] for m in imported - {"labs.property_kit"}} <= standalone, imported
+    assert {m.split(".")[0] for m in _top_level_imports(KIT.read_text(encoding="utf-8"))} <= standalone
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_every_check_in_the_properties_module_is_declared_or_used(lab):
+    """A function of the properties module that no declaration names and nothing calls is a check whose
+    @public_property was dropped: the property would vanish from grading and the public tests alike."""
     from autograder.build.publictests import properties_path
 
+    source = properties_path(_assignment(lab)).read_text(encoding="utf-8")
+    names = Counter(re.findall(r"\b\w+\b", source))
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and not node.decorator_list:
+            assert names[node.name] > 1, f"{lab}: {node.name} is neither declared a property nor used"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_shipped_public_properties_import_alone_and_declare_what_the_lab_grades(lab, tmp_path):
+    """Student side: the shipped `_properties.py` + `_property_kit.py` import in a fresh interpreter where
+    labs, autograder and reference cannot be imported, and declare the very (item, name, meaning) rows the
+    lab grades as public properties, in order; each row's item is a graded function."""
+    import json
+    import subprocess
+
+    from autograder.build.publictests import PROPERTIES_FILE, write_public_tests
+
     a = _assignment(lab)
-    tree = ast.parse(properties_path(a).read_text(encoding="utf-8"))
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
-                for alias in node.names}
-    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-                 and node.module and node.level == 0}
-    assert imported <= set(sys.stdlib_module_names) | {"hypothesis"}, imported
+    write_public_tests(a, tmp_path)
+    code = ("import json, sys\n"
+            "sys.modules.update(labs=None, autograder=None, reference=None)\n"
+            f"sys.path.insert(0, {str(tmp_path)!r})\n"
+            f"from {Path(PROPERTIES_FILE).stem} import PROPERTIES\n"
+            "print(json.dumps([[p['item'], p['name'], p['meaning']] for p in PROPERTIES]))\n")
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    shipped = json.loads(done.stdout)
+    graded = [[item.name, p.name, p.meaning] for item in a.functions for p in item.properties if p.public]
+    assert {row[0] for row in shipped} <= {item.name for item in a.functions}, shipped
+    assert sorted(shipped) == sorted(graded)
+    order = {name: i for i, name in enumerate(item.name for item in a.functions)}
+    assert sorted(shipped, key=lambda row: order[row[0]]) == graded
 
 
 @pytest.mark.parametrize("lab", LABS)

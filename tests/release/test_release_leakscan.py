@@ -9,6 +9,7 @@ import nbformat
 import pytest
 
 from autograder.build import leakscan
+from autograder.build.publictests import KIT_FILE
 from autograder.build.release import STUDENT_FILES
 from labs import all_assignments
 
@@ -36,6 +37,7 @@ def _scan_recording(monkeypatch, paths, **kw) -> tuple[list[str], set[Path]]:
 def _shipped(folder: Path, assignment) -> set[Path]:
     """What a student receives of a lab: module, notebook, public tests (test file and properties)."""
     names = [f"{assignment.module}.py", f"{assignment.id}.ipynb", f"test_{assignment.module}.py", "_properties.py",
+             KIT_FILE,
              *(f"{p}.py" for p in assignment.provided), *STUDENT_FILES]
     return {(folder / assignment.id / name).resolve() for name in names}
 
