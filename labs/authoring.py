@@ -8,6 +8,7 @@ a lab folder uses them.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import math
 import re
@@ -104,8 +105,19 @@ def first_valid(designs: Iterable[Any], meets: Callable[[Any], bool]) -> Any:
 
 # --- the notebook file ------------------------------------------------------------------------------
 
+def _defined(unit_filter: Callable[..., str]) -> Callable[..., str]:
+    """`unit_filter` refusing an undefined value with jinja2's own error ("'NAME' is undefined"): a
+    filter that formats it would fail with a TypeError that names nothing."""
+    @functools.wraps(unit_filter)
+    def checked(value: Any, *args: Any) -> str:
+        if isinstance(value, jinja2.Undefined):
+            value._fail_with_undefined_error()
+        return unit_filter(value, *args)
+    return checked
+
+
 _JINJA = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
-_JINJA.filters.update(FILTERS)
+_JINJA.filters.update({name: _defined(unit_filter) for name, unit_filter in FILTERS.items()})
 
 
 def render(template: str, **values: Any) -> str:
