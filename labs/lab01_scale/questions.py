@@ -84,13 +84,9 @@ _act2_refl = letters([
            "and falls with utilization."),
 ], 1, offset=3)
 
-QUESTIONS = questions(__file__, vars(scenario) | vars(), {
-    "act1_prediction": ("prediction", 1.0, _act1),
-    "act1_reflection": ("reflection", 1.0, _act1_refl),
-    "act2_prediction": ("prediction", 1.0, _act2),
-    "act2_reflection": ("reflection", 1.0, _act2_refl),
-})
+QUESTIONS = questions(__file__, vars(scenario) | vars(), {   # id: (kind, points, letters(...)) in order
+    "act1_prediction": ("prediction", 1.0, _act1), "act1_reflection": ("reflection", 1.0, _act1_refl),
+    "act2_prediction": ("prediction", 1.0, _act2), "act2_reflection": ("reflection", 1.0, _act2_refl)})
 ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION = QUESTIONS
-# the prediction options the readouts echo (the student's own choice, never the key)
-ACT1_OPTIONS = dict(ACT1_PREDICTION.options)
-ACT2_OPTIONS = dict(ACT2_PREDICTION.options)
+# what the readouts echo: the student's own choice, never the key
+ACT1_OPTIONS, ACT2_OPTIONS = (dict(q.options) for q in (ACT1_PREDICTION, ACT2_PREDICTION))

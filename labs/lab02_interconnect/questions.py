@@ -92,15 +92,11 @@ _act2_refl = letters([
 ], ACT2_COUNTS.index(LINKS_AT_MAX), offset=3)  # reads "none", 2, 4, 8
 assert links_needed(MAX_NODES) == LINKS_AT_MAX
 
-QUESTIONS = questions(__file__, vars(scenario) | vars(), {
-    "act1_prediction": ("prediction", 1.25, _act1),
-    "act1_reflection": ("reflection", 1.25, _act1_refl),
-    "act2_prediction": ("prediction", 1.25, _act2),
-    "act2_reflection": ("reflection", 1.25, _act2_refl),
-})
+QUESTIONS = questions(__file__, vars(scenario) | vars(), {   # id: (kind, points, letters(...)) in order
+    "act1_prediction": ("prediction", 1.25, _act1), "act1_reflection": ("reflection", 1.25, _act1_refl),
+    "act2_prediction": ("prediction", 1.25, _act2), "act2_reflection": ("reflection", 1.25, _act2_refl)})
 ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION = QUESTIONS
 assert len({q.key for q in QUESTIONS}) > 1 and "A" not in {q.key for q in QUESTIONS}
-# the options the readouts echo (the student's own choice, never the key)
-ACT1_OPTIONS = dict(ACT1_PREDICTION.options)
-ACT2_OPTIONS = dict(ACT2_PREDICTION.options)
+# what the readouts echo: the student's own choice, never the key
+ACT1_OPTIONS, ACT2_OPTIONS = (dict(q.options) for q in (ACT1_PREDICTION, ACT2_PREDICTION))
 NVLINK_NAME, PCIE_NAME = NVLINK, PCIE

@@ -98,12 +98,9 @@ _refl2_texts = [
 assert TP_IB_S > ACT2_COMPUTE_S > TP_NVLINK_S   # the premise of the key: across nodes TP dominates the step
 _act2_refl = letters(_refl2_texts, 1, offset=1)
 
-QUESTIONS = questions(__file__, vars(scenario) | vars(), {
-    "act1_prediction": ("prediction", 1.0, _act1),
-    "act1_reflection": ("reflection", 1.0, _act1_refl),
-    "act2_prediction": ("prediction", 1.0, _act2),
-    "act2_reflection": ("reflection", 1.0, _act2_refl),
-})
+QUESTIONS = questions(__file__, vars(scenario) | vars(), {   # id: (kind, points, letters(...)) in order
+    "act1_prediction": ("prediction", 1.0, _act1), "act1_reflection": ("reflection", 1.0, _act1_refl),
+    "act2_prediction": ("prediction", 1.0, _act2), "act2_reflection": ("reflection", 1.0, _act2_refl)})
 ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION = QUESTIONS
 # the options the readouts echo (the student's own choice, never the key)
 ACT1_OPTIONS = dict(ACT1_PREDICTION.options)

@@ -89,16 +89,12 @@ _act2_refl = letters([
 assert not math.isclose(CROSSOVER_BYTES, CRITICAL_BYTES) and \
     not math.isclose(CROSSOVER_BYTES, ref.ring_tree_crossover_bytes(_OTHER_N, ALPHA_S, NDR))
 
-QUESTIONS = questions(__file__, vars(scenario) | vars(), {
-    "act1_prediction": ("prediction", 2, _act1),
-    "act1_reflection": ("reflection", 1, _act1_refl),
-    "act2_prediction": ("prediction", 2, _act2),
-    "act2_reflection": ("reflection", 1, _act2_refl),
-})
+QUESTIONS = questions(__file__, vars(scenario) | vars(), {   # id: (kind, points, letters(...)) in order
+    "act1_prediction": ("prediction", 2, _act1), "act1_reflection": ("reflection", 1, _act1_refl),
+    "act2_prediction": ("prediction", 2, _act2), "act2_reflection": ("reflection", 1, _act2_refl)})
 ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION = QUESTIONS
-# the options the readouts echo (the student's own choice, never the key)
-ACT1_OPTIONS = dict(ACT1_PREDICTION.options)
-ACT2_OPTIONS = dict(ACT2_PREDICTION.options)
+# what the readouts echo: the student's own choice, never the key
+ACT1_OPTIONS, ACT2_OPTIONS = (dict(q.options) for q in (ACT1_PREDICTION, ACT2_PREDICTION))
 # Texts that state a question's keyed figure or conclusion: the lab suite checks that none is readable
 # before the question (tests/labs/test_labs.py, the give-away guard).
 KEYED_FIGURES = {

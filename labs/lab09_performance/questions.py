@@ -84,18 +84,13 @@ assert GAINS[BEST] < GAINS[_biggest_gain] and _biggest_share != BEST
 assert GAINS[BEST] / COSTS[BEST] > GAINS[_biggest_gain] / COSTS[_biggest_gain]
 assert sum(FACTORS[n] == FACTORS[_fastest] for n in FACTORS) > 1
 
-QUESTIONS = questions(__file__, vars(scenario) | vars(), {
-    "act1_prediction": ("prediction", 1, _act1),
-    "act1_reflection": ("reflection", 1, _act1_refl),
-    "act2_prediction": ("prediction", 1, _act2),
-    "act2_reflection": ("reflection", 1, _act2_refl),
-})
+QUESTIONS = questions(__file__, vars(scenario) | vars(), {   # id: (kind, points, letters(...)) in order
+    "act1_prediction": ("prediction", 1, _act1), "act1_reflection": ("reflection", 1, _act1_refl),
+    "act2_prediction": ("prediction", 1, _act2), "act2_reflection": ("reflection", 1, _act2_refl)})
 ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION = QUESTIONS
-# the options the readouts echo (the student's own choice, never the key)
-ACT1_OPTIONS = dict(ACT1_PREDICTION.options)
-ACT2_OPTIONS = dict(ACT2_PREDICTION.options)
-# what no text before a question may state (the lab suite's give-away guard): the keyed figure or conclusion
-KEYED_FIGURES = {
+# what the readouts echo: the student's own choice, never the key
+ACT1_OPTIONS, ACT2_OPTIONS = (dict(q.options) for q in (ACT1_PREDICTION, ACT2_PREDICTION))
+KEYED_FIGURES = {   # what no text before a question may state (the give-away guard of tests/labs/test_labs.py)
     "act1_prediction": (f"{A1_TIME_CUT:.1%}", f"{100 * A1_TIME_CUT:.1f} %", "barely moves because"),
     "act2_prediction": (f"best_fix: {BEST}", f"best_fix = {BEST}", f"{_a2_labels[BEST]} fix is the best"),
 }
