@@ -206,11 +206,14 @@ def questions(source: str, namespace: Mapping[str, Any],
     section there, or the reverse, is an error naming both files."""
     path = Path(source).with_name("questions.md")
     prose = question_prose(path, namespace)
-    unwritten, undeclared = sorted(set(declared) - set(prose)), sorted(set(prose) - set(declared))
-    if unwritten or undeclared:
+    problems = []
+    if unwritten := sorted(set(declared) - set(prose)):
+        problems.append(f"no section for {unwritten}")
+    if undeclared := sorted(set(prose) - set(declared)):
+        problems.append(f"a section for undeclared {undeclared}")
+    if problems:
         raise ValueError(f"{source} declares {sorted(declared)} and {path} writes {sorted(prose)}: "
-                         + "; ".join([f"no section for {unwritten}"] * bool(unwritten)
-                                     + [f"a section for undeclared {undeclared}"] * bool(undeclared)))
+                         + "; ".join(problems))
     return tuple(Question(id=qid, kind=kind, points=points, prompt=prose[qid].prompt, options=options, key=key,
                           why=why, hint=prose[qid].hint)
                  for qid, (kind, points, (options, key, why)) in declared.items())
