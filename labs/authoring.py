@@ -1,5 +1,6 @@
 """Helpers every lab declaration shares: unit formatters, option ranges, examples, public properties,
-and the reader of a lab's `notebook.py` (jupytext percent format) into notebook cells.
+the reader of a lab's `questions.md` (its questions' prompts and hints) and of its `notebook.py`
+(jupytext percent format) into notebook cells.
 
 One module so that no lab copies another's helper under a new name. docs/adding-a-lab.md shows how
 a lab folder uses them.
@@ -7,19 +8,23 @@ a lab folder uses them.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import fields
 from functools import cached_property
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 import jinja2
 
 from autograder.engine.spec import (Answer, Assignment, Challenge, Code, Example, FunctionGrades, FunctionItem,
-                                    Markdown, Property)
+                                    Markdown, Property, Question)
+# re-exported: a lab's questions.py takes every helper it uses from this module
+from autograder.engine.spec import Option, letters  # noqa: F401
 
 
 # --- unit formatters (also the jinja2 filters of notebook markdown) -----------------------------------
@@ -100,14 +105,119 @@ def first_valid(designs: Iterable[Any], meets: Callable[[Any], bool]) -> Any:
 
 # --- the notebook file ------------------------------------------------------------------------------
 
+def _defined(unit_filter: Callable[..., str]) -> Callable[..., str]:
+    """`unit_filter` refusing an undefined value with jinja2's own error ("'NAME' is undefined"): a
+    filter that formats it would fail with a TypeError that names nothing."""
+    @functools.wraps(unit_filter)
+    def checked(value: Any, *args: Any) -> str:
+        if isinstance(value, jinja2.Undefined):
+            value._fail_with_undefined_error()
+        return unit_filter(value, *args)
+    return checked
+
+
 _JINJA = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
-_JINJA.filters.update(FILTERS)
+_JINJA.filters.update({name: _defined(unit_filter) for name, unit_filter in FILTERS.items()})
 
 
 def render(template: str, **values: Any) -> str:
     """A jinja2 template (the project's one templating library) with the unit filters, strictly:
     a name missing from `values` is an error, not an empty string."""
     return _JINJA.from_string(template).render(**values)
+
+
+# --- the questions file ------------------------------------------------------------------------------
+
+HINT_HEADING = "### hint"
+
+
+class Prose(NamedTuple):
+    """One question's text as questions.md gives it, rendered."""
+    prompt: str
+    hint: str
+
+
+def _paragraphs(lines: Sequence[str]) -> str:
+    """Markdown lines as one string: a paragraph's lines joined by a space, paragraphs by a blank line
+    (so a prompt wraps freely in the file and reaches the notebook as the one line it was)."""
+    text = "\n".join(line.strip() for line in lines).strip()
+    return "\n\n".join(" ".join(p.split("\n")) for p in re.split(r"\n{2,}", text))
+
+
+def read_prose(path: Path) -> dict[str, tuple[int, str, str]]:
+    """question id -> (line number, prompt template, hint template) of a questions.md: a section
+    `## <id>` holds the prompt, then `### hint` the hint; anything above the first section is the
+    file's own introduction (not shown). Structural mistakes raise ValueError naming file and line."""
+    sections: dict[str, tuple[int, list[str], list[str] | None]] = {}
+    current = None
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        where = f"{path}:{number}"
+        if line.startswith("## "):
+            qid = line[3:].strip()
+            if not qid.isidentifier():
+                raise ValueError(f"{where}: a section is named by its question id (a Python name), not {qid!r}")
+            if qid in sections:
+                raise ValueError(f"{where}: question {qid} has a second section (the first is at line "
+                                 f"{sections[qid][0]})")
+            current = sections[qid] = (number, [], None)
+        elif current is None:
+            continue
+        elif line.strip() == HINT_HEADING:
+            if current[2] is not None:
+                raise ValueError(f"{where}: question {qid} has a second {HINT_HEADING!r}")
+            current = sections[qid] = (current[0], current[1], [])
+        elif line.startswith("#"):
+            raise ValueError(f"{where}: question {qid}: only {HINT_HEADING!r} may head a part of a section, "
+                             f"not {line.strip()!r}")
+        else:
+            (current[2] if current[2] is not None else current[1]).append(line)
+    prose = {}
+    for qid, (number, prompt, hint) in sections.items():
+        if not _paragraphs(prompt):
+            raise ValueError(f"{path}:{number}: question {qid} has no prompt")
+        if hint is None or not _paragraphs(hint):
+            raise ValueError(f"{path}:{number}: question {qid} has no hint (a {HINT_HEADING!r} part)")
+        prose[qid] = (number, _paragraphs(prompt), _paragraphs(hint))
+    return prose
+
+
+def question_prose(path: Path, namespace: Mapping[str, Any]) -> dict[str, Prose]:
+    """question id -> its prompt and hint from questions.md, rendered as jinja2 with `namespace`
+    (the questions module's names) and FILTERS, strictly: a name `namespace` lacks is an error that
+    names the question and the part."""
+    rendered = {}
+    for qid, (number, prompt, hint) in read_prose(path).items():
+        parts = {}
+        for part, template in (("prompt", prompt), ("hint", hint)):
+            try:
+                parts[part] = render(template, **namespace)
+            except jinja2.TemplateError as exc:
+                raise ValueError(f"{path}:{number}: question {qid}, its {part}: {exc}") from None
+        rendered[qid] = Prose(**parts)
+    return rendered
+
+
+def questions(source: str, namespace: Mapping[str, Any],
+              declared: Mapping[str, tuple[str, float, tuple[Mapping[str, str], str, Mapping[str, str]]]]
+              ) -> tuple[Question, ...]:
+    """A lab's questions: `declared` maps each id, in the notebook's order, to (kind, points,
+    letters(...)'s (options, key, why)); prompt and hint come from questions.md beside `source`
+    (the questions module's __file__), rendered with `namespace`. An id declared here but without a
+    section there, or the reverse, is an error naming both files."""
+    path = Path(source).with_name("questions.md")
+    prose = question_prose(path, namespace)
+    problems = []
+    if unwritten := sorted(set(declared) - set(prose)):
+        problems.append(f"no section for {unwritten}")
+    if undeclared := sorted(set(prose) - set(declared)):
+        problems.append(f"a section for undeclared {undeclared}")
+    if problems:
+        raise ValueError(f"{source} declares {sorted(declared)} and {path} writes {sorted(prose)}: "
+                         + "; ".join(problems))
+    return tuple(Question(id=qid, kind=kind, points=points, prompt=prose[qid].prompt, options=options, key=key,
+                          why=why, hint=prose[qid].hint)
+                 for qid, (kind, points, (options, key, why)) in declared.items())
+
 
 _LITERAL_TYPES = (int, float, str, bool, type(None))
 

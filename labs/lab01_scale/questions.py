@@ -1,20 +1,19 @@
-"""Lab 01 questions: prompts, options (each with why it is right or wrong) and hints formatted from
-scenario values; keys computed.
+"""Lab 01 questions: options (each with why it is right or wrong) formatted from scenario values and
+computed keys; each question's prompt and hint are in questions.md beside this file.
 
-Prompts and options are markdown: a literal dollar is written `\\$` so JupyterLab does not read a pair
-of them as LaTeX. The explanations are printed as plain text at the reveal and keep a plain `$`.
+Options are markdown: a literal dollar is written `\\$` so JupyterLab does not read a pair of them as
+LaTeX. The explanations are printed as plain text at the reveal and keep a plain `$`.
 Offsets spread the keys over B-D: the notebook prompt shows `qid = "X"` as its format example.
 """
 from __future__ import annotations
 
-from autograder.engine.spec import Option, Question, letters
-from labs.authoring import fmt, range_key
-from labs.lab01_scale.scenario import (CHEAPEST, COMPUTE_S_FLEET, COSTS, ENERGY_USD_PER_HOUR,
-                                       FIXED_USD, FLEET_GPUS, FULL_UTILIZATION, GRAD_BYTES, LOW_UTILIZATION,
-                                       N_FLEET, NDR_GBIT, ON_PREM_FULL_USD_PER_HOUR, ON_PREM_LOW_USD_PER_HOUR,
-                                       RESERVED_DISCOUNT, RING_S_8, RING_S_FLEET, SPEEDUP, SPEEDUP_CUTS,
-                                       SPEEDUP_RANGES, SPREAD, STEP_S_1GPU, TIE_SPREAD, USD_PER_GPU_HOUR,
-                                       UTILIZATION, YEARS, on_prem_usd)
+from labs.authoring import Option, fmt, letters, questions, range_key
+from labs.lab01_scale import scenario
+from labs.lab01_scale.scenario import (CHEAPEST, COMPUTE_S_FLEET, COSTS, ENERGY_USD_PER_HOUR, FIXED_USD,
+                                       FULL_UTILIZATION, LOW_UTILIZATION, N_FLEET, NDR_GBIT,
+                                       ON_PREM_LOW_USD_PER_HOUR, RESERVED_DISCOUNT, RING_S_8, RING_S_FLEET,
+                                       SPEEDUP, SPEEDUP_CUTS, SPEEDUP_RANGES, SPREAD, STEP_S_1GPU, TIE_SPREAD,
+                                       USD_PER_GPU_HOUR, UTILIZATION, YEARS, on_prem_usd)
 
 
 def _m(usd: float) -> str:
@@ -24,7 +23,7 @@ def _m(usd: float) -> str:
 _LO, _MID, _HI = SPEEDUP_CUTS
 _STEP = (f"At N = {N_FLEET:,} a step is {COMPUTE_S_FLEET:.2f} s of compute per GPU plus {RING_S_FLEET:.2f} s of "
          f"ring AllReduce: a speedup of {SPEEDUP:,.0f}x.")
-_act1_options, _act1_key, _act1_why = letters([
+_act1 = letters([
     Option(f"{_HI:,}x or more: near-linear scaling, efficiency {_HI / N_FLEET:.0%}+; {NDR_GBIT:.0f} Gb/s keeps up",
            f"{_STEP} Near-linear needs an AllReduce small next to the compute; here it is the larger part."),
     Option(f"{_MID:,}-{_HI:,}x: efficiency {_MID / N_FLEET:.0%}-{_HI / N_FLEET:.0%}, the exchange mostly hides "
@@ -38,19 +37,9 @@ _act1_options, _act1_key, _act1_why = letters([
            f"{_STEP} Communication is the larger part, but not so large that the speedup falls under {_LO:,}x."),
 ], range_key(SPEEDUP, SPEEDUP_RANGES), offset=0)   # ranges stay in descending order
 
-ACT1_PREDICTION = Question(
-    "act1_prediction", "prediction",
-    f"With {N_FLEET:,} H100s instead of 1, what speedup of one training step can the VP realistically expect "
-    f"(data parallel, {fmt(GRAD_BYTES, ',.0f', 1e9)} GB of gradients all-reduced over {NDR_GBIT:.0f} Gb/s NDR "
-    "every step)?",
-    _act1_options, _act1_key, 1.0,
-    hint="Split one step into two parts: the compute, which divides by N, and the ring AllReduce of the "
-         f"gradients, whose time hardly depends on N. Estimate both at N = {N_FLEET:,} before you pick a range.",
-    why=_act1_why)
-
 # the premise of the key: the AllReduce hardly changes from one node to the fleet, compute shrinks 1/N
 assert RING_S_FLEET < 1.2 * RING_S_8 and STEP_S_1GPU / N_FLEET < RING_S_FLEET
-_act1_refl_options, _act1_refl_key, _act1_refl_why = letters([
+_act1_refl = letters([
     Option("GPUs run slower when many of them share one network, so per-GPU speed falls with N",
            "Per-GPU speed (peak x MFU) is the same at every N in this model; only the step's parts change."),
     Option("The gradient AllReduce takes about as long at any N, while each GPU's compute shrinks as 1/N",
@@ -62,16 +51,8 @@ _act1_refl_options, _act1_refl_key, _act1_refl_why = letters([
            "The MFU is fixed at the scenario's value for every N; the loss comes from the AllReduce."),
 ], 1, offset=2)   # conceptual: index 1, premise asserted above
 
-ACT1_REFLECTION = Question(
-    "act1_reflection", "reflection",
-    "What is the primary cause of sub-linear scaling in a large data-parallel GPU cluster?",
-    _act1_refl_options, _act1_refl_key, 1.0,
-    hint="In your instrument, which part of a step shrinks as you add GPUs, and which part does not? "
-         "Per-GPU speed, power and MFU are the same at every N in this model.",
-    why=_act1_refl_why)
-
 _COSTS = ", ".join(f"{path} {_m(usd)}" for path, usd in COSTS.items())
-_act2_options, _act2_key, _act2_why = letters([
+_act2 = letters([
     Option("On-demand is cheapest: you pay only for the hours the fleet is busy",
            f"At {UTILIZATION:.0%}: {_COSTS}. Paying list price for {UTILIZATION:.0%} of the hours beats "
            f"{1 - RESERVED_DISCOUNT:.0%} of list for all of them."),
@@ -85,19 +66,10 @@ _act2_options, _act2_key, _act2_why = letters([
            f"At {UTILIZATION:.0%}: {_COSTS}; the dearest is {SPREAD:.0%} above the cheapest."),
 ], 3 if SPREAD < TIE_SPREAD else {"on_demand": 0, "on_prem": 1, "reserved": 2}[CHEAPEST], offset=3)
 
-ACT2_PREDICTION = Question(
-    "act2_prediction", "prediction",
-    f"For a {FLEET_GPUS:,}-GPU fleet running {YEARS} years at {UTILIZATION:.0%} utilization, which "
-    "infrastructure path has the lowest total cost of ownership?",
-    _act2_options, _act2_key, 1.0,
-    hint="Reserved bills every hour, busy or idle, at (1 - discount) of list price; on-demand bills only the "
-         "busy share. Compare those two first, then compare the cheaper with on-prem's fixed capex and staff.",
-    why=_act2_why)
-
 # Conceptual reflection, key chosen by hand (index 1, the fixed cost); its premises, checked: the fixed
 # capex + staff is most of the bill at low utilization, and energy does fall with utilization (option 3 false)
 assert FIXED_USD > 0.5 * on_prem_usd(LOW_UTILIZATION) and on_prem_usd(LOW_UTILIZATION) < on_prem_usd(FULL_UTILIZATION)
-_act2_refl_options, _act2_refl_key, _act2_refl_why = letters([
+_act2_refl = letters([
     Option("On-prem hardware wears out faster at low utilization, so maintenance grows",
            "Wear is not in the cost model: on-prem is capex + staff + energy, none of which rises when idle."),
     Option(f"Capex and staff (\\{_m(FIXED_USD)}) are paid busy or idle, so fewer busy "
@@ -112,18 +84,9 @@ _act2_refl_options, _act2_refl_key, _act2_refl_why = letters([
            "and falls with utilization."),
 ], 1, offset=3)
 
-ACT2_REFLECTION = Question(
-    "act2_reflection", "reflection",
-    f"On-demand costs \\${USD_PER_GPU_HOUR:.2f} per productive GPU-hour at any utilization. On-prem costs "
-    f"\\${ON_PREM_LOW_USD_PER_HOUR:.2f} per productive GPU-hour at {LOW_UTILIZATION:.0%} utilization and "
-    f"\\${ON_PREM_FULL_USD_PER_HOUR:.2f} at {FULL_UTILIZATION:.0%}. "
-    "Why does utilization change on-prem's cost per productive GPU-hour so much?",
-    _act2_refl_options, _act2_refl_key, 1.0,
-    hint="Split on-prem's bill into what it pays whether or not a GPU works and what it pays only for busy "
-         "hours. How large is each part in your cost-versus-utilization plot?",
-    why=_act2_refl_why)
-
-QUESTIONS = [ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION]
-# the prediction options the readouts echo (the student's own choice, never the key)
-ACT1_OPTIONS = dict(ACT1_PREDICTION.options)
-ACT2_OPTIONS = dict(ACT2_PREDICTION.options)
+QUESTIONS = questions(__file__, vars(scenario) | vars(), {   # id: (kind, points, letters(...)) in order
+    "act1_prediction": ("prediction", 1.0, _act1), "act1_reflection": ("reflection", 1.0, _act1_refl),
+    "act2_prediction": ("prediction", 1.0, _act2), "act2_reflection": ("reflection", 1.0, _act2_refl)})
+ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION = QUESTIONS
+# what the readouts echo: the student's own choice, never the key
+ACT1_OPTIONS, ACT2_OPTIONS = (dict(q.options) for q in (ACT1_PREDICTION, ACT2_PREDICTION))

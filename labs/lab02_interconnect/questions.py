@@ -1,19 +1,18 @@
-"""Lab 02 questions: prompts, options (each with why it is right or wrong) and hints formatted from
-scenario values; keys computed. Offsets keep the keys apart and none on "A" (the notebook's answer
-prompt shows `<qid> = "A"` as its format example).
+"""Lab 02 questions: options (each with why it is right or wrong) formatted from scenario values and
+computed keys; each question's prompt and hint are in questions.md beside this file. Offsets keep the
+keys apart and none on "A" (the notebook's answer prompt shows `<qid> = "A"` as its format example).
 """
 from __future__ import annotations
 
 import math
 
-from autograder.engine.spec import Option, Question, letters
-from labs.authoring import fmt_bytes, range_key
-from labs.lab02_interconnect.scenario import (ACT1_COMM_S, ALPHA_S, BYTES_SENT_PER_GPU, CLIFF, COMPUTE_S,
-                                              DANGER_RATIO, FP16_BYTES, GPUS, LINK_BW, LINKS_AT_MAX, MAX_LINKS,
-                                              MAX_NODES, MESSAGE_BYTES, NDR_GBIT, NVLINK, PARAMS, PCIE,
-                                              PCIE_SLOWDOWN, RING_FACTOR, RING_FACTOR_LIMIT, SHORTFALL,
-                                              STORY_INTER_S, STORY_LATENCY_S, STORY_LINKS, STORY_NODES,
-                                              STORY_RATIO, STORY_SPEEDUP, links_needed)
+from labs.authoring import Option, fmt_bytes, letters, questions, range_key
+from labs.lab02_interconnect import scenario
+from labs.lab02_interconnect.scenario import (ACT1_COMM_S, ALPHA_S, CLIFF, COMPUTE_S, DANGER_RATIO, FP16_BYTES,
+                                              GPUS, LINK_BW, LINKS_AT_MAX, MAX_LINKS, MAX_NODES, NVLINK, PCIE,
+                                              PCIE_SLOWDOWN, RING_FACTOR, RING_FACTOR_LIMIT, STORY_INTER_S,
+                                              STORY_LATENCY_S, STORY_LINKS, STORY_NODES, STORY_RATIO,
+                                              links_needed)
 
 
 def _gbs(bandwidth: float) -> str:
@@ -25,7 +24,7 @@ ACT1_RANGES = ((1.0, 1.5), (1.5, 3.0), (3.0, 5.0), (math.inf, math.inf))   # the
 _r = ACT1_RANGES
 _diluted = (f"the {CLIFF:.1f}× bandwidth cliff is diluted by the {COMPUTE_S:.2f} s of compute both systems share: "
             f"step times differ {PCIE_SLOWDOWN:.2f}×")
-_act1_options, _act1_key, _act1_why = letters([
+_act1 = letters([
     Option(f"Barely any difference (under {_r[0][1]:g}×): gradient compression will fix the gap",
            f"The PCIe AllReduce alone takes {ACT1_COMM_S[PCIE]:.1f} s, longer than the {COMPUTE_S:.2f} s of "
            "compute; compression would have to remove most of it, and none is modelled."),
@@ -37,19 +36,8 @@ _act1_options, _act1_key, _act1_why = letters([
            "The step only gets longer; training still converges, step by slower step."),
 ], range_key(PCIE_SLOWDOWN, ACT1_RANGES), offset=0)
 
-ACT1_PREDICTION = Question(
-    id="act1_prediction", kind="prediction", points=1.25,
-    prompt=(f"**Commit to your prediction before running the instruments.** Training the "
-            f"{PARAMS / 1e9:g}B model on {GPUS} H100s (compute {COMPUTE_S:.2f} s per step), how many "
-            f"times lower is the training throughput on the {GPUS} PCIe servers than on one NVLink "
-            f"DGX H100 node? (Nothing overlaps: a step is compute, then the AllReduce.)"),
-    options=_act1_options, key=_act1_key, why=_act1_why,
-    hint=("Throughput is set by the whole step, compute plus AllReduce, not by the AllReduce alone: "
-          "the bandwidth cliff is diluted by the compute both systems share. Compare the two step times "
-          "with speedup(t_pcie, t_nvlink)."))
-
 # --- Act I reflection: where the ring's factor comes from -------------------------------------------------
-_act1_refl_options, _act1_refl_key, _act1_refl_why = letters([
+_act1_refl = letters([
     Option("Weights travel forward and gradients backward: two passes across the network",
            "Only gradients are synchronised; the weights never leave the GPU in data parallelism."),
     Option("Reduce-scatter and all-gather each send (n−1)/n of the gradient",
@@ -60,22 +48,12 @@ _act1_refl_options, _act1_refl_key, _act1_refl_why = letters([
            "Accumulated gradients are summed locally; one AllReduce still moves one gradient."),
 ], 1, offset=2)  # conceptual: index 1 (the ring's two phases) is the documented choice
 
-ACT1_REFLECTION = Question(
-    id="act1_reflection", kind="reflection", points=1.25,
-    prompt=(f"**Reflection.** In the {GPUS}-GPU ring each GPU sends {fmt_bytes(BYTES_SENT_PER_GPU)} per "
-            f"synchronisation for a {fmt_bytes(MESSAGE_BYTES)} gradient: {RING_FACTOR:g}× the gradient. "
-            "Where does this factor come from?"),
-    options=_act1_refl_options, key=_act1_refl_key, why=_act1_refl_why,
-    hint=("Follow one GPU through the ring: the buffer is cut into n shards; in each phase the GPU "
-          "passes on n−1 of them, one per step. Only gradients travel, and their byte count per "
-          "value is already in the message size."))
-
 # --- Act II prediction: the key is the suspect with the most modelled seconds per step -------------------
 # The model has no framework overhead and an ideal non-blocking fabric (0 s each); the latency of the
 # inter-node ring and its bandwidth term (hierarchical_allreduce_time is latency-free) come from reference/.
 _ACT2_SECONDS = (0.0, STORY_LATENCY_S, STORY_INTER_S, 0.0)
 _modelled = "The model has none, and the cluster still falls short."
-_act2_options, _act2_key, _act2_why = letters([
+_act2 = letters([
     Option("Software bugs: distributed PyTorch has overhead that scales badly with nodes",
            f"{_modelled} Blaming the framework hides the physics."),
     Option(f"InfiniBand latency: each message adds about {ALPHA_S * 1e6:g} µs, compounding at "
@@ -88,18 +66,6 @@ _act2_options, _act2_key, _act2_why = letters([
     Option(f"{STORY_NODES * GPUS} GPUs exceed the fat-tree topology's bisection bandwidth capacity",
            f"The analysis models an ideal non-blocking fabric. {_modelled}"),
 ], max(range(len(_ACT2_SECONDS)), key=_ACT2_SECONDS.__getitem__), offset=1)
-
-ACT2_PREDICTION = Question(
-    id="act2_prediction", kind="prediction", points=1.25,
-    prompt=(f"**Commit to your prediction.** The team observed only {STORY_SPEEDUP:.1f}× throughput "
-            f"on {STORY_NODES * GPUS} GPUs ({STORY_NODES} nodes) versus {GPUS} GPUs (1 node). The "
-            f"expectation was {STORY_NODES}×. What is the primary cause of this {SHORTFALL:.1f}× "
-            f"shortfall?"),
-    options=_act2_options, key=_act2_key, why=_act2_why,
-    hint=("Put a number on each suspect: count the latency of the messages an inter-node ring sends, and "
-          f"the time the {fmt_bytes(MESSAGE_BYTES)} gradient takes through each node's "
-          f"{_gbs(STORY_LINKS * LINK_BW)} of InfiniBand. The analysis models an ideal non-blocking fabric "
-          "and no framework overhead."))
 
 # --- Act II reflection: the fewest links at the largest cluster ------------------------------------------
 ACT2_COUNTS = (2, 4, MAX_LINKS, 0)      # 0: min_ib_links' "none suffices"
@@ -118,7 +84,7 @@ def _count_why(links: int) -> str:
     return f"Enough, but not the fewest: {LINKS_AT_MAX} already suffice."
 
 
-_act2_refl_options, _act2_refl_key, _act2_refl_why = letters([
+_act2_refl = letters([
     Option(f"{_c[0]} links per node ({_gbs(_c[0] * LINK_BW)}): doubling the bandwidth is enough", _count_why(_c[0])),
     Option(f"{_c[1]} links per node ({_gbs(_c[1] * LINK_BW)}): half the GPUs get a port", _count_why(_c[1])),
     Option(f"{_c[2]} links per node ({_gbs(_c[2] * LINK_BW)}): every GPU needs its own port", _count_why(_c[2])),
@@ -126,21 +92,11 @@ _act2_refl_options, _act2_refl_key, _act2_refl_why = letters([
 ], ACT2_COUNTS.index(LINKS_AT_MAX), offset=3)  # reads "none", 2, 4, 8
 assert links_needed(MAX_NODES) == LINKS_AT_MAX
 
-ACT2_REFLECTION = Question(
-    id="act2_reflection", kind="reflection", points=1.25,
-    prompt=(f"**Design.** The lead will grow to {MAX_NODES} nodes and can fit up to {MAX_LINKS} NDR "
-            f"links per node (a DGX H100 has one {NDR_GBIT} Gb/s port per GPU). What is the fewest "
-            f"links per node that keeps the cluster out of the danger state (communication at most "
-            f"compute, comm_overhead_ratio ≤ {DANGER_RATIO:g}) at {MAX_NODES} nodes?"),
-    options=_act2_refl_options, key=_act2_refl_key, why=_act2_refl_why,
-    hint=("Each node's links carry 2(k−1)/k × M per synchronisation, k the number of nodes: the "
-          f"factor stays below {RING_FACTOR_LIMIT} however many nodes join. Compute must cover the NVLink "
-          f"stages plus that inter-node term at links × {_gbs(LINK_BW)} per node; min_ib_links searches "
-          "the counts for you."))
-
-QUESTIONS = (ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION)
+QUESTIONS = questions(__file__, vars(scenario) | vars(), {   # id: (kind, points, letters(...)) in order
+    "act1_prediction": ("prediction", 1.25, _act1), "act1_reflection": ("reflection", 1.25, _act1_refl),
+    "act2_prediction": ("prediction", 1.25, _act2), "act2_reflection": ("reflection", 1.25, _act2_refl)})
+ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION = QUESTIONS
 assert len({q.key for q in QUESTIONS}) > 1 and "A" not in {q.key for q in QUESTIONS}
-# the options the readouts echo (the student's own choice, never the key)
-ACT1_OPTIONS = dict(ACT1_PREDICTION.options)
-ACT2_OPTIONS = dict(ACT2_PREDICTION.options)
+# what the readouts echo: the student's own choice, never the key
+ACT1_OPTIONS, ACT2_OPTIONS = (dict(q.options) for q in (ACT1_PREDICTION, ACT2_PREDICTION))
 NVLINK_NAME, PCIE_NAME = NVLINK, PCIE

@@ -1,5 +1,5 @@
-"""Lab 06 questions: prompts, options and per-option explanations formatted from scenario values;
-keys computed.
+"""Lab 06 questions: options and per-option explanations formatted from scenario values and computed
+keys; each question's prompt and hint are in questions.md beside this file.
 
 Offsets of the four questions are chosen so the keys differ and none is "A": the notebook's answer
 prompt shows `<qid> = "X"` as its format example. Options are of comparable length (the lab suite's
@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import math
 
-from autograder.engine.spec import Option, Question, letters
-from labs.authoring import fmt_bytes, fmt_seconds, range_key
-from labs.lab06_collectives.scenario import (ACT1_MESSAGE_BYTES, ACT1_RANGES, ACT1_RATIO, ACT2, ALPHA_S,
-                                             CRITICAL_BYTES, CROSSOVER_BYTES, DISTRACTOR_GPUS, N_GPUS, NDR,
-                                             WORKLOADS)
+from labs.authoring import Option, fmt_bytes, fmt_seconds, letters, questions, range_key
+from labs.lab06_collectives import scenario
+from labs.lab06_collectives.scenario import (ACT1_RANGES, ACT1_RATIO, ACT2, ALPHA_S, CRITICAL_BYTES,
+                                             CROSSOVER_BYTES, DISTRACTOR_GPUS, N_GPUS, NDR, WORKLOADS)
 from reference import collectives as ref
 
 _RING_FACTOR = ref.ring_bytes_per_rank(1.0, N_GPUS)          # 2(n-1)/n
 _MASTER_FACTOR = ref.naive_master_bytes(1.0, N_GPUS)         # 2(n-1)
 _COUNTS = (f"the master's link carries 2(n−1)·M = {_MASTER_FACTOR:.0f}·M, a ring rank sends "
            f"2(n−1)/n·M = {_RING_FACTOR:.3f}·M: {ACT1_RATIO:.0f}× at n = {N_GPUS}")
-_act1_options, _act1_key, _act1_why = letters([
+_act1 = letters([
     Option(f"between {ACT1_RANGES[0][0]}× and {ACT1_RANGES[0][1]}× — both schemes move about 2M per rank",
            f"Too low: the ring rank does send about 2M, but the master does not; {_COUNTS}."),
     Option(f"between {ACT1_RANGES[1][0]}× and {ACT1_RANGES[1][1]}× — a real bottleneck, but a modest one",
@@ -32,19 +31,7 @@ _act1_options, _act1_key, _act1_why = letters([
            f"Right: {_COUNTS}. The message size cancels, so the ratio is the rank count."),
 ], range_key(ACT1_RATIO, ACT1_RANGES), offset=0)   # ranges stay in ascending order
 
-ACT1_PREDICTION = Question(
-    id="act1_prediction", kind="prediction", points=2,
-    prompt=(f"**Prediction.** At n = {N_GPUS} GPUs, one AllReduce of the {fmt_bytes(ACT1_MESSAGE_BYTES)} "
-            "gradient: how many times more bytes cross the naive master's link than one ring rank sends "
-            "(bytes through the master ÷ bytes sent per ring rank)?"),
-    options=_act1_options, key=_act1_key, why=_act1_why,
-    hint=("Count what crosses the master's link: what it receives from each other rank plus what it "
-          "sends back to each (it sends nothing to itself). Then count what one ring rank sends: "
-          "n-1 reduce-scatter steps and n-1 all-gather steps, an M/n chunk per step. Divide at "
-          f"n = {N_GPUS}; the message size cancels."),
-)
-
-_act1_refl_options, _act1_refl_key, _act1_refl_why = letters([
+_act1_refl = letters([
     Option("Ring runs over a faster network protocol than the naive scheme",
            "Both run over the same links and protocol; what differs is which links carry the bytes."),
     Option("Every link is busy at once: each rank sends while it receives",
@@ -56,16 +43,6 @@ _act1_refl_options, _act1_refl_key, _act1_refl_why = letters([
            "Ring AllReduce is synchronous: every step waits for its chunk from the left neighbour."),
 ], 1, offset=3)   # conceptual: index 1 (all links busy at once); premise: the master carries ~n x a ring rank
 assert ACT1_RATIO > N_GPUS / 2
-
-ACT1_REFLECTION = Question(
-    id="act1_reflection", kind="reflection", points=1,
-    prompt=("**Reflection.** Each ring rank sends 2(n-1)/n · M bytes, the least any AllReduce can send per "
-            "rank (Patarasuk & Yuan 2009). Why does ring AllReduce reach that bound when the naive scheme "
-            "does not?"),
-    options=_act1_refl_options, key=_act1_refl_key, why=_act1_refl_why,
-    hint=("Picture one step of the ring: which links are busy, and how many bytes does each carry? "
-          "Then picture the naive scheme: which single link carries everything?"),
-)
 
 
 def _times(index: int) -> str:
@@ -79,7 +56,7 @@ _ALL = "; ".join(_times(i) for i in range(len(ACT2)))
 _act2_choices = (("ring", "ring", "ring"), ("ring", "ring", "tree"), ("tree", "tree", "tree"),
                  ("ring", "tree", "tree"))
 _act2_picks = tuple(numbers["best"] for _, _, _, numbers in ACT2)
-_act2_options, _act2_key, _act2_why = letters([
+_act2 = letters([
     Option("Ring for all three: ring is always the fastest AllReduce",
            f"Not for small messages: ring pays 2(n−1) latencies; {_times(2)}."),
     Option(f"Ring for the {fmt_bytes(WORKLOADS[0][2])} and {fmt_bytes(WORKLOADS[1][2])} gradients, tree for "
@@ -93,18 +70,8 @@ _act2_options, _act2_key, _act2_why = letters([
            f"{_times(1)}."),
 ], _act2_choices.index(_act2_picks), offset=0)
 
-ACT2_PREDICTION = Question(
-    id="act2_prediction", kind="prediction", points=2,
-    prompt=(f"**Prediction.** On the same cluster (n = {N_GPUS}, InfiniBand NDR), which AllReduce does the "
-            "α-β model pick for each workload, ring or binary tree?"),
-    options=_act2_options, key=_act2_key, why=_act2_why,
-    hint=("Write ring and tree time as latency steps plus bytes over bandwidth. The tree sends the whole "
-          "message at each of its 2·ceil(log2 n) hops, the ring 2(n-1)/n · M in 2(n-1) steps: find the "
-          f"message size where they meet at n = {N_GPUS} and place each workload above or below it."),
-)
-
 _OTHER_N = 2 * N_GPUS
-_act2_refl_options, _act2_refl_key, _act2_refl_why = letters([
+_act2_refl = letters([
     Option(f"The number of GPUs alone: ring above {DISTRACTOR_GPUS} GPUs, binary tree below",
            f"At any n a big enough message favours ring and a small one tree: at n = {N_GPUS} they cross "
            f"at {fmt_bytes(CROSSOVER_BYTES)}."),
@@ -122,18 +89,12 @@ _act2_refl_options, _act2_refl_key, _act2_refl_why = letters([
 assert not math.isclose(CROSSOVER_BYTES, CRITICAL_BYTES) and \
     not math.isclose(CROSSOVER_BYTES, ref.ring_tree_crossover_bytes(_OTHER_N, ALPHA_S, NDR))
 
-ACT2_REFLECTION = Question(
-    id="act2_reflection", kind="reflection", points=1,
-    prompt="**Reflection.** What decides whether ring or tree AllReduce is faster on a given cluster?",
-    options=_act2_refl_options, key=_act2_refl_key, why=_act2_refl_why,
-    hint=("Set the two times equal and solve for the message size. Then check: at n = "
-          f"{N_GPUS} on NDR does the switch happen at α·β = {fmt_bytes(CRITICAL_BYTES)}, or somewhere else?"),
-)
-
-QUESTIONS = (ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION)
-# the options the readouts echo (the student's own choice, never the key)
-ACT1_OPTIONS = dict(ACT1_PREDICTION.options)
-ACT2_OPTIONS = dict(ACT2_PREDICTION.options)
+QUESTIONS = questions(__file__, vars(scenario) | vars(), {   # id: (kind, points, letters(...)) in order
+    "act1_prediction": ("prediction", 2, _act1), "act1_reflection": ("reflection", 1, _act1_refl),
+    "act2_prediction": ("prediction", 2, _act2), "act2_reflection": ("reflection", 1, _act2_refl)})
+ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION = QUESTIONS
+# what the readouts echo: the student's own choice, never the key
+ACT1_OPTIONS, ACT2_OPTIONS = (dict(q.options) for q in (ACT1_PREDICTION, ACT2_PREDICTION))
 # Texts that state a question's keyed figure or conclusion: the lab suite checks that none is readable
 # before the question (tests/labs/test_labs.py, the give-away guard).
 KEYED_FIGURES = {
