@@ -42,7 +42,6 @@ class Mutation:
     tests: tuple[str, ...]
 
 
-
 CATALOGUE = Path(__file__).with_name("mutations.toml")
 KEYS = [f.name for f in fields(Mutation)]
 
