@@ -55,7 +55,8 @@ def test_the_catalogue_reads_its_strings_byte_for_byte(tmp_path):
 
 @pytest.mark.parametrize("change, error", [
     (("breaks = 'nothing'\n", ""), r"m.toml: mutation 2 \('bad'\): missing breaks$"),
-    (("breaks = 'nothing'\n", "breaks = 'nothing'\nbreak = 'typo'\n"), r"mutation 2 \('bad'\): unknown break \(the keys"),
+    (("breaks = 'nothing'\n", "breaks = 'nothing'\nbreak = 'typo'\n"),
+     r"mutation 2 \('bad'\): unknown break \(the keys"),
     (("id = 'bad'\n", ""), r"mutation 2 \('no id'\): missing id$"),
     (("old = 'a", "old = 3 #"), r"mutation 2 \('bad'\): old must be a non-empty string, got 3$"),
     (("file = 'bench/mutate.py'", "file = ''"), r"mutation 2 \('bad'\): file must be a non-empty string, got ''"),

@@ -70,8 +70,8 @@ def test_zero_when_calls_with_the_changes_and_fails_with_its_message_unless_the_
     zero_when("unused", abs_tol=1e-12, n=1)(cost, {"n": 5, "slack": -1e-13})
     with pytest.raises(AssertionError, match=r"^two ranks, got 1$"):   # what f returned, as it returned it
         zero_when("two ranks, got {got}", abs_tol=1e-12, n=2)(cost, {"n": 1, "slack": 0})
-    with pytest.raises(AssertionError, match=r"^n = 1, got nan$"):
-        zero_when("n = {n}, got {got}", abs_tol=1.0, n=1)(cost, {"n": 3, "slack": float("nan")})   # the call, not the draw
+    with pytest.raises(AssertionError, match=r"^n = 1, got nan$"):   # the message shows the call, not the draw
+        zero_when("n = {n}, got {got}", abs_tol=1.0, n=1)(cost, {"n": 3, "slack": float("nan")})
     # a change may be computed from the drawn arguments
     calls.clear()
     zero_when("n = {n}", n=lambda d: d["n"] - d["slack"], slack=0)(cost, {"n": 4, "slack": 3})
