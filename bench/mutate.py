@@ -1,10 +1,10 @@
 """Mutation check: does some test fail when a behaviour breaks? (run on demand, not in CI)
 
-Each entry of MUTATIONS is one deliberate break: (file, exact old snippet, new snippet, what it
-breaks, the pytest arguments that should catch it). For each, the tracked tree (`git ls-files`) is
-copied to a temporary folder, the break applied there, and the named tests run in one process
-(`python -m pytest -n 0 -x -q ...`) with the copy first on PYTHONPATH, so the copy is what is
-tested, never the installed package. A break is
+Each [[mutation]] of bench/mutations.toml (the catalogue, data; loaded into MUTATIONS) is one
+deliberate break: (file, exact old snippet, new snippet, what it breaks, the pytest arguments that
+should catch it). For each, the tracked tree (`git ls-files`) is copied to a temporary folder, the
+break applied there, and the named tests run in one process (`python -m pytest -n 0 -x -q ...`)
+with the copy first on PYTHONPATH, so the copy is what is tested, never the installed package. A break is
 
     caught         the tests failed
     NOT caught     the tests passed: a behaviour no test guards
@@ -25,7 +25,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+import tomllib
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,176 +42,43 @@ class Mutation:
     tests: tuple[str, ...]
 
 
-M = Mutation
-MUTATIONS = [
-    # --- the five of issue 17 ---
-    M("leak-rglob", "autograder/build/leakscan.py",
-      'found.extend(sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p])',
-      'found.extend(sorted(f for f in p.glob("*") if f.is_file()) if p.is_dir() else [p])',
-      "the leak scan stops descending into folders",
-      ("tests/release/test_release_leakscan.py",)),
-    M("gradebook-shifted", "autograder/classroom/gradebook.py",
-      "grade.auto_score = scores.get(item, 0.0)",
-      "grade.auto_score = scores.get(list(points)[(list(points).index(item) + 1) % len(points)], 0.0)",
-      "the gradebook writer gives each item the next item's score",
-      ("tests/engine/test_cli_batch.py", "-k", "resumes")),
-    M("gradebook-shifted-demo", "autograder/classroom/gradebook.py",
-      "grade.auto_score = scores.get(item, 0.0)",
-      "grade.auto_score = scores.get(list(points)[(list(points).index(item) + 1) % len(points)], 0.0)",
-      "the same, seen through `scalelabs demo` (all five labs)",
-      ("tests/test_demo.py", "-k", "gradebook")),
-    M("resume-ignores-changes", "autograder/classroom/batch.py",
-      'if done and done["scalelabs"].get("fingerprint") == sha and done["scalelabs"].get("assignment") == assignment.id:',
-      "if done:",
-      "grade-batch skips every student with a result, even when their files changed",
-      ("tests/engine/test_cli_batch.py", "-k", "resumes")),
-    M("tolerance-1pc", "autograder/engine/checks.py",
-      "return math.isclose(e, g, rel_tol=rel_tol, abs_tol=abs_tol)",
-      "return math.isclose(e, g, rel_tol=max(rel_tol, 0.01), abs_tol=abs_tol)",
-      "numbers compare with 1 % relative tolerance",
-      ("tests/engine/test_grading_power.py", "-k", "half_a_percent")),
-    M("no-shrinking", "autograder/engine/draw.py",
-      "phases=(Phase.reuse, Phase.shrink))(test)",
-      "phases=(Phase.reuse,))(test)",
-      "counterexamples are not shrunk",
-      ("tests/engine/test_grading_power.py", "-k", "shrunk")),
-    # --- the engine ---
-    M("default-tolerance", "autograder/engine/spec.py",
-      "rel_tol: float = 1e-9 ", "rel_tol: float = 1e-2 ",
-      "the declared default tolerance goes to 1 %",
-      ("tests/engine/test_grading_power.py", "-k", "half_a_percent")),
-    M("scoring-weights", "autograder/engine/scoring.py",
-      'SHARES = {"example": 0.30, "hidden": 0.40, "property": 0.30}',
-      'SHARES = {"example": 0.40, "hidden": 0.30, "property": 0.30}',
-      "examples weigh 40 %, the hidden check 30 %",
-      ("tests/engine/test_scoring.py",)),
-    M("seed-ignores-student", "autograder/engine/checks.py",
-      'digest = hashlib.sha256("\\0".join((assignment_id, student_id, item, check)).encode()).digest()',
-      'digest = hashlib.sha256("\\0".join((assignment_id, item, check)).encode()).digest()',
-      "every student gets the same hidden inputs",
-      ("tests/engine/test_grading_power.py", "-k", "different_hidden_inputs")),
-    M("no-memory-limit", "autograder/engine/sandbox/client.py",
-      "resource.setrlimit(resource.RLIMIT_AS, (mem, mem))",
-      "pass",
-      "the worker has no address-space limit",
-      ("tests/engine/test_bad_input.py", "-k", "memory")),
-    M("no-call-timeout", "autograder/engine/sandbox/client.py",
-      'return self._request({"op": "call", "name": name, "kwargs": kwargs}, self.config.call_timeout_s, name,',
-      'return self._request({"op": "call", "name": name, "kwargs": kwargs}, 30 * self.config.call_timeout_s, name,',
-      "a call may run 30 times its time limit",
-      ("tests/engine/test_bad_input.py", "-k", "budget_exhaustion or timeout_inside")),
-    M("answer-any-expression", "autograder/engine/questions.py",
-      "if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):",
-      "if not isinstance(value, (ast.Constant, ast.Call, ast.Name, ast.BinOp)):",
-      "a non-literal answer cell (a call, a name, an expression) is accepted",
-      ("tests/engine/test_questions.py",)),
-    M("answer-wrong-letter-scores", "autograder/engine/questions.py",
-      "right = letter == question.key", "right = letter in question.options",
-      "any listed letter scores as the key",
-      ("tests/engine/test_questions.py",)),
-    M("feedback-unescaped", "autograder/classroom/feedback.py",
-      'autoescape=select_autoescape(["html", "j2"])', "autoescape=False",
-      "a student's output reaches the feedback page as live HTML",
-      ("tests/engine/test_cli_batch.py", "-k", "resumes")),
-    # --- the doors ---
-    M("nbgrader-unscaled", "autograder/doors/nbgrader.py",
-      "scaled = 0.0 if max_score == 0 else min(points, max(0.0, score * points / max_score))",
-      "scaled = 0.0 if max_score == 0 else max(0.0, score)",
-      "EngineScores writes the raw score, not scaled to the cell's points",
-      ("tests/doors/test_nbgrader_agreement.py", "-k", "engine_scores_overwrite")),
-    M("nbgrader-full-credit", "autograder/doors/nbgrader.py",
-      "cell.outputs = score_outputs(item_feedback(result, item), score, max_score, float(meta[\"points\"]))",
-      "cell.outputs = score_outputs(item_feedback(result, item), max_score, max_score, float(meta[\"points\"]))",
-      "every nbgrader grade cell gets full credit",
-      ("tests/doors/test_nbgrader_agreement.py", "-k", "gradebook_scores_equal")),
-    M("otter-verdict", "autograder/doors/otter.py",
-      "                                t.score >= t.max_score) for t in tests]",
-      "                                True) for t in tests]",
-      "otter marks every test case passed, whatever its score",
-      ("tests/doors/test_otter_agreement.py", "-k", "verdict")),
-    # --- the release pipeline ---
-    M("stub-keeps-body", "autograder/build/stubgen.py",
-      'STUB_LINE = "raise NotImplementedError()"', 'STUB_LINE = "pass"',
-      "stub regions become `pass` instead of raising",
-      ("tests/release/test_release_stubgen.py",)),
-    M("release-stale", "autograder/build/notebook.py",
-      'with X your letter.', 'with X the letter you chose.',
-      "the notebook builder's text changes, release/ is not regenerated",
-      ("tests/release/test_release_pipeline.py", "-k", "not_stale")),
-    M("leak-no-keys", "autograder/build/leakscan.py",
-      "    if keys:\n        for qid, key in secrets.keys.items():",
-      "    if False:\n        for qid, key in secrets.keys.items():",
-      "the leak scan stops looking for answer keys",
-      ("tests/release/test_release_leakscan.py",)),
-    # --- grading integrity (issue 12) ---
-    M("reply-count-unchecked", "autograder/engine/sandbox/client.py",
-      "if not isinstance(replies, list) or len(replies) != len(kwargs_list):",
-      "if not isinstance(replies, list):",
-      "a forged batch reply with fewer replies than inputs is accepted",
-      ("tests/security/test_forged_replies.py",)),
-    M("physics-gate-open", "autograder/engine/scoring.py",
-      "    if total is None:\n        return None if hidden_passed else",
-      "    return None\n    if total is None:\n        return None if hidden_passed else",
-      "the physics gate is always open: a constant collects example and property points",
-      ("tests/security/test_vacuous_credit.py", "-k", "lab06")),
-    M("jail-as-root", "autograder/engine/sandbox/client.py",
-      'cmd = [self.bwrap, "--unshare-all", "--unshare-user", "--uid", str(JAIL_UID), "--gid", str(JAIL_UID),',
-      'cmd = [self.bwrap, "--unshare-all", "--unshare-user", "--uid", "0", "--gid", "0",',
-      "the bubblewrap jail runs student code as uid 0",
-      ("tests/security/test_boundary.py", "-k", "unhooked and bubblewrap")),
-    # --- the reference ---
-    M("physics-compute-time", "reference/collectives.py",
-      "return flops / (n_gpus * peak_flops * mfu)",
-      "return 2 * flops / (n_gpus * peak_flops * mfu)",
-      "compute time twice too long",
-      ("tests/labs/lab06_collectives/test_lab06_reference.py",)),
-    # --- named misconceptions and the class report (issue 15) ---
-    M("diagnose-any", "autograder/engine/diagnose.py",
-      "if all(computes(m.model, kw, v) for kw, v in numeric)), None)",
-      "if any(computes(m.model, kw, v) for kw, v in numeric)), None)",
-      "a misconception is named when it matches one observed value, not every one",
-      ("tests/labs/test_misconceptions.py", "-k", "named and lab06")),
-    M("diagnose-right-numbers", "autograder/engine/diagnose.py",
-      "        return None   # the numbers are right",
-      "        pass   # the numbers are right",
-      "a function whose numbers are all right can still be given a misconception",
-      ("tests/engine/test_diagnose.py",)),
-    M("diagnose-silent", "autograder/engine/checks.py",
-      'output=f"{o.output}\\n{feedback_line(found)}"',
-      "output=o.output",
-      "the named misconception stays out of the student's feedback",
-      ("tests/labs/test_misconceptions.py", "-k", "what_and_where and lab06")),
-    M("report-no-reflections", "autograder/classroom/report.py",
-      'if t.item in answers and t.kind in ("prediction", "reflection"):',
-      'if t.item in answers and t.kind == "prediction":',
-      "the class report drops the reflections' answers",
-      ("tests/test_report.py", "-k", "counts")),
-    M("report-hidden-section", "autograder/classroom/templates/report.html.j2",
-      '<section id="predictions">', "<section>",
-      "the report page loses its prediction-vs-reflection section",
-      ("tests/test_report.py", "-k", "chromium")),
-    # --- design challenges ---
-    M("challenge-all-shares", "autograder/engine/challenges.py",
-      "score = round(sum(share for v in verdicts if v.met), scoring.DIGITS)",
-      "score = round(sum(share for v in verdicts), scoring.DIGITS)",
-      "a design earns every constraint's share, met or not",
-      ("tests/engine/test_challenges.py",)),
-    M("challenge-bool-is-a-number", "autograder/engine/challenges.py",
-      "type(node.value) in (int, float)",
-      "isinstance(node.value, (int, float))",
-      "True/False read as the numbers 1 and 0",
-      ("tests/engine/test_challenges.py",)),
-    M("challenge-lab02-bubble-strict", "labs/lab02_interconnect/challenges.py",
-      'cut["bubble"] <= BUBBLE_CEILING',
-      'cut["bubble"] < BUBBLE_CEILING',
-      "a bubble exactly at the ceiling no longer meets it",
-      ("tests/labs/lab02_interconnect/test_lab02_challenge.py",)),
-    M("challenge-lab01-exact", "labs/lab01_scale/challenges.py",
-      "abs(yours - breakeven) <= BREAKEVEN_TOLERANCE",
-      "yours == breakeven",
-      "a breakeven rounded to two decimals no longer counts",
-      ("tests/labs/lab01_scale/test_lab01_challenge.py",)),
-]
+CATALOGUE = Path(__file__).with_name("mutations.toml")
+KEYS = [f.name for f in fields(Mutation)]
+
+
+def load(path: Path = CATALOGUE) -> list[Mutation]:
+    """The catalogue's `[[mutation]]` tables as Mutations, in file order. A table with a key missing,
+    a key Mutation does not have, or a value of the wrong type is a ValueError naming the table."""
+    try:
+        catalogue = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{path}: not valid TOML: {e}") from None
+    entries = catalogue.get("mutation")
+    if set(catalogue) != {"mutation"} or not isinstance(entries, list):
+        raise ValueError(f"{path}: expected [[mutation]] tables and nothing else, got the keys {sorted(catalogue)}")
+    return [_mutation(entry, f"{path.name}: mutation {number}") for number, entry in enumerate(entries, 1)]
+
+
+def _mutation(entry, where: str) -> Mutation:
+    if not isinstance(entry, dict):
+        raise ValueError(f"{where}: expected a [[mutation]] table, got {entry!r}")
+    where += f" ({entry.get('id', 'no id')!r})"
+    missing = [key for key in KEYS if key not in entry]
+    if missing:
+        raise ValueError(f"{where}: missing {', '.join(missing)}")
+    unknown = [key for key in entry if key not in KEYS]
+    if unknown:
+        raise ValueError(f"{where}: unknown {', '.join(unknown)} (the keys are {', '.join(KEYS)})")
+    for key in KEYS[:-1]:
+        if not isinstance(entry[key], str) or not entry[key]:
+            raise ValueError(f"{where}: {key} must be a non-empty string, got {entry[key]!r}")
+    tests = entry["tests"]
+    if not isinstance(tests, list) or not tests or not all(isinstance(arg, str) for arg in tests):
+        raise ValueError(f"{where}: tests must be a non-empty list of pytest arguments (strings), got {tests!r}")
+    return Mutation(**{**entry, "tests": tuple(tests)})
+
+
+MUTATIONS = load()
 
 
 def tracked_files() -> list[str]:

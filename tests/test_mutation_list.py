@@ -1,5 +1,6 @@
-"""The mutation check (bench/mutate.py) stays runnable: every break still applies to the code it
-names and every test it names still exists, so moving or rewriting code cannot silently retire a break."""
+"""The mutation check (bench/mutate.py, its catalogue bench/mutations.toml) stays runnable: every
+break still applies to the code it names and every test it names still exists, so moving or rewriting
+code cannot silently retire a break; a malformed catalogue entry is an error that names it."""
 from __future__ import annotations
 
 import importlib.util
@@ -32,3 +33,42 @@ def test_the_list_is_wide():
     touched = {m.file.split("/")[1] if m.file.startswith("autograder/") else m.file.split("/")[0]
                for m in mutate.MUTATIONS}
     assert {"engine", "doors", "build", "classroom", "reference"} <= touched, touched
+
+
+GOOD = """[[mutation]]
+id = 'good'
+file = 'bench/mutate.py'
+old = 'a "quoted" \\0 snippet'
+new = '''two
+lines'''
+breaks = 'nothing'
+tests = ['tests/test_mutation_list.py', '-k', 'wide']
+"""
+
+
+def test_the_catalogue_reads_its_strings_byte_for_byte(tmp_path):
+    (tmp_path / "m.toml").write_text(GOOD, encoding="utf-8")
+    [m] = mutate.load(tmp_path / "m.toml")
+    assert m == mutate.Mutation("good", "bench/mutate.py", 'a "quoted" \\0 snippet', "two\nlines", "nothing",
+                                ("tests/test_mutation_list.py", "-k", "wide"))
+
+
+@pytest.mark.parametrize("change, error", [
+    (("breaks = 'nothing'\n", ""), r"m.toml: mutation 2 \('bad'\): missing breaks$"),
+    (("breaks = 'nothing'\n", "breaks = 'nothing'\nbreak = 'typo'\n"),
+     r"mutation 2 \('bad'\): unknown break \(the keys"),
+    (("id = 'bad'\n", ""), r"mutation 2 \('no id'\): missing id$"),
+    (("old = 'a", "old = 3 #"), r"mutation 2 \('bad'\): old must be a non-empty string, got 3$"),
+    (("file = 'bench/mutate.py'", "file = ''"), r"mutation 2 \('bad'\): file must be a non-empty string, got ''"),
+    (("tests = ['tests/test_mutation_list.py', '-k', 'wide']", "tests = 'tests/test_mutation_list.py'"),
+     r"mutation 2 \('bad'\): tests must be a non-empty list of pytest arguments"),
+    (("tests = ['tests/test_mutation_list.py', '-k', 'wide']", "tests = ['tests/x.py', 2]"),
+     r"mutation 2 \('bad'\): tests must be a non-empty list"),
+    (("[[mutation]]", "[mutations]"), r"m.toml: expected \[\[mutation\]\] tables and nothing else"),
+    (("old = 'a", "old = 'a'"), r"m.toml: not valid TOML"),
+])
+def test_a_malformed_entry_is_an_error_naming_it(tmp_path, change, error):
+    bad = GOOD.replace("'good'", "'bad'").replace(*change)
+    (tmp_path / "m.toml").write_text(GOOD + "\n" + bad, encoding="utf-8")
+    with pytest.raises(ValueError, match=error):
+        mutate.load(tmp_path / "m.toml")

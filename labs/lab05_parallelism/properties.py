@@ -11,7 +11,7 @@ import math
 
 from hypothesis import strategies as st
 
-from labs.property_kit import PublicProperties, kwargs
+from labs.property_kit import PublicProperties, kwargs, zero_when
 
 REL = 1e-9
 
@@ -181,11 +181,9 @@ def _act_no_tp(f, d):
 
 # --- pipeline_bubble_fraction ---------------------------------------------------------------------
 
-@public_property("pipeline_bubble_fraction", _bubble, name="one stage has no bubble")
-def _bubble_single_stage(f, d):
-    """A single pipeline stage never waits for another: the bubble is 0."""
-    got = f(**{**d, "p": 1})
-    assert got == 0, f"one stage has no bubble, got {got!r}"
+public_property("pipeline_bubble_fraction", _bubble, name="one stage has no bubble",
+                meaning="A single pipeline stage never waits for another: the bubble is 0.")(
+    zero_when("one stage has no bubble, got {got!r}", p=1))
 
 
 @public_property("pipeline_bubble_fraction", _bubble, name="below 1 and shrinks with microbatches")

@@ -8,7 +8,7 @@ import math
 
 from hypothesis import strategies as st
 
-from _property_kit import PublicProperties, kwargs
+from _property_kit import PublicProperties, kwargs, zero_when
 
 HOURS_PER_YEAR = 8760        # as in constants.py: 365 x 24, the cloud price-sheet year
 OPTIONS = ("on_demand", "reserved", "on_prem")
@@ -133,11 +133,9 @@ def _recovers_speedup(f, d):
 
 # --- on_demand_cost -------------------------------------------------------------------------------
 
-@public_property("on_demand_cost", _ON_DEMAND_D, name="free when idle")
-def _idle_is_free(f, d):
-    """On-demand bills only the hours used: at 0% utilization it costs nothing."""
-    c = f(**{**d, "utilization": 0.0})
-    assert c == 0, f"on-demand at 0% utilization pays for no hours, got {c}"
+public_property("on_demand_cost", _ON_DEMAND_D, name="free when idle",
+                meaning="On-demand bills only the hours used: at 0% utilization it costs nothing.")(
+    zero_when("on-demand at 0% utilization pays for no hours, got {got}", utilization=0.0))
 
 
 @public_property("on_demand_cost", _ON_DEMAND_D, name="linear in utilization")
@@ -243,16 +241,14 @@ def _rises_with_capex(f, d):
     assert high >= low * (1 - 1e-9), f"adding 10,000 USD of capex per GPU lowered the breakeven: {low} -> {high}"
 
 
-@public_property("breakeven_utilization",
-                 kwargs(years=_f(0.25, 10), usd_per_gpu_hour=_f(2, 20), capex_per_gpu=_f(0, 1),
-                        watts_per_gpu=_f(0, 1_000), pue=_f(1, 2), usd_per_kwh=_f(0, 0.5),
-                        staff_usd_per_gpu_year=_f(0, 1), idle_power_fraction=_f(0, 1)),
-                 name="zero without fixed costs")
-def _zero_without_fixed_cost(f, d):
-    """With no capex, staff or idle draw, on-prem is never dearer than renting: breakeven 0."""
-    kw = {**d, "capex_per_gpu": 0.0, "staff_usd_per_gpu_year": 0.0, "idle_power_fraction": 0.0}
-    u = f(**kw)
-    assert _close(u, 0.0), f"with no capex, staff or idle draw on-prem is never dearer: breakeven 0, got {u}"
+public_property("breakeven_utilization",
+                kwargs(years=_f(0.25, 10), usd_per_gpu_hour=_f(2, 20), capex_per_gpu=_f(0, 1),
+                       watts_per_gpu=_f(0, 1_000), pue=_f(1, 2), usd_per_kwh=_f(0, 0.5),
+                       staff_usd_per_gpu_year=_f(0, 1), idle_power_fraction=_f(0, 1)),
+                name="zero without fixed costs",
+                meaning="With no capex, staff or idle draw, on-prem is never dearer than renting: breakeven 0.")(
+    zero_when("with no capex, staff or idle draw on-prem is never dearer: breakeven 0, got {got}", abs_tol=1e-9,
+              capex_per_gpu=0.0, staff_usd_per_gpu_year=0.0, idle_power_fraction=0.0))
 
 
 # --- cheapest_option ------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import math
 
 from hypothesis import strategies as st
 
-from _property_kit import PublicProperties, kwargs
+from _property_kit import PublicProperties, kwargs, zero_when
 
 REL = 1e-9   # the assignment's float tolerance: algebraically equal forms differ in the last bits
 ABS = 1e-12
@@ -136,12 +136,9 @@ def _latency_adds(f, d):
 
 # --- intra_node_allreduce_time --------------------------------------------------------------------
 
-@public_property("intra_node_allreduce_time", kwargs(message_bytes=BYTES, bandwidth=BANDWIDTH),
-                 name="zero for a single GPU")
-def _single_gpu_free(f, d):
-    """With one GPU there is nothing to reduce, so the time is 0."""
-    got = f(message_bytes=d["message_bytes"], gpus=1, bandwidth=d["bandwidth"])
-    assert _close(got, 0.0), f"one GPU has nothing to reduce, got {got} s"
+public_property("intra_node_allreduce_time", kwargs(message_bytes=BYTES, bandwidth=BANDWIDTH),
+                name="zero for a single GPU", meaning="With one GPU there is nothing to reduce, so the time is 0.")(
+    zero_when("one GPU has nothing to reduce, got {got} s", abs_tol=ABS, gpus=1))
 
 
 @public_property("intra_node_allreduce_time",
@@ -204,11 +201,9 @@ def _more_nodes_never_faster(f, d):
 
 # --- comm_overhead_ratio --------------------------------------------------------------------------
 
-@public_property("comm_overhead_ratio", kwargs(compute_s=SECONDS), name="no communication, no overhead")
-def _no_comm_no_overhead(f, d):
-    """With no communication the ratio is 0."""
-    got = f(comm_s=0.0, compute_s=d["compute_s"])
-    assert _close(got, 0.0), f"no communication gave an overhead ratio of {got}"
+public_property("comm_overhead_ratio", kwargs(compute_s=SECONDS), name="no communication, no overhead",
+                meaning="With no communication the ratio is 0.")(
+    zero_when("no communication gave an overhead ratio of {got}", abs_tol=ABS, comm_s=0.0))
 
 
 @public_property("comm_overhead_ratio", kwargs(comm_s=_f(0.0, 1e3), compute_s=SECONDS),

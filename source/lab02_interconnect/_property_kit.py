@@ -57,3 +57,15 @@ def number(value) -> float:
     (a bool is not one)."""
     assert isinstance(value, Real) and not isinstance(value, bool), f"expected a number, got {value!r}"
     return float(value)
+
+
+def zero_when(message: str, /, *, abs_tol: float = 0.0, **changes) -> Check:
+    """A check: the function is 0 (|result| <= abs_tol; exactly 0 by default) when called with the
+    drawn arguments and `changes` (each a value, or a function of the drawn dict giving one). It fails
+    on anything but a number, and otherwise with `message`, a str.format template of `got` (what the
+    function returned) and the arguments of the call: `zero_when("n = {n}: got {got!r}", n=1)`."""
+    def check(f, d):
+        called = {**d, **{key: change(d) if callable(change) else change for key, change in changes.items()}}
+        got = f(**called)
+        assert abs(number(got)) <= abs_tol, message.format(got=got, **called)
+    return check

@@ -14,7 +14,7 @@ import math
 
 from hypothesis import strategies as st
 
-from _property_kit import PublicProperties, kwargs, number
+from _property_kit import PublicProperties, kwargs, number, zero_when
 
 REL_TOL = 1e-9      # float forms of one formula differ in the last bits, never by more
 ABS_TOL = 1e-12
@@ -125,10 +125,10 @@ def _p2p_one_second_of_bytes(f, d):
 
 # --- naive_allreduce_time -------------------------------------------------------------------------
 
-@public_property("naive_allreduce_time", ALLREDUCE, name="zero for a single rank")
-def _single_rank_is_free(f, d):
-    """With one rank there is nothing to reduce, so the time is 0."""
-    _close(f(**_link(d, n=1)), 0.0, "n = 1")
+_single_rank_is_free = zero_when("n = {n}: got {got!r}, expected 0.0", abs_tol=ABS_TOL, n=1)
+_NOTHING_TO_REDUCE = "With one rank there is nothing to reduce, so the time is 0."
+public_property("naive_allreduce_time", ALLREDUCE, name="zero for a single rank", meaning=_NOTHING_TO_REDUCE)(
+    _single_rank_is_free)
 
 
 @public_property("naive_allreduce_time", ALLREDUCE, name="linear in the other ranks")
@@ -146,7 +146,8 @@ public_property("naive_allreduce_time", ALLREDUCE, name="every message pays the 
 
 # --- ring_allreduce_time --------------------------------------------------------------------------
 
-public_property("ring_allreduce_time", ALLREDUCE, name="zero for a single rank")(_single_rank_is_free)
+public_property("ring_allreduce_time", ALLREDUCE, name="zero for a single rank", meaning=_NOTHING_TO_REDUCE)(
+    _single_rank_is_free)
 
 
 @public_property("ring_allreduce_time", ALLREDUCE_MANY, name="bandwidth term at the AllReduce lower bound")
@@ -169,7 +170,8 @@ public_property("ring_allreduce_time", ALLREDUCE, name="affine in message size")
 
 # --- tree_allreduce_time --------------------------------------------------------------------------
 
-public_property("tree_allreduce_time", ALLREDUCE, name="zero for a single rank")(_single_rank_is_free)
+public_property("tree_allreduce_time", ALLREDUCE, name="zero for a single rank", meaning=_NOTHING_TO_REDUCE)(
+    _single_rank_is_free)
 
 
 @public_property("tree_allreduce_time", ALLREDUCE, name="whole tree levels")
@@ -190,7 +192,8 @@ def _tree_doubling_adds_a_level(f, d):
 
 # --- rabenseifner_allreduce_time ------------------------------------------------------------------
 
-public_property("rabenseifner_allreduce_time", RABENSEIFNER, name="zero for a single rank")(_single_rank_is_free)
+public_property("rabenseifner_allreduce_time", RABENSEIFNER, name="zero for a single rank", meaning=_NOTHING_TO_REDUCE)(
+    _single_rank_is_free)
 public_property("rabenseifner_allreduce_time", RABENSEIFNER_MANY,
                 name="bandwidth term at the AllReduce lower bound",
                 meaning="No AllReduce moves less than 2(n-1)/n M per rank: with no latency the time lies in [M/B, 2M/B).")(
@@ -208,10 +211,8 @@ def _doubling_adds_two_latencies(f, d):
 
 # --- ring_bytes_per_rank --------------------------------------------------------------------------
 
-@public_property("ring_bytes_per_rank", VOLUME, name="zero for a single rank")
-def _volume_single_rank(f, d):
-    """One rank sends nothing."""
-    _close(f(**_link(d, n=1)), 0.0, "n = 1")
+public_property("ring_bytes_per_rank", VOLUME, name="zero for a single rank", meaning="One rank sends nothing.")(
+    _single_rank_is_free)
 
 
 @public_property("ring_bytes_per_rank", VOLUME_MANY, name="between M and 2M")
@@ -232,7 +233,7 @@ def _ring_volume_shortfall(f, d):
 # --- naive_master_bytes ---------------------------------------------------------------------------
 
 public_property("naive_master_bytes", VOLUME, name="zero for a single rank",
-                meaning="A lone master exchanges nothing (it does not send to itself).")(_volume_single_rank)
+                meaning="A lone master exchanges nothing (it does not send to itself).")(_single_rank_is_free)
 
 
 @public_property("naive_master_bytes", VOLUME, name="linear in the other ranks")
@@ -266,10 +267,8 @@ def _busbw_bounds(f, d):
         f"n = {d['n']}: got {got!r}, expected between algbw M/t = {algbw!r} and 2 algbw"
 
 
-@public_property("bus_bandwidth", BUSBW, name="zero for a single rank")
-def _busbw_single_rank(f, d):
-    """One rank moves no bytes over any link, so its bus bandwidth is 0."""
-    _close(f(**_link(d, n=1)), 0.0, "n = 1")
+public_property("bus_bandwidth", BUSBW, name="zero for a single rank",
+                meaning="One rank moves no bytes over any link, so its bus bandwidth is 0.")(_single_rank_is_free)
 
 
 # --- critical_message_size ------------------------------------------------------------------------
@@ -288,11 +287,10 @@ _proportional("critical_message_size", CRITICAL,
 
 # --- ring_tree_crossover_bytes --------------------------------------------------------------------
 
-@public_property("ring_tree_crossover_bytes", CROSSOVER, name="zero for two or three ranks")
-def _crossover_small_rings(f, d):
-    """With 2 or 3 ranks the tree has as many latency steps as the ring and sends more bytes: ring always wins."""
-    n = 2 + d["n"] % 2
-    _close(f(**_link(d, n=n)), 0.0, f"n = {n}")
+public_property("ring_tree_crossover_bytes", CROSSOVER, name="zero for two or three ranks",
+                meaning="With 2 or 3 ranks the tree has as many latency steps as the ring and sends more bytes: "
+                        "ring always wins.")(
+    zero_when("n = {n}: got {got!r}, expected 0.0", abs_tol=ABS_TOL, n=lambda d: 2 + d["n"] % 2))
 
 
 _proportional("ring_tree_crossover_bytes", CROSSOVER,

@@ -11,7 +11,7 @@ import math
 
 from hypothesis import strategies as st
 
-from _property_kit import PublicProperties, kwargs, number
+from _property_kit import PublicProperties, kwargs, number, zero_when
 
 REL = 1e-9     # relative tolerance: different correct algebra differs in the last bits
 ABS = 1e-12
@@ -145,10 +145,9 @@ public_property("amdahl_limit", kwargs(fraction=inner_fractions, fraction2=inner
 
 # --- step_time_reduction --------------------------------------------------------------------------
 
-@public_property("step_time_reduction", kwargs(fraction=fractions), name="nothing saved at factor 1")
-def _reduction_zero(f, d):
-    """A part that is not faster saves no step time."""
-    assert _close(f(fraction=d["fraction"], factor=1.0), 0.0), "factor 1 saves no time"
+public_property("step_time_reduction", kwargs(fraction=fractions), name="nothing saved at factor 1",
+                meaning="A part that is not faster saves no step time.")(
+    zero_when("factor 1 saves no time", abs_tol=ABS, factor=1.0))
 
 
 @public_property("step_time_reduction", kwargs(fraction=fractions, factor=speedups),
@@ -326,10 +325,9 @@ def _mfu_linear(f, d):
 
 # --- mfu_gain -------------------------------------------------------------------------------------
 
-@public_property("mfu_gain", kwargs(base_mfu=st.floats(0.01, 1.0), fraction=fractions), name="no gain at factor 1")
-def _gain_zero(f, d):
-    """A part that is not faster leaves MFU where it was."""
-    assert _close(f(base_mfu=d["base_mfu"], fraction=d["fraction"], factor=1.0), 0.0), "factor 1 gains nothing"
+public_property("mfu_gain", kwargs(base_mfu=st.floats(0.01, 1.0), fraction=fractions), name="no gain at factor 1",
+                meaning="A part that is not faster leaves MFU where it was.")(
+    zero_when("factor 1 gains nothing", abs_tol=ABS, factor=1.0))
 
 
 @public_property("mfu_gain", kwargs(base_mfu=st.floats(0.01, 1.0), fraction=inner_fractions, factor=speedups),

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import strategies as st
 
 from autograder.build.publictests import shipped_properties
-from labs.property_kit import PublicProperties, kwargs, number
+from labs.property_kit import PublicProperties, kwargs, number, zero_when
 
 DRAWN = kwargs(n=st.integers(1, 8))
 
@@ -53,6 +53,32 @@ def test_number_fails_the_property_on_a_non_number():
     for bad in (True, "3", None):
         with pytest.raises(AssertionError, match="expected a number"):
             number(bad)
+
+
+def test_zero_when_calls_with_the_changes_and_fails_with_its_message_unless_the_result_is_zero():
+    calls = []
+
+    def cost(**kw):
+        calls.append(kw)
+        return kw["n"] - 1 + kw["slack"]
+
+    exact = zero_when("n = {n}: got {got!r}, expected 0", n=1)
+    exact(cost, {"n": 5, "slack": 0})
+    assert calls == [{"n": 1, "slack": 0}]          # the drawn arguments, n changed
+    with pytest.raises(AssertionError, match=r"^n = 1: got 1e-15, expected 0$"):
+        exact(cost, {"n": 5, "slack": 1e-15})         # exactly 0 by default
+    zero_when("unused", abs_tol=1e-12, n=1)(cost, {"n": 5, "slack": -1e-13})
+    with pytest.raises(AssertionError, match=r"^two ranks, got 1$"):   # what f returned, as it returned it
+        zero_when("two ranks, got {got}", abs_tol=1e-12, n=2)(cost, {"n": 1, "slack": 0})
+    with pytest.raises(AssertionError, match=r"^n = 1, got nan$"):   # the message shows the call, not the draw
+        zero_when("n = {n}, got {got}", abs_tol=1.0, n=1)(cost, {"n": 3, "slack": float("nan")})
+    # a change may be computed from the drawn arguments
+    calls.clear()
+    zero_when("n = {n}", n=lambda d: d["n"] - d["slack"], slack=0)(cost, {"n": 4, "slack": 3})
+    assert calls == [{"n": 1, "slack": 0}]
+    for bad in (True, "0", None):
+        with pytest.raises(AssertionError, match="expected a number"):
+            zero_when("never shown", n=1)(lambda **kw: bad, {"n": 2})
 
 
 def test_shipping_makes_the_kit_import_flat_and_refuses_any_other_labs_import():
