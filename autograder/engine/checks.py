@@ -155,8 +155,9 @@ class StudentFunction:
     keeps failing fast after that.
     """
 
-    def __init__(self, sandbox: Sandbox, name: str, reference_fn: Callable):
+    def __init__(self, sandbox: Sandbox, name: str, reference_fn: Callable, params: list[str] = ()):
         self.sandbox, self.name, self.reference_fn = sandbox, name, reference_fn
+        self.params = list(params)     # the function's parameters: a counterexample's call lists them in order
         self.expected = expected_kind(reference_fn)
         self.calls: list[tuple[dict, Any, StudentError | None]] = []
         self.abort: Abort | None = None
@@ -251,7 +252,8 @@ class StudentFunction:
         for kwargs, value, error in self.calls[:limit]:
             like = {"a string": "", "True or False": True}.get(self.expected, 0.0)
             result = error.message if error else f"returned {show(value, like)}"
-            lines.append(f"{format_call(self.name, kwargs)} {result}")
+            in_order = {k: kwargs[k] for k in self.params if k in kwargs} | kwargs   # as the signature, then the rest
+            lines.append(f"{format_call(self.name, in_order)} {result}")
             if error and error.output:
                 lines.append(f"  it printed: {error.output[:300]}")
         if len(self.calls) > limit:
@@ -431,7 +433,7 @@ def grade_function(assignment: Assignment, item: FunctionItem, sandbox: Sandbox,
                              f"{item.name} has parameters ({', '.join(params)}); "
                              f"expected ({', '.join(expected_params)}) in this order")]
 
-    student_fn = StudentFunction(sandbox, item.name, reference_fn)
+    student_fn = StudentFunction(sandbox, item.name, reference_fn, expected_params)
     outcomes: list[CheckOutcome] = []
     runs: list[tuple[str, str, Callable[[], CheckOutcome]]] = []
     for ex in item.examples:

@@ -298,3 +298,21 @@ def test_a_prefetched_value_answers_only_the_very_call_it_was_fetched_for():
     assert [f(**kw) for kw in fetched] == [json.dumps(kw) for kw in fetched] and worker.live == []
     assert [f(**kw) for kw in asked] == [json.dumps(kw) for kw in asked]
     assert worker.live[:4] == asked[:4]       # the last, the same keywords in another order, may be either
+
+
+def test_a_counterexample_lists_the_arguments_in_the_functions_own_order():
+    """However a property's check builds its call (a changed argument last, a strategy drawn in another
+    order), the counterexample a student reads, and may paste, lists the arguments as the function
+    declares them."""
+    from autograder.engine.checks import StudentFunction
+
+    class Worker:
+        def call(self, name, kwargs):
+            return 2e-06
+
+    def reference(message_bytes, gpus, bandwidth):
+        return 0.0
+    f = StudentFunction(Worker(), "intra_node_allreduce_time", reference, ["message_bytes", "gpus", "bandwidth"])
+    f(**{"message_bytes": 1000.0, "bandwidth": 1e9, "gpus": 1})
+    assert f.describe_calls() == ["intra_node_allreduce_time(message_bytes=1000.0, gpus=1, bandwidth=1000000000.0) "
+                                  "returned 2e-06"]
