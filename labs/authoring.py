@@ -25,6 +25,7 @@ from autograder.engine.spec import (Answer, Assignment, Challenge, Code, Example
                                     Markdown, Property, Question)
 # re-exported: a lab's questions.py takes every helper it uses from this module
 from autograder.engine.spec import Option, letters  # noqa: F401
+from labs.property_kit import number
 
 
 # --- unit formatters (also the jinja2 filters of notebook markdown) -----------------------------------
@@ -88,8 +89,7 @@ DEFAULT_TOLERANCE = {f.name: f.default for f in fields(FunctionItem) if f.name i
 
 def close(got, want, what: str) -> None:
     """Assert a hidden property's number: a real number within the engine's default tolerance."""
-    assert isinstance(got, (int, float)) and not isinstance(got, bool), f"expected a number, got {got!r}"
-    assert math.isclose(got, want, **DEFAULT_TOLERANCE), f"{what}: got {got!r}, expected {want!r}"
+    assert math.isclose(number(got), want, **DEFAULT_TOLERANCE), f"{what}: got {got!r}, expected {want!r}"
 
 
 # --- design challenges -------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import inspect
 import json
 import math
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from hypothesis import reject
 from hypothesis.errors import HypothesisException
@@ -155,7 +155,7 @@ class StudentFunction:
     keeps failing fast after that.
     """
 
-    def __init__(self, sandbox: Sandbox, name: str, reference_fn: Callable, params: list[str] = ()):
+    def __init__(self, sandbox: Sandbox, name: str, reference_fn: Callable, params: Sequence[str] = ()):
         self.sandbox, self.name, self.reference_fn = sandbox, name, reference_fn
         self.params = list(params)     # the function's parameters: a counterexample's call lists them in order
         self.expected = expected_kind(reference_fn)

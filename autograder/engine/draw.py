@@ -103,8 +103,9 @@ def without_deletions():
     """hypothesis' shrinker without its deletion passes (`node_program_X`..`XXXXX`, which delete one
     to five consecutive choices). An input the sampler recorded has one choice per number, index and
     key of a fixed structure (no list to shorten): deleting a choice shifts every later one onto a
-    choice of another kind, so each such candidate misaligns and costs a full run of the check (about
-    half of a shrink's runs) and none shrinks; every other pass runs as before."""
+    choice of another kind, so each such candidate misaligns before the check runs, still costs
+    hypothesis a replay (about a third of a shrink's attempts), and none shrinks; every other pass
+    runs as before."""
     new_shrinker = ConjectureRunner.new_shrinker
 
     def fixed_shape_shrinker(runner, *args, **kwargs):
