@@ -181,18 +181,12 @@ def test_min_ib_links_more_nodes_never_fewer_links(d):
 
 # --- Validation: ValueError naming the parameter ---------------------------------------------------
 
-BAD = [
+BAD = [   # NaN, infinities, negatives, bools, strings: tests/test_physics_contract.py
     (ic.gbit_to_bytes_per_s, dict(gbit_per_s=0), "gbit_per_s"),
-    (ic.gbit_to_bytes_per_s, dict(gbit_per_s=float("nan")), "gbit_per_s"),
-    (ic.gradient_bytes, dict(params=-1), "params"),
     (ic.gradient_bytes, dict(params=1e9, bytes_per_value=0), "bytes_per_value"),
-    (ic.transfer_time, dict(num_bytes=-1, bandwidth=1e9), "num_bytes"),
     (ic.transfer_time, dict(num_bytes=1, bandwidth=0), "bandwidth"),
-    (ic.transfer_time, dict(num_bytes=1, bandwidth=1e9, latency_s=-1e-6), "latency_s"),
     (ic.intra_node_allreduce_time, dict(message_bytes=1, gpus=0, bandwidth=1e9), "gpus"),
     (ic.intra_node_allreduce_time, dict(message_bytes=1, gpus=2.5, bandwidth=1e9), "gpus"),
-    (ic.intra_node_allreduce_time, dict(message_bytes=float("nan"), gpus=8, bandwidth=1e9), "message_bytes"),
-    (ic.intra_node_allreduce_time, dict(message_bytes=1, gpus=8, bandwidth=-5), "bandwidth"),
     (ic.hierarchical_allreduce_time, dict(message_bytes=1, gpus_per_node=8, nodes=0, intra_bandwidth=1,
                                           inter_bandwidth_per_node=1), "nodes"),
     (ic.hierarchical_allreduce_time, dict(message_bytes=1, gpus_per_node=0, nodes=2, intra_bandwidth=1,
@@ -201,12 +195,9 @@ BAD = [
                                           inter_bandwidth_per_node=1), "intra_bandwidth"),
     (ic.hierarchical_allreduce_time, dict(message_bytes=1, gpus_per_node=8, nodes=2, intra_bandwidth=1,
                                           inter_bandwidth_per_node=0), "inter_bandwidth_per_node"),
-    (ic.comm_overhead_ratio, dict(comm_s=-1, compute_s=1), "comm_s"),
     (ic.comm_overhead_ratio, dict(comm_s=1, compute_s=0), "compute_s"),
     (ic.speedup, dict(t_1=0, t_n=1), "t_1"),
-    (ic.speedup, dict(t_1=1, t_n=float("nan")), "t_n"),
     (ic.scaling_efficiency, dict(speedup=2, n=0), "n"),
-    (ic.scaling_efficiency, dict(speedup=-2, n=4), "speedup"),
     (ic.min_ib_links, dict(message_bytes=1, gpus_per_node=8, nodes=2, intra_bandwidth=1, link_bandwidth=0,
                            compute_s=1), "link_bandwidth"),
     (ic.min_ib_links, dict(message_bytes=1, gpus_per_node=8, nodes=2, intra_bandwidth=1, link_bandwidth=1,

@@ -3,8 +3,6 @@ Lab 05, and the papers' own worked numbers), hypothesis properties, and ValueErr
 bad parameter."""
 from __future__ import annotations
 
-import math
-
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -224,36 +222,24 @@ ACT2_OK = dict(params=175e9, layers=96, seq_len=2048, hidden=12288, heads=96, gl
                gpus_per_node=8, capacity_bytes=80e9, bubble_ceiling=0.1)
 PEAK_OK = dict(params=175e9, layers=96, seq_len=2048, micro_batch=1, hidden=12288, heads=96)
 
-BAD = [
+BAD = [   # NaN, infinities, negatives, bools, strings: tests/test_physics_contract.py
     (ref.data_parallel_step_time, DP_OK, "n_gpus", 0),
-    (ref.data_parallel_step_time, DP_OK, "params", -1.0),
     (ref.data_parallel_step_time, DP_OK, "bandwidth", 0.0),
     (ref.data_parallel_step_time, DP_OK, "mfu", 1.5),
     (ref.data_parallel_step_time, DP_OK, "mfu", 0.0),
-    (ref.data_parallel_step_time, DP_OK, "alpha_s", math.nan),
-    (ref.data_parallel_step_time, DP_OK, "bytes_per_grad", -2),
     (ref.effective_mfu, dict(base_mfu=0.5, compute_s=1.0, comm_s=1.0), "base_mfu", 52),
-    (ref.effective_mfu, dict(base_mfu=0.5, compute_s=1.0, comm_s=1.0), "comm_s", -1.0),
-    (ref.effective_mfu, dict(base_mfu=0.5, compute_s=1.0, comm_s=1.0), "compute_s", math.nan),
     (ref.model_state_bytes_per_gpu, dict(params=1e9), "dp", 0),
     (ref.model_state_bytes_per_gpu, dict(params=1e9), "zero_stage", 4),
     (ref.model_state_bytes_per_gpu, dict(params=1e9), "tp", 0),
-    (ref.model_state_bytes_per_gpu, dict(params=1e9), "params", math.nan),
     (ref.activation_bytes_per_layer, dict(GPT3), "heads", 0),
-    (ref.activation_bytes_per_layer, dict(GPT3), "seq_len", -1),
     (ref.activation_bytes_per_layer, dict(GPT3), "tp", 1.5),
     (ref.pipeline_bubble_fraction, dict(p=4, m=8), "p", 0),
     (ref.pipeline_bubble_fraction, dict(p=4, m=8), "m", 0),
     (ref.pipeline_bubble_fraction, dict(p=4, m=8), "v", 0),
     (ref.tp_crosses_node, dict(tp=8, gpus_per_node=8), "gpus_per_node", 0),
-    (ref.tp_crosses_node, dict(tp=8, gpus_per_node=8), "tp", True),
-    (ref.fits_in_memory, dict(bytes_needed=1.0, capacity_bytes=2.0), "bytes_needed", -1.0),
-    (ref.fits_in_memory, dict(bytes_needed=1.0, capacity_bytes=2.0), "capacity_bytes", math.nan),
     (ref.peak_memory_bytes_per_gpu, PEAK_OK, "microbatches", 0),
     (ref.peak_memory_bytes_per_gpu, PEAK_OK, "pp", 0),
-    (ref.peak_memory_bytes_per_gpu, PEAK_OK, "zero_stage", -1),
     (ref.best_3d_config, ACT2_OK, "bubble_ceiling", 10),
-    (ref.best_3d_config, ACT2_OK, "capacity_bytes", -80e9),
     (ref.best_3d_config, ACT2_OK, "n_gpus", 0),
     (ref.best_3d_config, ACT2_OK, "global_batch", 0.5),
 ]

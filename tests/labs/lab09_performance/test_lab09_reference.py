@@ -138,13 +138,10 @@ def test_gustafson_is_amdahl_of_the_scaled_work(n, s):
 
 # --- input checks name the parameter --------------------------------------------------------------
 
-BAD_CALLS = [
+BAD_CALLS = [   # NaN, infinities, negatives, bools, strings: tests/test_physics_contract.py
     (P.amdahl_speedup, dict(fraction=1.2, factor=2), "fraction"),
     (P.amdahl_speedup, dict(fraction=0.5, factor=0), "factor"),
-    (P.amdahl_speedup, dict(fraction=float("nan"), factor=2), "fraction"),
-    (P.amdahl_limit, dict(fraction=-0.1), "fraction"),
     (P.step_time_reduction, dict(fraction=12, factor=3), "fraction"),
-    (P.step_time_reduction, dict(fraction=0.1, factor=-3), "factor"),
     (P.multi_component_speedup, dict(profile={"a": 0.5, "b": 0.6}, factors={}), "profile"),
     (P.multi_component_speedup, dict(profile={"a": 0.5, "b": 0.5}, factors={"c": 2}), "factors"),
     (P.multi_component_speedup, dict(profile={"a": 0.5, "b": 0.5}, factors={"a": 0}), "factors"),
@@ -152,21 +149,15 @@ BAD_CALLS = [
     (P.hotspot, dict(profile={"a": 45, "b": 55}), "profile"),
     (P.gustafson_speedup, dict(n=0, serial_fraction=0.1), "n"),
     (P.gustafson_speedup, dict(n=8, serial_fraction=1.5), "serial_fraction"),
-    (P.roofline_flops, dict(intensity=-1, peak_flops=1e15, bandwidth=1e12), "intensity"),
     (P.roofline_flops, dict(intensity=1, peak_flops=1e15, bandwidth=0), "bandwidth"),
     (P.ridge_point, dict(peak_flops=0, bandwidth=1e12), "peak_flops"),
-    (P.ridge_point, dict(peak_flops=1e15, bandwidth=float("nan")), "bandwidth"),
-    (P.mfu, dict(tokens_per_s=-1, flops_per_token=1e9, n_gpus=8, peak_flops=1e15), "tokens_per_s"),
     (P.mfu, dict(tokens_per_s=1, flops_per_token=1e9, n_gpus=0, peak_flops=1e15), "n_gpus"),
-    (P.mfu, dict(tokens_per_s=1, flops_per_token=1e9, n_gpus=8, peak_flops=-1), "peak_flops"),
     (P.mfu_gain, dict(base_mfu=35, fraction=0.1, factor=2), "base_mfu"),
     (P.mfu_gain, dict(base_mfu=0.35, fraction=0.1, factor=0), "factor"),
     (P.best_fix, dict(profile=ACT2, factors={"compute": 2}, cost_weeks={"compute": 0}, budget_weeks=8), "cost_weeks"),
     (P.best_fix, dict(profile=ACT2, factors={"compute": 2}, cost_weeks={"allreduce": 1}, budget_weeks=8), "cost_weeks"),
     (P.best_fix, dict(profile=ACT2, factors={"gpu": 2}, cost_weeks={"gpu": 1}, budget_weeks=8), "factors"),
-    (P.best_fix, dict(profile=ACT2, factors={"compute": 2}, cost_weeks={"compute": 1}, budget_weeks=-1), "budget_weeks"),
     (P.budget_left_weeks, dict(cost_weeks={"a": -1}, budget_weeks=8), "cost_weeks"),
-    (P.budget_left_weeks, dict(cost_weeks={"a": 1}, budget_weeks=float("nan")), "budget_weeks"),
 ]
 
 
@@ -174,7 +165,3 @@ BAD_CALLS = [
 def test_bad_input_names_the_parameter(fn, kwargs, name):
     with pytest.raises(ValueError, match=name):
         fn(**kwargs)
-
-
-def test_every_function_rejects_something():
-    assert {f.__name__ for f, _, _ in BAD_CALLS} == set(P.__all__)
