@@ -247,13 +247,17 @@ class StudentFunction:
         except Exception:
             pass
 
+    def call_text(self, kwargs: dict) -> str:
+        """A call as a student writes it: its arguments in the signature's order (checks build them in
+        others: zero_when appends the one it changes), then any the signature does not name."""
+        return format_call(self.name, {k: kwargs[k] for k in self.params if k in kwargs} | kwargs)
+
     def describe_calls(self, limit: int = 3) -> list[str]:
         lines = []
         for kwargs, value, error in self.calls[:limit]:
             like = {"a string": "", "True or False": True}.get(self.expected, 0.0)
             result = error.message if error else f"returned {show(value, like)}"
-            in_order = {k: kwargs[k] for k in self.params if k in kwargs} | kwargs   # as the signature, then the rest
-            lines.append(f"{format_call(self.name, in_order)} {result}")
+            lines.append(f"{self.call_text(kwargs)} {result}")
             if error and error.output:
                 lines.append(f"  it printed: {error.output[:300]}")
         if len(self.calls) > limit:
@@ -262,7 +266,7 @@ class StudentFunction:
 
 
 def aborted_outcome(kind: str, name: str, abort: Abort, student_fn: StudentFunction) -> CheckOutcome:
-    where = f" on {format_call(student_fn.name, abort.kwargs)}" if abort.kwargs else ""
+    where = f" on {student_fn.call_text(abort.kwargs)}" if abort.kwargs else ""
     return CheckOutcome(kind, name, False, f"{abort.error.message}{where}")
 
 
@@ -273,12 +277,12 @@ def run_example(student_fn: StudentFunction, label: str, kwargs: dict, item: Fun
     try:
         got = student_fn(**kwargs)
     except StudentError as exc:
-        return CheckOutcome("example", name, False, f"{format_call(item.name, kwargs)} {exc.message}")
+        return CheckOutcome("example", name, False, f"{student_fn.call_text(kwargs)} {exc.message}")
     student_fn.observed[call_key(kwargs)] = (kwargs, got)
     if values_match(expected, got, item.rel_tol, item.abs_tol):
-        return CheckOutcome("example", name, True, f"{format_call(item.name, kwargs)} = {show(got)}")
+        return CheckOutcome("example", name, True, f"{student_fn.call_text(kwargs)} = {show(got)}")
     return CheckOutcome("example", name, False,
-                        f"{format_call(item.name, kwargs)} returned {show(got, expected)}, expected {show(expected)}")
+                        f"{student_fn.call_text(kwargs)} returned {show(got, expected)}, expected {show(expected)}")
 
 
 def hidden_stats(student_fn: StudentFunction, item: FunctionItem, drawn: list[tuple[dict, Any]],
@@ -360,7 +364,7 @@ def run_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, max_e
     else:
         return CheckOutcome("hidden", name, True, f"{max_examples} hidden inputs match the reference",
                             stats[0] if stats else None)
-    call = format_call(item.name, last["kwargs"])
+    call = student_fn.call_text(last["kwargs"])
     if last["error"] is not None:
         return CheckOutcome("hidden", name, False, f"{call} {last['error'].message}", stats[0] if stats else None)
     lines = [f"{call} returned {show(last['got'], last['expected'])}"]
@@ -402,7 +406,7 @@ def run_property(student_fn: StudentFunction, prop: Property, seed: int, max_exa
         return CheckOutcome("property", prop.name, False, f"{PROPERTY_FAILED}{prop.meaning}")
     error = last["error"]
     lines = [f"{PROPERTY_FAILED}{prop.meaning}", "Counterexample:"]
-    lines += [f"  {c}" for c in last["calls"]] or [f"  {format_call(student_fn.name, last['drawn'])}"]
+    lines += [f"  {c}" for c in last["calls"]] or [f"  {student_fn.call_text(last['drawn'])}"]
     if isinstance(error, AssertionError) and str(error):
         lines.append(f"Check: {str(error)[:300]}")
     elif not isinstance(error, (AssertionError, StudentError)):

@@ -300,11 +300,14 @@ def test_a_prefetched_value_answers_only_the_very_call_it_was_fetched_for():
     assert worker.live[:4] == asked[:4]       # the last, the same keywords in another order, may be either
 
 
-def test_a_counterexample_lists_the_arguments_in_the_functions_own_order():
-    """However a property's check builds its call (a changed argument last, a strategy drawn in another
-    order), the counterexample a student reads, and may paste, lists the arguments as the function
-    declares them."""
-    from autograder.engine.checks import StudentFunction
+def test_every_call_a_student_reads_lists_the_arguments_in_the_functions_own_order():
+    """However a call is built (a property's check changes an argument last, a strategy or a worked
+    example lists them in another order), the counterexample, the worked example and the call an
+    aborted check names list the arguments as the function declares them, so a student can paste it."""
+    from types import SimpleNamespace
+
+    from autograder.engine.checks import Abort, StudentFunction, aborted_outcome, run_example
+    from autograder.engine.sandbox.client import StudentError
 
     class Worker:
         def call(self, name, kwargs):
@@ -314,5 +317,10 @@ def test_a_counterexample_lists_the_arguments_in_the_functions_own_order():
         return 0.0
     f = StudentFunction(Worker(), "intra_node_allreduce_time", reference, ["message_bytes", "gpus", "bandwidth"])
     f(**{"message_bytes": 1000.0, "bandwidth": 1e9, "gpus": 1})
-    assert f.describe_calls() == ["intra_node_allreduce_time(message_bytes=1000.0, gpus=1, bandwidth=1000000000.0) "
-                                  "returned 2e-06"]
+    call = "intra_node_allreduce_time(message_bytes=1000.0, gpus=1, bandwidth=1000000000.0)"
+    assert f.describe_calls() == [f"{call} returned 2e-06"]
+    shuffled = {"bandwidth": 1e9, "gpus": 1, "message_bytes": 1000.0}
+    item = SimpleNamespace(name="intra_node_allreduce_time", rel_tol=1e-9, abs_tol=0.0)
+    assert run_example(f, "one GPU", shuffled, item).output == f"{call} returned 2e-06, expected 0.0"
+    timeout = Abort(StudentError("timed out after 2 s", "timeout", fatal=True), shuffled)
+    assert aborted_outcome("hidden", "hidden inputs", timeout, f).output == f"timed out after 2 s on {call}"
