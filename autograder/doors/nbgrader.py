@@ -93,6 +93,34 @@ class EngineScores(NbGraderPreprocessor):
         return nb, resources
 
 
+class SubmittedMetadata(NbGraderPreprocessor):
+    """First sanitizing pass: a submitted notebook's nbgrader metadata is the student's to edit, and
+    nbgrader stops the whole autograde run (every classmate after this one left ungraded) on a cell
+    whose `schema_version` is not its own (SchemaTooOldError, SchemaTooNewError), and fails the
+    student on metadata its schema refuses. Every cell's nbgrader metadata is put at nbgrader's
+    schema version; metadata that still does not validate is dropped (the cell is then an ordinary
+    one: grade cells are restored from the gradebook by OverwriteCells, and the scores are the
+    engine's in any case)."""
+
+    def preprocess_cell(self, cell, resources, index):
+        from nbgrader.nbgraderformat import MetadataValidator
+
+        meta = cell.metadata.get("nbgrader")
+        if meta is None:
+            return cell, resources
+        validator = MetadataValidator()
+        if isinstance(meta, dict):
+            meta["schema_version"] = validator.schema_version
+            try:
+                validator.validate_cell(cell)
+                return cell, resources
+            except Exception:  # noqa: BLE001  (jsonschema's ValidationError and anything a hostile shape raises)
+                pass
+        self.log.warning("cell %d: nbgrader metadata that does not validate was removed", index)
+        del cell.metadata["nbgrader"]
+        return cell, resources
+
+
 INERT_MIME = ("text/plain", "image/png", "image/jpeg")
 
 

@@ -122,6 +122,37 @@ for nb in course.glob("submitted/*/*/*.ipynb"):
 '''
 
 
+FOREIGN_METADATA = {
+    # nbgrader stops the whole autograde run on a cell of another schema version: every classmate
+    # after this student is left ungraded
+    "versions": [{"grade": False, "solution": False, "locked": False, "grade_id": "no_version"},
+                 {"grade": False, "solution": False, "locked": False, "grade_id": "old", "schema_version": 1},
+                 {"grade": False, "solution": False, "locked": False, "grade_id": "new", "schema_version": 99}],
+    # nbgrader fails the student (no grade at all) on metadata its schema refuses
+    "malformed": [{"grade": True, "schema_version": 3}, "not a dict"],
+}
+
+
+def foreign_metadata(folder: Path, kind: str) -> None:
+    """(g) no code: nbgrader metadata (FOREIGN_METADATA[kind]) a student types into added cells of
+    the notebook, beside the correct module and answers of `honest_class()`'s ada (so that a
+    student nbgrader did not grade shows)."""
+    module, answers = honest_class()["ada"]
+    (folder / "collectives.py").write_text(module)
+    notebook = folder / f"{toy.make().id}.ipynb"
+    nb = nbformat.read(notebook, as_version=4)
+    key = {q.id: q.key for q in toy.make().questions}
+    for cell in nb.cells:
+        for qid in answers:
+            if cell.cell_type == "code" and cell.source.lstrip().startswith(f"{qid} ="):
+                cell.source = f"{qid} = {key[qid]!r}"
+    for i, meta in enumerate(FOREIGN_METADATA[kind]):
+        cell = nbformat.v4.new_code_cell(f"x{i} = {i}")
+        cell.metadata["nbgrader"] = meta
+        nb.cells.append(cell)
+    nbformat.write(nb, notebook)
+
+
 def add_cell(notebook: Path, source: str, outputs: list | None = None) -> None:
     """Append a code cell (with the outputs the student saved) to a notebook on disk."""
     nb = nbformat.read(notebook, as_version=4)

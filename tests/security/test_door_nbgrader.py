@@ -28,6 +28,9 @@ SABOTEURS = {
     "sab_exit": attacks.EXIT_KERNEL,
     "sab_outside": attacks.WRITE_OUTSIDE,
 }
+# (g) no cell: nbgrader metadata (door_attacks.FOREIGN_METADATA) in a correct submission's notebook,
+# sorted first: graded before everyone
+METADATA = {"aab_versions": "versions", "aac_malformed": "malformed"}
 HONEST = ("ada", "bob")
 
 
@@ -36,7 +39,9 @@ def graded_class(tmp_path_factory):
     """The class submitted, its pristine engine scores and file digests, then one
     `nbgrader autograde` of the whole class (timed)."""
     root = tmp_path_factory.mktemp("nbgrader-attacks")
-    assignment, folders = attacks.make_course(root, {**CHEATERS, **SABOTEURS})
+    assignment, folders = attacks.make_course(root, {**CHEATERS, **SABOTEURS, **dict.fromkeys(METADATA, "")})
+    for student, kind in METADATA.items():
+        attacks.foreign_metadata(folders[student], kind)
     pristine = {s: grade_submission(assignment, f, s).item_scores() for s, f in folders.items()}
     submitted = attacks.digest(root / "submitted")
     course_files = {p.name for p in root.iterdir()}
@@ -79,6 +84,15 @@ def test_cheater_earns_only_the_submitted_stub(graded_class, student):
 @pytest.mark.parametrize("student", sorted(SABOTEURS))
 def test_saboteur_is_graded_from_the_submitted_files(graded_class, student):
     _assert_graded_pristine(graded_class, student)
+
+
+@pytest.mark.parametrize("student", sorted(METADATA))
+def test_foreign_nbgrader_metadata_neither_stops_the_class_nor_costs_the_student(graded_class, student):
+    """nbgrader aborts a whole autograde on a cell of another metadata schema version, and fails a
+    student whose metadata its schema refuses: the door drops what does not validate, so this
+    (correct) student keeps the engine's full marks, and everyone after is graded."""
+    _assert_graded_pristine(graded_class, student)
+    assert sum(s for s, _ in graded_class["book"][student].values()) == graded_class["assignment"].total_points
 
 
 @pytest.mark.parametrize("student", HONEST)
