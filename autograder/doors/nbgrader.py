@@ -16,7 +16,7 @@ from pathlib import Path
 
 from nbformat.v4 import new_output
 from nbgrader.coursedir import CourseDirectory
-from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.preprocessors import DeduplicateIds, NbGraderPreprocessor
 from traitlets import Unicode
 
 from labs import load
@@ -93,32 +93,38 @@ class EngineScores(NbGraderPreprocessor):
         return nb, resources
 
 
-class SubmittedMetadata(NbGraderPreprocessor):
-    """First sanitizing pass: a submitted notebook's nbgrader metadata is the student's to edit, and
-    nbgrader stops the whole autograde run (every classmate after this one left ungraded) on a cell
-    whose `schema_version` is not its own (SchemaTooOldError, SchemaTooNewError), and fails the
-    student on metadata its schema refuses. Every cell's nbgrader metadata is put at nbgrader's
-    schema version; metadata that still does not validate is dropped (the cell is then an ordinary
-    one: grade cells are restored from the gradebook by OverwriteCells, and the scores are the
-    engine's in any case)."""
+class SubmittedMetadata(DeduplicateIds):
+    """nbgrader's DeduplicateIds (the first sanitizing pass), made safe for metadata the student
+    edited. nbgrader stops the whole autograde run (every classmate after this one left ungraded) on
+    a cell whose `schema_version` is not its own (SchemaTooOldError, SchemaTooNewError), including
+    the `{}` DeduplicateIds leaves on a duplicated cell (a grade or answer cell copied and pasted),
+    and fails the student on metadata its schema refuses. Here every cell's nbgrader metadata is put
+    at nbgrader's schema version and dropped where it still does not validate, and duplicates lose
+    theirs (nbgrader keeps the last): such cells become ordinary ones. Grade cells are restored
+    from the gradebook by OverwriteCells, and the scores are the engine's in any case."""
 
-    def preprocess_cell(self, cell, resources, index):
+    def preprocess(self, nb, resources):
         from nbgrader.nbgraderformat import MetadataValidator
 
-        meta = cell.metadata.get("nbgrader")
-        if meta is None:
-            return cell, resources
         validator = MetadataValidator()
-        if isinstance(meta, dict):
-            meta["schema_version"] = validator.schema_version
-            try:
-                validator.validate_cell(cell)
-                return cell, resources
-            except Exception:  # noqa: BLE001  (jsonschema's ValidationError and anything a hostile shape raises)
-                pass
-        self.log.warning("cell %d: nbgrader metadata that does not validate was removed", index)
-        del cell.metadata["nbgrader"]
-        return cell, resources
+        for index, cell in enumerate(nb.cells):
+            meta = cell.metadata.get("nbgrader")
+            if meta is None:
+                continue
+            if isinstance(meta, dict):
+                meta["schema_version"] = validator.schema_version
+                try:
+                    validator.validate_cell(cell)
+                    continue
+                except Exception:  # noqa: BLE001  (jsonschema's ValidationError and anything a hostile shape raises)
+                    pass
+            self.log.warning("cell %d: nbgrader metadata that does not validate was removed", index)
+            del cell.metadata["nbgrader"]
+        nb, resources = super().preprocess(nb, resources)
+        for cell in nb.cells:
+            if cell.metadata.get("nbgrader") == {}:     # a duplicate, blanked by DeduplicateIds
+                del cell.metadata["nbgrader"]
+        return nb, resources
 
 
 INERT_MIME = ("text/plain", "image/png", "image/jpeg")

@@ -130,6 +130,9 @@ FOREIGN_METADATA = {
                  {"grade": False, "solution": False, "locked": False, "grade_id": "new", "schema_version": 99}],
     # nbgrader fails the student (no grade at all) on metadata its schema refuses
     "malformed": [{"grade": True, "schema_version": 3}, "not a dict"],
+    # every grade cell copied and pasted at the end, the copy claiming full marks: nbgrader keeps the
+    # copy and blanks the original's metadata to {}, which then stops the run as an old version
+    "copied": "copies",
 }
 
 
@@ -146,10 +149,16 @@ def foreign_metadata(folder: Path, kind: str) -> None:
         for qid in answers:
             if cell.cell_type == "code" and cell.source.lstrip().startswith(f"{qid} ="):
                 cell.source = f"{qid} = {key[qid]!r}"
-    for i, meta in enumerate(FOREIGN_METADATA[kind]):
-        cell = nbformat.v4.new_code_cell(f"x{i} = {i}")
-        cell.metadata["nbgrader"] = meta
-        nb.cells.append(cell)
+    if kind == "copied":
+        for cell in [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]:
+            copy = nbformat.v4.new_code_cell(cell.source, metadata=json.loads(json.dumps(cell.metadata)))
+            copy.outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": "1000.0"}, execution_count=1)]
+            nb.cells.append(copy)
+    else:
+        for i, meta in enumerate(FOREIGN_METADATA[kind]):
+            cell = nbformat.v4.new_code_cell(f"x{i} = {i}")
+            cell.metadata["nbgrader"] = meta
+            nb.cells.append(cell)
     nbformat.write(nb, notebook)
 
 

@@ -30,7 +30,7 @@ SABOTEURS = {
 }
 # (g) no cell: nbgrader metadata (door_attacks.FOREIGN_METADATA) in a correct submission's notebook,
 # sorted first: graded before everyone
-METADATA = {"aab_versions": "versions", "aac_malformed": "malformed"}
+METADATA = {"aab_versions": "versions", "aac_malformed": "malformed", "aad_copied": "copied"}
 HONEST = ("ada", "bob")
 
 
