@@ -77,6 +77,28 @@ def fill(chunk_mb, chunks):
 
 def big_file(mb):
     return fill(mb, 1)
+
+def multiply(n):
+    """[processes, threads] started (each lives 2 s): beyond the worker, tasks escape its limits
+    (memory and CPU are per process) and take host-wide pids."""
+    import threading, time
+    forked = started = 0
+    for _ in range(n):
+        try:
+            if os.fork() == 0:
+                time.sleep(2)
+                os._exit(0)
+            forked += 1
+        except OSError:
+            break
+    threading.stack_size(32 << 10)
+    for _ in range(n):
+        try:
+            threading.Thread(target=time.sleep, args=(2,), daemon=True).start()
+            started += 1
+        except RuntimeError:
+            break
+    return [forked, started]
 '''
 
 
@@ -120,9 +142,11 @@ def test_unhooked_student_code_stays_in_the_jail(jail, mode):
                  sub / "probe.py", Path(call("here", {})) / "probe.py", "/etc/passwd", "/usr/lib/x"):
         assert call("write", {"path": str(path)}).startswith("denied"), path
     assert json.loads((results / "bob.json").read_text()) == {}
-    # /bin/sh runs, but as the jail's uid, and it cannot read the reference either
+    # /bin/sh cannot start under bubblewrap (no new task); in the user mode it runs, but as the
+    # jail's uid, and it cannot read the reference either
     assert call("sh", {"command": "id -u"}) not in ("0", "")
-    assert call("sh", {"command": f"cat {REPO / 'reference' / 'collectives.py'} | head -c 20"}) == ""
+    cat = call("sh", {"command": f"cat {REPO / 'reference' / 'collectives.py'} | head -c 20"})
+    assert cat == "" or (mode == "bubblewrap" and cat.startswith("denied")), cat
     assert call("net", {}).startswith("denied")
 
 
@@ -133,6 +157,19 @@ def test_writes_are_capped(jail, mode):
     assert box.call("big_file", {"mb": 100}) <= 64          # RLIMIT_FSIZE: one file
     if mode == "bubblewrap":                                # tmpfs --size: all files together
         assert box.call("fill", {"chunk_mb": 40, "chunks": 10}) <= CONFIG.tmp_mb
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_student_code_cannot_multiply(jail, mode):
+    """fork, threads and subprocesses: none under bubblewrap (a seccomp filter refuses every new task),
+    at most RLIMIT_NPROC in the user mode (its uid counts them); the worker still answers."""
+    make, *_ = jail
+    box = make(mode)
+    forked, threads = box.call("multiply", {"n": 100})
+    assert forked + threads <= (0 if mode == "bubblewrap" else 64), (forked, threads)
+    if mode == "bubblewrap":
+        assert box.call("sh", {"command": "echo hi"}).startswith("denied")
+    assert box.call("ids", {})[0] != 0
 
 
 def test_no_sandbox_refuses_with_the_fix(tmp_path):

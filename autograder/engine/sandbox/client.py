@@ -19,12 +19,14 @@ import importlib.util
 import itertools
 import json
 import os
+import platform
 import re
 import resource
 import select
 import shutil
 import signal
 import stat
+import struct
 import subprocess
 import sys
 import sysconfig
@@ -75,17 +77,64 @@ class BadReply(Exception):
     """A worker reply that is not what the protocol says (student code rewrote the worker)."""
 
 
+# --- one task per jail: the seccomp filter bubblewrap loads ---
+
+# machine -> (its audit arch, the syscalls that start a task: clone, clone3, fork, vfork)
+TASK_SYSCALLS = {"x86_64": (0xC000003E, (56, 435, 57, 58)), "aarch64": (0xC00000B7, (220, 435))}
+_X32_BIT = 0x40000000   # x86_64's x32 ABI: the same calls with this bit set
+
+
+@lru_cache(maxsize=None)
+def single_task_filter() -> bytes | None:
+    """The classic-BPF seccomp program `bwrap --seccomp FD` loads: every syscall that starts a task
+    (fork, vfork, clone, clone3: processes and threads alike) and every syscall of another ABI
+    (i386 on x86_64, x32) fails with EPERM, so student code stays one process of one thread. Memory
+    and CPU limits are per process, and bubblewrap's jail is root's outside its user namespace, where
+    RLIMIT_NPROC counts nothing: without this, forks or 32 KB-stack threads take memory and the
+    host's pids without bound (seccomp(2); filter layout as in linux/seccomp.h). None on another machine."""
+    known = TASK_SYSCALLS.get(platform.machine())
+    if known is None:
+        return None
+    arch, calls = known
+    load, jump_eq, jump_ge, ret = 0x20, 0x15, 0x35, 0x06          # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, RET|K
+    allow, deny = 0x7FFF0000, 0x00050000 | 1                      # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+    checks = [(jump_ge, _X32_BIT)] + [(jump_eq, nr) for nr in calls]
+    program = [(load, 0, 0, 4), (jump_eq, 1, 0, arch), (ret, 0, 0, deny), (load, 0, 0, 0)]  # 4: arch, 0: nr
+    program += [(op, len(checks) - i, 0, k) for i, (op, k) in enumerate(checks)]           # a match: to deny
+    program += [(ret, 0, 0, allow), (ret, 0, 0, deny)]
+    return b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
+
+
+def filter_fd() -> int | None:
+    """A pipe's read end holding single_task_filter() for `bwrap --seccomp` (the caller closes it), or None."""
+    program = single_task_filter()
+    if program is None:
+        return None
+    read, write = os.pipe()
+    try:
+        os.write(write, program)    # a few hundred bytes: far below a pipe's buffer
+    finally:
+        os.close(write)
+    return read
+
+
 # --- which boundary ---
 
 @lru_cache(maxsize=None)
 def _bwrap_probe(path: str, tmp_bytes: int) -> bool:
+    seccomp = filter_fd()
     probe = [path, "--unshare-all", "--unshare-user", "--uid", str(JAIL_UID), "--gid", str(JAIL_UID),
              "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
-             "--size", str(tmp_bytes), "--tmpfs", "/tmp", "true"]
+             "--size", str(tmp_bytes), "--tmpfs", "/tmp",
+             *(["--seccomp", str(seccomp)] if seccomp is not None else []), "true"]
     try:
-        return subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
+        return subprocess.run(probe, capture_output=True, timeout=10,
+                              pass_fds=() if seccomp is None else (seccomp,)).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
+    finally:
+        if seccomp is not None:
+            os.close(seccomp)
 
 
 def bwrap_available(tmp_bytes: int = 64 << 20) -> str | None:
@@ -560,7 +609,8 @@ class Sandbox:
                 (site / d.name).symlink_to(d)
         shutil.copyfile(WORKER, self.root / "worker.py")
 
-    def _command(self) -> tuple[list[str], dict[str, Any]]:
+    def _command(self, seccomp_fd: int | None = None) -> tuple[list[str], dict[str, Any]]:
+        """The worker's command line and its paths; bubblewrap loads the filter from `seccomp_fd`."""
         exe, libdir, stdlib = _python()
         roots = [stdlib, libdir]
         if self.mode == "bubblewrap":
@@ -582,6 +632,7 @@ class Sandbox:
                     "--ro-bind", str(self.root / "submission"), paths["submission"],
                     "--size", str(self.tmp_bytes), "--tmpfs", "/tmp",
                     "--proc", "/proc", "--dev", "/dev", "--chdir", "/tmp",
+                    *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
                     exe, "-I", "-S", "/sandbox/worker.py"]
             roots += ["/sandbox"]
         else:
@@ -608,12 +659,18 @@ class Sandbox:
             resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))
 
     def _spawn(self) -> None:
-        cmd, paths = self._command()
-        env = {"PATH": "/usr/bin:/bin", "HOME": paths["tmp"], "LANG": "C.UTF-8"}
-        self.buffer = b""
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     cwd=self.root / "tmp", env=env, preexec_fn=self._limits,
-                                     start_new_session=True, close_fds=True)
+        seccomp = filter_fd() if self.mode == "bubblewrap" else None
+        try:
+            cmd, paths = self._command(seccomp)
+            env = {"PATH": "/usr/bin:/bin", "HOME": paths["tmp"], "LANG": "C.UTF-8"}
+            self.buffer = b""
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                         cwd=self.root / "tmp", env=env, preexec_fn=self._limits,
+                                         start_new_session=True, close_fds=True,
+                                         pass_fds=() if seccomp is None else (seccomp,))
+        finally:
+            if seccomp is not None:
+                os.close(seccomp)
         self.starting = True
 
     def _start(self) -> None:
