@@ -4,6 +4,7 @@ its tmp, run /bin/sh as root, use the network or write past the caps -- under bu
 unprivileged-user mode (root without bwrap). Where neither can run, grading refuses."""
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,47 @@ def fill(chunk_mb, chunks):
 
 def big_file(mb):
     return fill(mb, 1)
+
+def outside(files, mb):
+    """MB held in memory outside the worker's limit (its address space and the capped /tmp), by
+    place: tmpfs folders of the jail, memfd files, System V shared memory (filled, then detached)."""
+    block = b"x" * (1 << 20)
+    held = {}
+    for place in ("/dev/shm", "/dev", "/", os.path.dirname(here())):
+        held[place] = 0
+        for i in range(files):
+            try:
+                with open(os.path.join(place, "held%d" % i), "wb") as f:
+                    for _ in range(mb):
+                        f.write(block)
+                        held[place] += 1
+            except BaseException:
+                break
+    held["memfd"] = 0
+    for i in range(files):
+        try:
+            fd = os.memfd_create("held%d" % i)
+            for _ in range(mb):
+                os.write(fd, block)
+                held["memfd"] += 1
+        except BaseException:
+            break
+    held["sysv"] = 0
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.shmat.restype = ctypes.c_void_p
+        for i in range(files):
+            segment = libc.shmget(0, mb << 20, 0o1600)
+            if segment < 0:
+                break
+            address = libc.shmat(segment, None, 0)
+            ctypes.memset(address, 1, mb << 20)
+            libc.shmdt(ctypes.c_void_p(address))
+            held["sysv"] += mb
+    except BaseException:
+        pass
+    return sorted(held.items())
 
 def multiply(n):
     """[processes, threads] started (each lives 2 s): beyond the worker, tasks escape its limits
@@ -170,6 +212,33 @@ def test_student_code_cannot_multiply(jail, mode):
     if mode == "bubblewrap":
         assert box.call("sh", {"command": "echo hi"}).startswith("denied")
     assert box.call("ids", {})[0] != 0
+
+
+def _segments_of(uid):
+    """System V shared memory segments of `uid` in the grader's IPC namespace."""
+    rows = [line.split() for line in Path("/proc/sysvipc/shm").read_text().splitlines()[1:]]
+    return [row for row in rows if int(row[7]) == uid]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_memory_outside_the_limit_is_refused_or_dies_with_the_jail(jail, mode):
+    """Memory a limit on the worker does not count: files in the jail's other tmpfs folders (/dev,
+    /dev/shm, its root), memfd files, System V shared memory. Under bubblewrap all are refused; in
+    the user mode memfd files are capped by the open-file limit (256 x 64 MB) and die with the
+    worker, and its shared memory lives in an IPC namespace of its own, gone with the jail."""
+    make, *_ = jail
+    box = make(mode)
+    held = dict(box.call("outside", {"files": 3, "mb": 20}))
+    if mode == "bubblewrap":
+        assert held == dict.fromkeys(["/dev/shm", "/dev", "/", "/sandbox", "memfd", "sysv"], 0), held
+    else:
+        assert held["sysv"] == 60, held      # the control: it is allowed, so what follows shows
+    uid = box.uid
+    box.close()
+    left = _segments_of(uid) if mode == "user" else []
+    for row in left:    # a failing run must not leave its memory behind on the machine
+        subprocess.run(["ipcrm", "-m", row[1]], capture_output=True)
+    assert left == []
 
 
 def test_no_sandbox_refuses_with_the_fix(tmp_path):

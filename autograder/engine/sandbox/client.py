@@ -52,6 +52,7 @@ PARAMS_CAP = 64                 # parameters of a student function's signature r
 LIST_CAP = 10_000               # elements of a returned list (the worker's own cap, re-checked)
 DEPTH_CAP = 3                   # nesting of a returned list
 INT_BITS_CAP = 4_000            # bits of a returned int
+FILES_OPEN_CAP = 256            # RLIMIT_NOFILE of the worker
 JAIL_UID = 65534                # the unprivileged uid/gid inside bubblewrap (nobody)
 USER_UID_BASE = 1_000_000       # "user" mode: uid = base + grader pid, one uid per live sandbox
 MODES = ("bubblewrap", "user", "unsandboxed")
@@ -77,22 +78,25 @@ class BadReply(Exception):
     """A worker reply that is not what the protocol says (student code rewrote the worker)."""
 
 
-# --- one task per jail: the seccomp filter bubblewrap loads ---
+# --- one task, no memory beside its limit: the seccomp filter bubblewrap loads ---
 
-# machine -> (its audit arch, the syscalls that start a task: clone, clone3, fork, vfork)
-TASK_SYSCALLS = {"x86_64": (0xC000003E, (56, 435, 57, 58)), "aarch64": (0xC00000B7, (220, 435))}
+# machine -> (its audit arch, the syscalls refused: the ones that start a task (clone, clone3, fork,
+# vfork) or hold memory no limit of the worker counts (memfd_create, shmget, semget, msgget))
+REFUSED_SYSCALLS = {"x86_64": (0xC000003E, (56, 435, 57, 58, 319, 29, 64, 68)),
+                    "aarch64": (0xC00000B7, (220, 435, 279, 194, 190, 186))}
 _X32_BIT = 0x40000000   # x86_64's x32 ABI: the same calls with this bit set
 
 
 @lru_cache(maxsize=None)
-def single_task_filter() -> bytes | None:
-    """The classic-BPF seccomp program `bwrap --seccomp FD` loads: every syscall that starts a task
-    (fork, vfork, clone, clone3: processes and threads alike) and every syscall of another ABI
-    (i386 on x86_64, x32) fails with EPERM, so student code stays one process of one thread. Memory
-    and CPU limits are per process, and bubblewrap's jail is root's outside its user namespace, where
-    RLIMIT_NPROC counts nothing: without this, forks or 32 KB-stack threads take memory and the
-    host's pids without bound (seccomp(2); filter layout as in linux/seccomp.h). None on another machine."""
-    known = TASK_SYSCALLS.get(platform.machine())
+def jail_filter() -> bytes | None:
+    """The classic-BPF seccomp program `bwrap --seccomp FD` loads: the syscalls of REFUSED_SYSCALLS
+    and every syscall of another ABI (i386 on x86_64, x32) fail with EPERM. Student code stays one
+    process of one thread, since memory and CPU limits are per process and bubblewrap's jail is root's
+    outside its user namespace, where RLIMIT_NPROC counts nothing (forks, or 32 KB-stack threads,
+    would take memory and the host's pids without bound); and it cannot hold memory in memfd files
+    or System V IPC, which RLIMIT_AS does not count (seccomp(2); layout as in linux/seccomp.h).
+    None on another machine."""
+    known = REFUSED_SYSCALLS.get(platform.machine())
     if known is None:
         return None
     arch, calls = known
@@ -106,8 +110,8 @@ def single_task_filter() -> bytes | None:
 
 
 def filter_fd() -> int | None:
-    """A pipe's read end holding single_task_filter() for `bwrap --seccomp` (the caller closes it), or None."""
-    program = single_task_filter()
+    """A pipe's read end holding jail_filter() for `bwrap --seccomp` (the caller closes it), or None."""
+    program = jail_filter()
     if program is None:
         return None
     read, write = os.pipe()
@@ -206,14 +210,17 @@ _PROBE = ("import json, os, sys\n"
 
 @lru_cache(maxsize=None)
 def _unshare_net() -> list[str]:
-    """`unshare --net --` where the grader may create a network namespace (root with
-    CAP_SYS_ADMIN), else [] (a container without it: the "user" mode then has the network)."""
+    """`unshare --net --ipc --` where the grader may create namespaces (root with CAP_SYS_ADMIN),
+    else [] (a container without it: the "user" mode then has the network, and System V shared
+    memory its code leaves stays until removed). In an IPC namespace of its own, what the worker
+    holds there goes with it."""
     path = shutil.which("unshare")
+    command = [path, "--net", "--ipc", "--"]
     try:
-        ok = bool(path) and subprocess.run([path, "--net", "--", "true"], capture_output=True, timeout=10).returncode == 0
+        ok = bool(path) and subprocess.run(command + ["true"], capture_output=True, timeout=10).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         ok = False
-    return [path, "--net", "--"] if ok else []
+    return command if ok else []
 
 
 def course_secrets() -> list[Path]:
@@ -631,7 +638,9 @@ class Sandbox:
             cmd += ["--ro-bind", str(self.root / "worker.py"), "/sandbox/worker.py",
                     "--ro-bind", str(self.root / "submission"), paths["submission"],
                     "--size", str(self.tmp_bytes), "--tmpfs", "/tmp",
-                    "--proc", "/proc", "--dev", "/dev", "--chdir", "/tmp",
+                    "--proc", "/proc", "--dev", "/dev",
+                    # bwrap's /dev and its root are tmpfs of their own, uncapped: nothing may be written there
+                    "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp",
                     *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
                     exe, "-I", "-S", "/sandbox/worker.py"]
             roots += ["/sandbox"]
@@ -647,14 +656,16 @@ class Sandbox:
         return cmd + [json.dumps(config)], paths
 
     def _limits(self) -> None:
-        """Runs in the child before exec: memory, CPU backstop, file size, no core dumps; in "user"
-        mode also a process cap (fork bombs count against the jail uid only)."""
+        """Runs in the child before exec: memory, CPU backstop, file size, open files (each socket or
+        pipe holds kernel memory), no core dumps; in "user" mode also a process cap (fork bombs
+        count against the jail uid only)."""
         mem = (self.config.memory_mb << 20) - (self.tmp_bytes if self.mode == "bubblewrap" else 0)
         cpu = int(self.config.budget_s) + 10
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_CAP_BYTES, FILE_CAP_BYTES))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (FILES_OPEN_CAP, FILES_OPEN_CAP))
         if self.mode == "user":
             resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))
 
