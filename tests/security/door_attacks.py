@@ -162,6 +162,30 @@ def foreign_metadata(folder: Path, kind: str) -> None:
     nbformat.write(nb, notebook)
 
 
+# (h) markup a TA's browser would run: formgrader and the feedback page render markdown and raw
+# cells as HTML (each marker names an attack; none may reach the HTML as live markup)
+HOSTILE_MARKUP = [
+    ("markdown", 'Hi <img src=x onerror="alert(\'md-img\')"> <script>alert("md-script")</script>'),
+    ("markdown", '[a](javascript:alert("md-link")) [b](jav&#x61;script:alert("md-entity")) '
+                 '![c](data:text/html,<script>alert("md-data")</script>)\n\n[d]: javascript:alert("md-ref")\n\n[e][d]'),
+    ("markdown", '<a href="javascript:alert(\'html-link\')">x</a> <iframe src="https://evil.example"></iframe>'),
+    ("raw", '<script>alert("raw-script")</script>'),
+    # what must still render: a blockquote, a details block, a plain link
+    ("markdown", "> a quote\n\n<details><summary>more</summary>\n\nhidden\n</details>\n\n[site](https://example.org)"),
+]
+
+
+def add_markup(notebook: Path) -> None:
+    """Append HOSTILE_MARKUP's cells (raw cells as text/html) to a notebook on disk."""
+    nb = nbformat.read(notebook, as_version=4)
+    for kind, source in HOSTILE_MARKUP:
+        cell = nbformat.v4.new_markdown_cell(source) if kind == "markdown" else nbformat.v4.new_raw_cell(source)
+        if kind == "raw":
+            cell.metadata["raw_mimetype"] = "text/html"
+        nb.cells.append(cell)
+    nbformat.write(nb, notebook)
+
+
 def add_cell(notebook: Path, source: str, outputs: list | None = None) -> None:
     """Append a code cell (with the outputs the student saved) to a notebook on disk."""
     nb = nbformat.read(notebook, as_version=4)

@@ -42,6 +42,7 @@ def graded_class(tmp_path_factory):
     assignment, folders = attacks.make_course(root, {**CHEATERS, **SABOTEURS, **dict.fromkeys(METADATA, "")})
     for student, kind in METADATA.items():
         attacks.foreign_metadata(folders[student], kind)
+    attacks.add_markup(folders["copy_ref"] / f"{assignment.id}.ipynb")
     pristine = {s: grade_submission(assignment, f, s).item_scores() for s, f in folders.items()}
     submitted = attacks.digest(root / "submitted")
     course_files = {p.name for p in root.iterdir()}
@@ -126,6 +127,27 @@ def test_feedback_notebook_keeps_the_students_own_outputs(graded_class):
     assert any("copy_ref saved this output" in t for t in texts)
     mimes = {m for c in nb.cells if c.cell_type == "code" for o in c.outputs for m in o.get("data", {})}
     assert "text/plain" in mimes and not mimes & {"text/html", "application/javascript"}, mimes
+
+
+def test_student_markup_is_inert_where_formgrader_and_feedback_render_it(graded_class):
+    """The autograded notebook (what formgrader shows a TA and generate_feedback turns into the
+    feedback page), rendered to HTML as nbconvert does: no tag, event handler or script link of the
+    student's is live; their text, a blockquote, a details block and a web link still are."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    assignment = graded_class["assignment"]
+    nb = nbformat.read(graded_class["root"] / "autograded" / "copy_ref" / assignment.id / f"{assignment.id}.ipynb",
+                       as_version=4)
+    page, _ = HTMLExporter().from_notebook_node(nb)
+    import re
+    handler = re.search(r"<[a-z][^<>]*\son[a-z]+\s*=", page)   # a live tag with an event handler
+    assert handler is None, page[handler.start() - 200:handler.end() + 100]
+    for live in ("<script>alert", "<iframe", 'href="javascript:', 'href="jav&', 'src="data:text/html'):
+        assert live not in page, (live, page[page.find(live) - 200:page.find(live) + 100])
+    for kept in ('&lt;script&gt;alert("md-script")', "<blockquote>", "<details><summary>more</summary>",
+                 'href="https://example.org"'):
+        assert kept in page, kept
 
 
 def test_engine_scores_refuses_a_config_that_executes_notebooks():
