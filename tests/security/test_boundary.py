@@ -241,6 +241,23 @@ def test_memory_outside_the_limit_is_refused_or_dies_with_the_jail(jail, mode):
     assert left == []
 
 
+@pytest.mark.skipif(user_mode_problem() is not None, reason="the unprivileged-user mode needs root")
+def test_user_mode_jails_keep_their_copies_from_each_other(jail):
+    """grade-batch runs graders side by side, each student code as the uid of its grader: a jail's
+    copy of its submission is readable by its own uid only, so a student cannot read (or import and
+    run) the classmate being graded at the same time, whose jail sits in the same /tmp."""
+    make, classmate, *_ = jail
+    victim = Sandbox(classmate, "collectives", CONFIG, mode="user")
+    victim.uid += 1     # the uid of another grader process
+    try:
+        victim.load()
+        copy = victim.root / "submission" / "collectives.py"
+        assert str(make("user").call("read", {"path": str(copy)})).startswith("denied"), copy
+        assert victim.call("comm_fraction", {"comm_s": 1.0, "compute_s": 1.0}) == 0.5   # its own copy it reads
+    finally:
+        victim.close()
+
+
 def test_no_sandbox_refuses_with_the_fix(tmp_path):
     """bwrap and setpriv hidden from PATH: no boundary, so `scalelabs grade` and `grade-batch`
     refuse (exit 2, one line naming the fix and the opt-in), and grade nothing."""

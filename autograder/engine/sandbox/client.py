@@ -588,12 +588,16 @@ class Sandbox:
         """The submission's copy in the jail's folder (_prepare, or take for a jail started ahead)."""
         self.skipped = copy_submission(self.submission_dir, self.root / "submission")
         if self.mode == "user":
-            # the jail uid may enter the root, read the copy and the worker, and write only its tmp
+            # the jail uid may enter the root, read the copy and the worker, and write only its tmp;
+            # the copy is root's, readable by the jail's group (its gid is its uid) alone: another
+            # grader's jail, beside this one in /tmp, must not read (or import) this student's code
             self.root.chmod(0o711)
             for dirpath, dirnames, filenames in os.walk(self.root / "submission"):
-                os.chmod(dirpath, 0o755)
+                os.chown(dirpath, 0, self.uid)
+                os.chmod(dirpath, 0o750)
                 for name in filenames:
-                    os.chmod(os.path.join(dirpath, name), 0o644)
+                    os.chown(os.path.join(dirpath, name), 0, self.uid)
+                    os.chmod(os.path.join(dirpath, name), 0o640)
             (self.root / "site").chmod(0o755)
             (self.root / "worker.py").chmod(0o644)
             os.chown(self.root / "tmp", self.uid, self.uid)
