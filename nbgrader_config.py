@@ -11,17 +11,23 @@
   gradebook holds exactly the per-item scores of `scalelabs grade`.
 * The sanitizing pass keeps the outputs the student saved (no `ClearOutput`): the feedback page
   shows the student's own outputs; grade cells are overwritten by the engine's. Stored stderr is
-  dropped, `InertOutputs` keeps only text and images (no HTML/JavaScript for a TA's browser) and
+  dropped, `InertOutputs` keeps only text and images (no HTML/JavaScript for a TA's browser),
+  `InertMarkup` makes markdown and raw cells inert (tags escaped, script links dead) and
   `LimitOutput` caps the rest.
+* A submitted notebook's nbgrader metadata is the student's: `SubmittedMetadata` (nbgrader's
+  DeduplicateIds, the first sanitizing pass) puts every cell's at nbgrader's schema version and drops
+  what does not validate or is duplicated, so no notebook stops the class's run (nbgrader aborts the
+  whole autograde on an old or new `schema_version`, and on the blank DeduplicateIds leaves on a
+  copied cell).
 * ClearSolutions is off: source notebooks hold no solutions at all (keys and reference code live
   only in autograder/ and reference/), and it would replace the answer cells `<qid> = None`.
 """
 from nbconvert.preprocessors import ClearMetadataPreprocessor
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, DeduplicateIds, IgnorePattern,
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,
                                     LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
 from autograder.engine.config import COURSE_ID
-from autograder.doors.nbgrader import EngineScores, InertOutputs
+from autograder.doors.nbgrader import EngineScores, InertMarkup, InertOutputs, SubmittedMetadata
 from labs import all_assignments
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
@@ -30,9 +36,9 @@ c.CourseDirectory.course_id = COURSE_ID
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
                             ".hypothesis", ".pytest_cache"]
 c.Autograde.exclude_overwriting = {a.id: [f"{a.module}.py"] for a in all_assignments().values()}
-c.Autograde.sanitize_preprocessors = [DeduplicateIds, OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
+c.Autograde.sanitize_preprocessors = [SubmittedMetadata, OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
 c.Autograde.autograde_preprocessors = [
-    IgnorePattern, InertOutputs, EngineScores, ClearMetadataPreprocessor, LimitOutput,
+    IgnorePattern, InertOutputs, InertMarkup, EngineScores, ClearMetadataPreprocessor, LimitOutput,
     SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
 ]
 c.IgnorePattern.enabled = True

@@ -12,12 +12,16 @@ cells keep the outputs they saved (the sanitizing pass does not clear them), for
 """
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
+from bleach import ALLOWED_TAGS
+from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbformat.v4 import new_output
 from nbgrader.coursedir import CourseDirectory
-from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Unicode
+from nbgrader.preprocessors import DeduplicateIds, NbGraderPreprocessor
+from traitlets import Bool, List, Unicode
 
 from labs import load
 
@@ -93,6 +97,40 @@ class EngineScores(NbGraderPreprocessor):
         return nb, resources
 
 
+class SubmittedMetadata(DeduplicateIds):
+    """nbgrader's DeduplicateIds (the first sanitizing pass), made safe for metadata the student
+    edited. nbgrader stops the whole autograde run (every classmate after this one left ungraded) on
+    a cell whose `schema_version` is not its own (SchemaTooOldError, SchemaTooNewError), including
+    the `{}` DeduplicateIds leaves on a duplicated cell (a grade or answer cell copied and pasted),
+    and fails the student on metadata its schema refuses. Here every cell's nbgrader metadata is put
+    at nbgrader's schema version and dropped where it still does not validate, and duplicates lose
+    theirs (nbgrader keeps the last): such cells become ordinary ones. Grade cells are restored
+    from the gradebook by OverwriteCells, and the scores are the engine's in any case."""
+
+    def preprocess(self, nb, resources):
+        from nbgrader.nbgraderformat import MetadataValidator
+
+        validator = MetadataValidator()
+        for index, cell in enumerate(nb.cells):
+            meta = cell.metadata.get("nbgrader")
+            if meta is None:
+                continue
+            if isinstance(meta, dict):
+                meta["schema_version"] = validator.schema_version
+                try:
+                    validator.validate_cell(cell)
+                    continue
+                except Exception:  # noqa: BLE001  (jsonschema's ValidationError and anything a hostile shape raises)
+                    pass
+            self.log.warning("cell %d: nbgrader metadata that does not validate was removed", index)
+            del cell.metadata["nbgrader"]
+        nb, resources = super().preprocess(nb, resources)
+        for cell in nb.cells:
+            if cell.metadata.get("nbgrader") == {}:     # a duplicate, blanked by DeduplicateIds
+                del cell.metadata["nbgrader"]
+        return nb, resources
+
+
 INERT_MIME = ("text/plain", "image/png", "image/jpeg")
 
 
@@ -113,4 +151,39 @@ class InertOutputs(NbGraderPreprocessor):
                     continue
             kept.append(output)
         cell.outputs = kept
+        return cell, resources
+
+
+# a markdown link's or image's destination, inline `](dest` or a reference definition `[id]: dest`
+_LINK_DESTINATION = re.compile(r"(\]\(\s*<?|^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*<?)([^\s)>]+)", re.M)
+_SAFE_SCHEMES = ("http:", "https:", "mailto:", "attachment:")
+
+
+def _inert_destination(match: re.Match) -> str:
+    """`#` for a destination with a scheme a browser would run (javascript:, vbscript:, data:, ...),
+    read as the browser reads it: entities decoded, backslashes and control characters dropped."""
+    target = re.sub(r"[\x00-\x20\\]", "", html.unescape(match.group(2))).lower()
+    if re.match(r"[a-z][a-z0-9+.-]*:", target) and not target.startswith(_SAFE_SCHEMES):
+        return match.group(1) + "#"
+    return match.group(0)
+
+
+class InertMarkup(SanitizeHTML):
+    """The student's markdown and raw cells as inert text for the TA's browser (formgrader) and the
+    feedback page, which render them as HTML: nbconvert's SanitizeHTML (bleach) escapes every tag
+    but bleach's safe ones and the released notebooks' `<details>`/`<summary>`, and a markdown link
+    or image whose destination would run script leads to `#`. Blockquote markers bleach escaped
+    (`&gt;`) are put back: a `>` at a line's start opens no tag."""
+
+    enabled = Bool(True).tag(config=True)      # nbconvert's preprocessors are off by default
+    tags = List(Unicode(), default_value=[*ALLOWED_TAGS, "details", "summary"],
+                help="HTML tags kept in markdown and raw cells").tag(config=True)
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type not in ("markdown", "raw"):
+            return cell, resources
+        cell, resources = super().preprocess_cell(cell, resources, index)
+        if cell.cell_type == "markdown":
+            source = re.sub(r"(?m)^((?:[ \t]*&gt;)+)", lambda m: m.group(1).replace("&gt;", ">"), cell.source)
+            cell.source = _LINK_DESTINATION.sub(_inert_destination, source)
         return cell, resources

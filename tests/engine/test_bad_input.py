@@ -73,6 +73,14 @@ CASES = {
                   "returned a Anything, expected a number"),
     "float-subclass": ("class Sly(float):\n    def __eq__(self, other):\n        return True\n" + SIG
                        + "    return Sly(1.0)\n", "returned a Sly, expected a number"),
+    # lying values that are not floats: a numpy scalar whose .item() returns itself, an awaitable
+    "numpy-item-lies": ("import numpy as np\nclass Sly(np.float64):\n    def item(self):\n        return self\n"
+                        + SIG + "    return Sly(1.0)\n", "returned a Sly, expected a number"),
+    "coroutine": ("async " + SIG + "    return 1.0\n", "returned a coroutine, expected a number"),
+    # an exception whose str() raises, and one a worker loop would not catch as Exception
+    "exception-str-raises": ("class Sly(Exception):\n    def __str__(self):\n        raise RuntimeError('no')\n"
+                             + SIG + "    raise Sly()\n", "raised Sly: <unprintable>"),
+    "keyboard-interrupt": (SIG + "    raise KeyboardInterrupt()\n", "raised KeyboardInterrupt"),
     "infinite-loop": (SIG + "    while True:\n        pass\n", "did not finish within 1 s"),
     "memory-bomb": (SIG + "    return float(len(bytearray(2**40)))\n", "ran out of memory"),
     "sys-exit-at-call": (SIG + "    import sys\n    sys.exit(0)\n", "called sys.exit(0)"),

@@ -122,6 +122,70 @@ for nb in course.glob("submitted/*/*/*.ipynb"):
 '''
 
 
+FOREIGN_METADATA = {
+    # nbgrader stops the whole autograde run on a cell of another schema version: every classmate
+    # after this student is left ungraded
+    "versions": [{"grade": False, "solution": False, "locked": False, "grade_id": "no_version"},
+                 {"grade": False, "solution": False, "locked": False, "grade_id": "old", "schema_version": 1},
+                 {"grade": False, "solution": False, "locked": False, "grade_id": "new", "schema_version": 99}],
+    # nbgrader fails the student (no grade at all) on metadata its schema refuses
+    "malformed": [{"grade": True, "schema_version": 3}, "not a dict"],
+    # every grade cell copied and pasted at the end, the copy claiming full marks: nbgrader keeps the
+    # copy and blanks the original's metadata to {}, which then stops the run as an old version
+    "copied": "copies",
+}
+
+
+def foreign_metadata(folder: Path, kind: str) -> None:
+    """(g) no code: nbgrader metadata (FOREIGN_METADATA[kind]) a student types into added cells of
+    the notebook, beside the correct module and answers of `honest_class()`'s ada (so that a
+    student nbgrader did not grade shows)."""
+    module, answers = honest_class()["ada"]
+    (folder / "collectives.py").write_text(module)
+    notebook = folder / f"{toy.make().id}.ipynb"
+    nb = nbformat.read(notebook, as_version=4)
+    key = {q.id: q.key for q in toy.make().questions}
+    for cell in nb.cells:
+        for qid in answers:
+            if cell.cell_type == "code" and cell.source.lstrip().startswith(f"{qid} ="):
+                cell.source = f"{qid} = {key[qid]!r}"
+    if kind == "copied":
+        for cell in [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]:
+            copy = nbformat.v4.new_code_cell(cell.source, metadata=json.loads(json.dumps(cell.metadata)))
+            copy.outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": "1000.0"}, execution_count=1)]
+            nb.cells.append(copy)
+    else:
+        for i, meta in enumerate(FOREIGN_METADATA[kind]):
+            cell = nbformat.v4.new_code_cell(f"x{i} = {i}")
+            cell.metadata["nbgrader"] = meta
+            nb.cells.append(cell)
+    nbformat.write(nb, notebook)
+
+
+# (h) markup a TA's browser would run: formgrader and the feedback page render markdown and raw
+# cells as HTML (each marker names an attack; none may reach the HTML as live markup)
+HOSTILE_MARKUP = [
+    ("markdown", 'Hi <img src=x onerror="alert(\'md-img\')"> <script>alert("md-script")</script>'),
+    ("markdown", '[a](javascript:alert("md-link")) [b](jav&#x61;script:alert("md-entity")) '
+                 '![c](data:text/html,<script>alert("md-data")</script>)\n\n[d]: javascript:alert("md-ref")\n\n[e][d]'),
+    ("markdown", '<a href="javascript:alert(\'html-link\')">x</a> <iframe src="https://evil.example"></iframe>'),
+    ("raw", '<script>alert("raw-script")</script>'),
+    # what must still render: a blockquote, a details block, a plain link
+    ("markdown", "> a quote\n\n<details><summary>more</summary>\n\nhidden\n</details>\n\n[site](https://example.org)"),
+]
+
+
+def add_markup(notebook: Path) -> None:
+    """Append HOSTILE_MARKUP's cells (raw cells as text/html) to a notebook on disk."""
+    nb = nbformat.read(notebook, as_version=4)
+    for kind, source in HOSTILE_MARKUP:
+        cell = nbformat.v4.new_markdown_cell(source) if kind == "markdown" else nbformat.v4.new_raw_cell(source)
+        if kind == "raw":
+            cell.metadata["raw_mimetype"] = "text/html"
+        nb.cells.append(cell)
+    nbformat.write(nb, notebook)
+
+
 def add_cell(notebook: Path, source: str, outputs: list | None = None) -> None:
     """Append a code cell (with the outputs the student saved) to a notebook on disk."""
     nb = nbformat.read(notebook, as_version=4)

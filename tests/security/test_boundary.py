@@ -4,6 +4,7 @@ its tmp, run /bin/sh as root, use the network or write past the caps -- under bu
 unprivileged-user mode (root without bwrap). Where neither can run, grading refuses."""
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,69 @@ def fill(chunk_mb, chunks):
 
 def big_file(mb):
     return fill(mb, 1)
+
+def outside(files, mb):
+    """MB held in memory outside the worker's limit (its address space and the capped /tmp), by
+    place: tmpfs folders of the jail, memfd files, System V shared memory (filled, then detached)."""
+    block = b"x" * (1 << 20)
+    held = {}
+    for place in ("/dev/shm", "/dev", "/", os.path.dirname(here())):
+        held[place] = 0
+        for i in range(files):
+            try:
+                with open(os.path.join(place, "held%d" % i), "wb") as f:
+                    for _ in range(mb):
+                        f.write(block)
+                        held[place] += 1
+            except BaseException:
+                break
+    held["memfd"] = 0
+    for i in range(files):
+        try:
+            fd = os.memfd_create("held%d" % i)
+            for _ in range(mb):
+                os.write(fd, block)
+                held["memfd"] += 1
+        except BaseException:
+            break
+    held["sysv"] = 0
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.shmat.restype = ctypes.c_void_p
+        for i in range(files):
+            segment = libc.shmget(0, mb << 20, 0o1600)
+            if segment < 0:
+                break
+            address = libc.shmat(segment, None, 0)
+            ctypes.memset(address, 1, mb << 20)
+            libc.shmdt(ctypes.c_void_p(address))
+            held["sysv"] += mb
+    except BaseException:
+        pass
+    return sorted(held.items())
+
+def multiply(n):
+    """[processes, threads] started (each lives 2 s): beyond the worker, tasks escape its limits
+    (memory and CPU are per process) and take host-wide pids."""
+    import threading, time
+    forked = started = 0
+    for _ in range(n):
+        try:
+            if os.fork() == 0:
+                time.sleep(2)
+                os._exit(0)
+            forked += 1
+        except OSError:
+            break
+    threading.stack_size(32 << 10)
+    for _ in range(n):
+        try:
+            threading.Thread(target=time.sleep, args=(2,), daemon=True).start()
+            started += 1
+        except RuntimeError:
+            break
+    return [forked, started]
 '''
 
 
@@ -120,9 +184,11 @@ def test_unhooked_student_code_stays_in_the_jail(jail, mode):
                  sub / "probe.py", Path(call("here", {})) / "probe.py", "/etc/passwd", "/usr/lib/x"):
         assert call("write", {"path": str(path)}).startswith("denied"), path
     assert json.loads((results / "bob.json").read_text()) == {}
-    # /bin/sh runs, but as the jail's uid, and it cannot read the reference either
+    # /bin/sh cannot start under bubblewrap (no new task); in the user mode it runs, but as the
+    # jail's uid, and it cannot read the reference either
     assert call("sh", {"command": "id -u"}) not in ("0", "")
-    assert call("sh", {"command": f"cat {REPO / 'reference' / 'collectives.py'} | head -c 20"}) == ""
+    cat = call("sh", {"command": f"cat {REPO / 'reference' / 'collectives.py'} | head -c 20"})
+    assert cat == "" or (mode == "bubblewrap" and cat.startswith("denied")), cat
     assert call("net", {}).startswith("denied")
 
 
@@ -133,6 +199,63 @@ def test_writes_are_capped(jail, mode):
     assert box.call("big_file", {"mb": 100}) <= 64          # RLIMIT_FSIZE: one file
     if mode == "bubblewrap":                                # tmpfs --size: all files together
         assert box.call("fill", {"chunk_mb": 40, "chunks": 10}) <= CONFIG.tmp_mb
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_student_code_cannot_multiply(jail, mode):
+    """fork, threads and subprocesses: none under bubblewrap (a seccomp filter refuses every new task),
+    at most RLIMIT_NPROC in the user mode (its uid counts them); the worker still answers."""
+    make, *_ = jail
+    box = make(mode)
+    forked, threads = box.call("multiply", {"n": 100})
+    assert forked + threads <= (0 if mode == "bubblewrap" else 64), (forked, threads)
+    if mode == "bubblewrap":
+        assert box.call("sh", {"command": "echo hi"}).startswith("denied")
+    assert box.call("ids", {})[0] != 0
+
+
+def _segments_of(uid):
+    """System V shared memory segments of `uid` in the grader's IPC namespace."""
+    rows = [line.split() for line in Path("/proc/sysvipc/shm").read_text().splitlines()[1:]]
+    return [row for row in rows if int(row[7]) == uid]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_memory_outside_the_limit_is_refused_or_dies_with_the_jail(jail, mode):
+    """Memory a limit on the worker does not count: files in the jail's other tmpfs folders (/dev,
+    /dev/shm, its root), memfd files, System V shared memory. Under bubblewrap all are refused; in
+    the user mode memfd files are capped by the open-file limit (256 x 64 MB) and die with the
+    worker, and its shared memory lives in an IPC namespace of its own, gone with the jail."""
+    make, *_ = jail
+    box = make(mode)
+    held = dict(box.call("outside", {"files": 3, "mb": 20}))
+    if mode == "bubblewrap":
+        assert held == dict.fromkeys(["/dev/shm", "/dev", "/", "/sandbox", "memfd", "sysv"], 0), held
+    else:
+        assert held["sysv"] == 60, held      # the control: it is allowed, so what follows shows
+    uid = box.uid
+    box.close()
+    left = _segments_of(uid) if mode == "user" else []
+    for row in left:    # a failing run must not leave its memory behind on the machine
+        subprocess.run(["ipcrm", "-m", row[1]], capture_output=True)
+    assert left == []
+
+
+@pytest.mark.skipif(user_mode_problem() is not None, reason="the unprivileged-user mode needs root")
+def test_user_mode_jails_keep_their_copies_from_each_other(jail):
+    """grade-batch runs graders side by side, each student code as the uid of its grader: a jail's
+    copy of its submission is readable by its own uid only, so a student cannot read (or import and
+    run) the classmate being graded at the same time, whose jail sits in the same /tmp."""
+    make, classmate, *_ = jail
+    victim = Sandbox(classmate, "collectives", CONFIG, mode="user")
+    victim.uid += 1     # the uid of another grader process
+    try:
+        victim.load()
+        copy = victim.root / "submission" / "collectives.py"
+        assert str(make("user").call("read", {"path": str(copy)})).startswith("denied"), copy
+        assert victim.call("comm_fraction", {"comm_s": 1.0, "compute_s": 1.0}) == 0.5   # its own copy it reads
+    finally:
+        victim.close()
 
 
 def test_no_sandbox_refuses_with_the_fix(tmp_path):

@@ -28,6 +28,9 @@ SABOTEURS = {
     "sab_exit": attacks.EXIT_KERNEL,
     "sab_outside": attacks.WRITE_OUTSIDE,
 }
+# (g) no cell: nbgrader metadata (door_attacks.FOREIGN_METADATA) in a correct submission's notebook,
+# sorted first: graded before everyone
+METADATA = {"aab_versions": "versions", "aac_malformed": "malformed", "aad_copied": "copied"}
 HONEST = ("ada", "bob")
 
 
@@ -36,7 +39,10 @@ def graded_class(tmp_path_factory):
     """The class submitted, its pristine engine scores and file digests, then one
     `nbgrader autograde` of the whole class (timed)."""
     root = tmp_path_factory.mktemp("nbgrader-attacks")
-    assignment, folders = attacks.make_course(root, {**CHEATERS, **SABOTEURS})
+    assignment, folders = attacks.make_course(root, {**CHEATERS, **SABOTEURS, **dict.fromkeys(METADATA, "")})
+    for student, kind in METADATA.items():
+        attacks.foreign_metadata(folders[student], kind)
+    attacks.add_markup(folders["copy_ref"] / f"{assignment.id}.ipynb")
     pristine = {s: grade_submission(assignment, f, s).item_scores() for s, f in folders.items()}
     submitted = attacks.digest(root / "submitted")
     course_files = {p.name for p in root.iterdir()}
@@ -81,6 +87,15 @@ def test_saboteur_is_graded_from_the_submitted_files(graded_class, student):
     _assert_graded_pristine(graded_class, student)
 
 
+@pytest.mark.parametrize("student", sorted(METADATA))
+def test_foreign_nbgrader_metadata_neither_stops_the_class_nor_costs_the_student(graded_class, student):
+    """nbgrader aborts a whole autograde on a cell of another metadata schema version, and fails a
+    student whose metadata its schema refuses: the door drops what does not validate, so this
+    (correct) student keeps the engine's full marks, and everyone after is graded."""
+    _assert_graded_pristine(graded_class, student)
+    assert sum(s for s, _ in graded_class["book"][student].values()) == graded_class["assignment"].total_points
+
+
 @pytest.mark.parametrize("student", HONEST)
 def test_honest_classmate_score_does_not_move(graded_class, student):
     _assert_graded_pristine(graded_class, student)
@@ -112,6 +127,27 @@ def test_feedback_notebook_keeps_the_students_own_outputs(graded_class):
     assert any("copy_ref saved this output" in t for t in texts)
     mimes = {m for c in nb.cells if c.cell_type == "code" for o in c.outputs for m in o.get("data", {})}
     assert "text/plain" in mimes and not mimes & {"text/html", "application/javascript"}, mimes
+
+
+def test_student_markup_is_inert_where_formgrader_and_feedback_render_it(graded_class):
+    """The autograded notebook (what formgrader shows a TA and generate_feedback turns into the
+    feedback page), rendered to HTML as nbconvert does: no tag, event handler or script link of the
+    student's is live; their text, a blockquote, a details block and a web link still are."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    assignment = graded_class["assignment"]
+    nb = nbformat.read(graded_class["root"] / "autograded" / "copy_ref" / assignment.id / f"{assignment.id}.ipynb",
+                       as_version=4)
+    page, _ = HTMLExporter().from_notebook_node(nb)
+    import re
+    handler = re.search(r"<[a-z][^<>]*\son[a-z]+\s*=", page)   # a live tag with an event handler
+    assert handler is None, page[handler.start() - 200:handler.end() + 100]
+    for live in ("<script>alert", "<iframe", 'href="javascript:', 'href="jav&', 'src="data:text/html'):
+        assert live not in page, (live, page[page.find(live) - 200:page.find(live) + 100])
+    for kept in ('&lt;script&gt;alert("md-script")', "<blockquote>", "<details><summary>more</summary>",
+                 'href="https://example.org"'):
+        assert kept in page, kept
 
 
 def test_engine_scores_refuses_a_config_that_executes_notebooks():

@@ -19,12 +19,14 @@ import importlib.util
 import itertools
 import json
 import os
+import platform
 import re
 import resource
 import select
 import shutil
 import signal
 import stat
+import struct
 import subprocess
 import sys
 import sysconfig
@@ -50,6 +52,7 @@ PARAMS_CAP = 64                 # parameters of a student function's signature r
 LIST_CAP = 10_000               # elements of a returned list (the worker's own cap, re-checked)
 DEPTH_CAP = 3                   # nesting of a returned list
 INT_BITS_CAP = 4_000            # bits of a returned int
+FILES_OPEN_CAP = 256            # RLIMIT_NOFILE of the worker
 JAIL_UID = 65534                # the unprivileged uid/gid inside bubblewrap (nobody)
 USER_UID_BASE = 1_000_000       # "user" mode: uid = base + grader pid, one uid per live sandbox
 MODES = ("bubblewrap", "user", "unsandboxed")
@@ -75,17 +78,67 @@ class BadReply(Exception):
     """A worker reply that is not what the protocol says (student code rewrote the worker)."""
 
 
+# --- one task, no memory beside its limit: the seccomp filter bubblewrap loads ---
+
+# machine -> (its audit arch, the syscalls refused: the ones that start a task (clone, clone3, fork,
+# vfork) or hold memory no limit of the worker counts (memfd_create, shmget, semget, msgget))
+REFUSED_SYSCALLS = {"x86_64": (0xC000003E, (56, 435, 57, 58, 319, 29, 64, 68)),
+                    "aarch64": (0xC00000B7, (220, 435, 279, 194, 190, 186))}
+_X32_BIT = 0x40000000   # x86_64's x32 ABI: the same calls with this bit set
+
+
+@lru_cache(maxsize=None)
+def jail_filter() -> bytes | None:
+    """The classic-BPF seccomp program `bwrap --seccomp FD` loads: the syscalls of REFUSED_SYSCALLS
+    and every syscall of another ABI (i386 on x86_64, x32) fail with EPERM. Student code stays one
+    process of one thread, since memory and CPU limits are per process and bubblewrap's jail is root's
+    outside its user namespace, where RLIMIT_NPROC counts nothing (forks, or 32 KB-stack threads,
+    would take memory and the host's pids without bound); and it cannot hold memory in memfd files
+    or System V IPC, which RLIMIT_AS does not count (seccomp(2); layout as in linux/seccomp.h).
+    None on another machine."""
+    known = REFUSED_SYSCALLS.get(platform.machine())
+    if known is None:
+        return None
+    arch, calls = known
+    load, jump_eq, jump_ge, ret = 0x20, 0x15, 0x35, 0x06          # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, RET|K
+    allow, deny = 0x7FFF0000, 0x00050000 | 1                      # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+    checks = [(jump_ge, _X32_BIT)] + [(jump_eq, nr) for nr in calls]
+    program = [(load, 0, 0, 4), (jump_eq, 1, 0, arch), (ret, 0, 0, deny), (load, 0, 0, 0)]  # 4: arch, 0: nr
+    program += [(op, len(checks) - i, 0, k) for i, (op, k) in enumerate(checks)]           # a match: to deny
+    program += [(ret, 0, 0, allow), (ret, 0, 0, deny)]
+    return b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
+
+
+def filter_fd() -> int | None:
+    """A pipe's read end holding jail_filter() for `bwrap --seccomp` (the caller closes it), or None."""
+    program = jail_filter()
+    if program is None:
+        return None
+    read, write = os.pipe()
+    try:
+        os.write(write, program)    # a few hundred bytes: far below a pipe's buffer
+    finally:
+        os.close(write)
+    return read
+
+
 # --- which boundary ---
 
 @lru_cache(maxsize=None)
 def _bwrap_probe(path: str, tmp_bytes: int) -> bool:
+    seccomp = filter_fd()
     probe = [path, "--unshare-all", "--unshare-user", "--uid", str(JAIL_UID), "--gid", str(JAIL_UID),
              "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
-             "--size", str(tmp_bytes), "--tmpfs", "/tmp", "true"]
+             "--size", str(tmp_bytes), "--tmpfs", "/tmp",
+             *(["--seccomp", str(seccomp)] if seccomp is not None else []), "true"]
     try:
-        return subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
+        return subprocess.run(probe, capture_output=True, timeout=10,
+                              pass_fds=() if seccomp is None else (seccomp,)).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
+    finally:
+        if seccomp is not None:
+            os.close(seccomp)
 
 
 def bwrap_available(tmp_bytes: int = 64 << 20) -> str | None:
@@ -157,14 +210,17 @@ _PROBE = ("import json, os, sys\n"
 
 @lru_cache(maxsize=None)
 def _unshare_net() -> list[str]:
-    """`unshare --net --` where the grader may create a network namespace (root with
-    CAP_SYS_ADMIN), else [] (a container without it: the "user" mode then has the network)."""
+    """`unshare --net --ipc --` where the grader may create namespaces (root with CAP_SYS_ADMIN),
+    else [] (a container without it: the "user" mode then has the network, and System V shared
+    memory its code leaves stays until removed). In an IPC namespace of its own, what the worker
+    holds there goes with it."""
     path = shutil.which("unshare")
+    command = [path, "--net", "--ipc", "--"]
     try:
-        ok = bool(path) and subprocess.run([path, "--net", "--", "true"], capture_output=True, timeout=10).returncode == 0
+        ok = bool(path) and subprocess.run(command + ["true"], capture_output=True, timeout=10).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         ok = False
-    return [path, "--net", "--"] if ok else []
+    return command if ok else []
 
 
 def course_secrets() -> list[Path]:
@@ -532,12 +588,16 @@ class Sandbox:
         """The submission's copy in the jail's folder (_prepare, or take for a jail started ahead)."""
         self.skipped = copy_submission(self.submission_dir, self.root / "submission")
         if self.mode == "user":
-            # the jail uid may enter the root, read the copy and the worker, and write only its tmp
+            # the jail uid may enter the root, read the copy and the worker, and write only its tmp;
+            # the copy is root's, readable by the jail's group (its gid is its uid) alone: another
+            # grader's jail, beside this one in /tmp, must not read (or import) this student's code
             self.root.chmod(0o711)
             for dirpath, dirnames, filenames in os.walk(self.root / "submission"):
-                os.chmod(dirpath, 0o755)
+                os.chown(dirpath, 0, self.uid)
+                os.chmod(dirpath, 0o750)
                 for name in filenames:
-                    os.chmod(os.path.join(dirpath, name), 0o644)
+                    os.chown(os.path.join(dirpath, name), 0, self.uid)
+                    os.chmod(os.path.join(dirpath, name), 0o640)
             (self.root / "site").chmod(0o755)
             (self.root / "worker.py").chmod(0o644)
             os.chown(self.root / "tmp", self.uid, self.uid)
@@ -560,7 +620,8 @@ class Sandbox:
                 (site / d.name).symlink_to(d)
         shutil.copyfile(WORKER, self.root / "worker.py")
 
-    def _command(self) -> tuple[list[str], dict[str, Any]]:
+    def _command(self, seccomp_fd: int | None = None) -> tuple[list[str], dict[str, Any]]:
+        """The worker's command line and its paths; bubblewrap loads the filter from `seccomp_fd`."""
         exe, libdir, stdlib = _python()
         roots = [stdlib, libdir]
         if self.mode == "bubblewrap":
@@ -581,7 +642,10 @@ class Sandbox:
             cmd += ["--ro-bind", str(self.root / "worker.py"), "/sandbox/worker.py",
                     "--ro-bind", str(self.root / "submission"), paths["submission"],
                     "--size", str(self.tmp_bytes), "--tmpfs", "/tmp",
-                    "--proc", "/proc", "--dev", "/dev", "--chdir", "/tmp",
+                    "--proc", "/proc", "--dev", "/dev",
+                    # bwrap's /dev and its root are tmpfs of their own, uncapped: nothing may be written there
+                    "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp",
+                    *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
                     exe, "-I", "-S", "/sandbox/worker.py"]
             roots += ["/sandbox"]
         else:
@@ -596,24 +660,32 @@ class Sandbox:
         return cmd + [json.dumps(config)], paths
 
     def _limits(self) -> None:
-        """Runs in the child before exec: memory, CPU backstop, file size, no core dumps; in "user"
-        mode also a process cap (fork bombs count against the jail uid only)."""
+        """Runs in the child before exec: memory, CPU backstop, file size, open files (each socket or
+        pipe holds kernel memory), no core dumps; in "user" mode also a process cap (fork bombs
+        count against the jail uid only)."""
         mem = (self.config.memory_mb << 20) - (self.tmp_bytes if self.mode == "bubblewrap" else 0)
         cpu = int(self.config.budget_s) + 10
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_CAP_BYTES, FILE_CAP_BYTES))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (FILES_OPEN_CAP, FILES_OPEN_CAP))
         if self.mode == "user":
             resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))
 
     def _spawn(self) -> None:
-        cmd, paths = self._command()
-        env = {"PATH": "/usr/bin:/bin", "HOME": paths["tmp"], "LANG": "C.UTF-8"}
-        self.buffer = b""
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     cwd=self.root / "tmp", env=env, preexec_fn=self._limits,
-                                     start_new_session=True, close_fds=True)
+        seccomp = filter_fd() if self.mode == "bubblewrap" else None
+        try:
+            cmd, paths = self._command(seccomp)
+            env = {"PATH": "/usr/bin:/bin", "HOME": paths["tmp"], "LANG": "C.UTF-8"}
+            self.buffer = b""
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                         cwd=self.root / "tmp", env=env, preexec_fn=self._limits,
+                                         start_new_session=True, close_fds=True,
+                                         pass_fds=() if seccomp is None else (seccomp,))
+        finally:
+            if seccomp is not None:
+                os.close(seccomp)
         self.starting = True
 
     def _start(self) -> None:

@@ -232,7 +232,8 @@ WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 DENIED_IMPORTS = {"_ctypes", "ctypes", "_socket", "socket", "_posixsubprocess", "subprocess",
                   "multiprocessing", "_multiprocessing", "pty"}
 DENIED_EVENTS = ("socket.", "subprocess.", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
-                 "os.fork", "os.forkpty", "os.kill", "os.killpg", "ctypes.", "pty.", "webbrowser.")
+                 "os.fork", "os.forkpty", "os.kill", "os.killpg", "ctypes.", "pty.", "webbrowser.",
+                 "_thread.start_new_thread")
 PATH_WRITE_EVENTS = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown",
                      "os.symlink", "os.link", "os.truncate", "os.utime", "os.chflags", "os.lchflags",
                      "os.mkfifo", "os.mknod", "shutil.rmtree", "shutil.copytree", "shutil.move"}
