@@ -144,6 +144,10 @@ def grade_batch(assignment: str = typer.Argument(...),
     except GradebookUnavailable as exc:
         fail(f"{exc}. Every student's results and the class CSV are in {target}: rerun with a working --db "
              "(graded students are skipped)")
+    except KeyboardInterrupt:
+        fail(f"interrupted: every student graded so far is kept in {target / 'results'}; run the same command "
+             "again to grade the rest (graded students are skipped; the CSV and the gradebook are written when "
+             "a run finishes)", code=130)
     out.print(f"graded {len(summary.graded)}, skipped {len(summary.skipped)} already graded, "
               f"failed {len(summary.failed)}", highlight=False)
     for student, why in summary.failed.items():

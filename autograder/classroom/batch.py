@@ -19,6 +19,7 @@ import io
 import json
 import multiprocessing
 import os
+import signal
 import stat
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -101,8 +102,10 @@ _config: GradingConfig | None = None
 _ahead: Sandbox | None = None     # the next student's jail, booting while this student is graded
 
 
-def _init_worker(assignment_name: str, mode: str) -> None:
+def _init_worker(assignment_name: str, mode: str, own_process: bool = False) -> None:
     global _assignment, _mode, _config
+    if own_process:   # Ctrl-C is the parent's to handle: it drops the students not yet started, and a
+        signal.signal(signal.SIGINT, signal.SIG_IGN)   # grader finishes the one in hand, without a traceback
     _assignment = load(assignment_name)
     _mode = mode
     _config = load_config()
@@ -156,17 +159,20 @@ def _graders(jobs: int, assignment_name: str, mode: str) -> Iterator[Executor]:
     if jobs > 1:
         context = multiprocessing.get_context("spawn")  # no fork of a parent with threads (progress bar)
         pool: Executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context,
-                                             initializer=_init_worker, initargs=(assignment_name, mode))
+                                             initializer=_init_worker, initargs=(assignment_name, mode, True))
     else:
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grader",
                                   initializer=_init_worker, initargs=(assignment_name, mode))
     try:
         yield pool
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        # one shutdown only: a second call resets cancel_futures before the pool acts on it, and the
+        # whole class is then graded at exit behind a frozen progress bar
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
-    finally:
+    else:
         pool.shutdown(wait=True)
+    finally:
         if jobs == 1:
             _close_ahead()
 

@@ -169,6 +169,50 @@ def test_ctrl_c_stops_a_one_job_batch_after_the_student_in_hand(tmp_path):
     assert 1 <= len(list((out / "results").glob("*.json"))) <= 2   # the first, and the one already started
 
 
+STOP_AFTER_FIRST_OF_TWO_JOBS = STOP_AFTER_FIRST.replace("jobs=1", "jobs=2")
+
+
+def test_ctrl_c_stops_a_two_job_batch_after_the_students_in_hand(tmp_path):
+    """With a process pool, Ctrl-C must drop the students not yet handed to a grader: shutting the pool
+    down a second time reset its cancel_futures, and the whole class was graded on at exit while the
+    TA's terminal showed the frozen bar."""
+    root, out = tmp_path / "class", tmp_path / "out"
+    make_class(root, 24)
+    stopped = subprocess.run([sys.executable, "-c", STOP_AFTER_FIRST_OF_TWO_JOBS, TOY, str(root), str(out)],
+                             cwd=HERE, capture_output=True, text=True, timeout=600)
+    assert stopped.stdout.strip() == "stopped", stopped.stderr[-2000:]
+    # the first, and those the pool had already handed out: two graders and one queued call each side
+    assert 1 <= len(list((out / "results").glob("*.json"))) <= 6
+
+
+def test_ctrl_c_in_the_terminal_stops_grade_batch_with_a_message_and_the_rerun_finishes(tmp_path):
+    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it, mid-class with two jobs: the
+    command stops at once with one line saying what is kept and what to do, and the same command again
+    grades only the rest."""
+    import os
+    import time
+    root, out = tmp_path / "class", tmp_path / "out"
+    n = 24
+    make_class(root, n)
+    proc = subprocess.Popen([*SCALELABS, "grade-batch", TOY, str(root), "--jobs", "2", "--out", str(out)], cwd=HERE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 300
+    while not list((out / "results").glob("*.json")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=300)
+    message = " ".join(stderr.split())
+    assert proc.returncode == 130 and "Traceback" not in stderr, stderr[-3000:]
+    assert "interrupted: every student graded so far is kept in" in message and "run the same command again" in message
+    kept = len(list((out / "results").glob("*.json")))
+    assert 1 <= kept <= 8, f"{kept} of {n} graded after Ctrl-C"
+    again = run("grade-batch", TOY, root, "--jobs", "2", "--out", out)
+    assert again.returncode == 0, again.stderr
+    assert f"graded {n - kept}, skipped {kept} already graded" in again.stdout, again.stdout
+    assert len(list(csv.DictReader((out / "grades.csv").open()))) == n
+
+
 def test_batch_reads_nbgraders_submitted_layout(tmp_path):
     """`submitted/<student>/<assignment>/` (nbgrader's collect layout) grades like a flat class."""
     flat, nested = tmp_path / "flat", tmp_path / "submitted"
