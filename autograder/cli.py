@@ -74,7 +74,9 @@ def _folder(path: Path, what: str) -> Path:
     if not path.exists():
         fail(f"{what} {path} does not exist")
     if not path.is_dir():
-        fail(f"{what} {path} is not a folder")
+        import zipfile
+        unzip = f": unzip it first (`unzip {path} -d DIR`) and pass DIR" if zipfile.is_zipfile(path) else ""
+        fail(f"{what} {path} is not a folder{unzip}")
     return path
 
 
@@ -124,7 +126,7 @@ def grade_batch(assignment: str = typer.Argument(...),
                 course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Grade a class in parallel; resumable; writes results, feedback pages, a CSV and the gradebook
     (default: grades/ASSIGNMENT in the course, or here when there is no course)."""
-    from autograder.classroom.batch import students
+    from autograder.classroom.batch import OutputFolderError, misplaced_class, students
     from autograder.classroom.gradebook import GradebookUnavailable
     from autograder.classroom.progress import grade_batch_with_progress
     from autograder.engine.sandbox import SandboxUnavailable
@@ -134,12 +136,14 @@ def grade_batch(assignment: str = typer.Argument(...),
     out_dir = out_dir.resolve() if out_dir else None
     root = _course(course, required=False)
     if not students(submissions_root):
-        fail(f"submissions root {submissions_root} has no student subfolders")
+        fail(f"submissions root {submissions_root} has no student subfolders{_no_students_hint(submissions_root, spec)}")
+    if why := misplaced_class(submissions_root, spec):
+        fail(why)
     target = out_dir or _grades_dir(root, spec.id)
     try:
         summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err,
                                             allow_unsandboxed=allow_unsandboxed)
-    except SandboxUnavailable as exc:
+    except (SandboxUnavailable, OutputFolderError) as exc:
         fail(str(exc))
     except GradebookUnavailable as exc:
         fail(f"{exc}. Every student's results and the class CSV are in {target}: rerun with a working --db "
@@ -156,6 +160,17 @@ def grade_batch(assignment: str = typer.Argument(...),
               highlight=False)
     if summary.failed:
         raise typer.Exit(1)
+
+
+def _no_students_hint(root: Path, spec) -> str:
+    """What a root without student folders probably is: one submission, or files from a flat download."""
+    names = {p.name for p in root.iterdir()}
+    if f"{spec.module}.py" in names or f"{spec.id}.ipynb" in names:
+        return (f": it looks like one submission; grade it with `scalelabs grade {spec.id} {root}`, or put each "
+                "student's files in a folder of their own")
+    if any(n.endswith((".py", ".ipynb")) for n in names):
+        return ": put each student's files in a folder of their own (ROOT/<student>/), e.g. a Canvas download's files"
+    return ""
 
 
 def _grades_dir(root: Optional[Path], assignment_id: str) -> Path:

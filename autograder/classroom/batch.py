@@ -81,6 +81,42 @@ def students(root: Path) -> list[str]:
                       and (e.is_dir(follow_symlinks=False) or e.is_symlink()))
 
 
+def misplaced_class(root: Path, assignment: Assignment) -> str | None:
+    """Why `root` cannot be this assignment's class, or None: not one student folder holds the lab's
+    module or a notebook (the folder above the class, a student's own folder, another lab's class).
+    Grading it would give everyone 0 and say nothing."""
+    wanted = {f"{assignment.module}.py", f"{assignment.id}.ipynb"}
+    names = students(root)
+    for student in names:
+        folder = submission_folder(root / student, assignment)
+        try:
+            with os.scandir(folder) as it:
+                if any(e.name in wanted for e in it):
+                    return None
+        except OSError:
+            continue
+    shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+    return (f"no student folder in {root} ({shown}) holds {' or '.join(sorted(wanted))}, directly or in "
+            f"<student>/{assignment.id}/: pass the folder that holds one folder per student of {assignment.id}")
+
+
+class OutputFolderError(ValueError):
+    """The output folder cannot take this class's grades; nothing was graded or written."""
+
+
+def check_output(out_dir: Path) -> None:
+    """Make results/ and feedback/ and write a probe in each, so a folder that cannot be written is
+    one error before the class is graded, not a traceback (or a failure per student) after."""
+    import tempfile
+    try:
+        for folder in (out_dir / "results", out_dir / "feedback"):
+            folder.mkdir(parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=folder).close()
+    except OSError as exc:
+        raise OutputFolderError(f"cannot write the grades to {out_dir}: {exc.strerror or exc}"
+                                f"{f' ({exc.filename})' if exc.filename else ''}; pass --out a folder you can write") from exc
+
+
 def load_result(path: Path) -> dict | None:
     """A finished student's results dict, or None when the file is missing, torn or not ours
     (then the student is graded again)."""
@@ -212,15 +248,19 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
     mode = choose_mode(config.sandbox, allow_unsandboxed or config.allow_unsandboxed)
     assignment = load(assignment_name)
     root, out_dir = Path(root), Path(out_dir)
-    (out_dir / "results").mkdir(parents=True, exist_ok=True)
-    (out_dir / "feedback").mkdir(parents=True, exist_ok=True)
+    check_output(out_dir)
     summary = BatchSummary(out_dir)
     todo: list[tuple[str, str]] = []
     folders = {student: submission_folder(root / student, assignment) for student in students(root)}
     for student, folder in folders.items():
         sha = fingerprint(folder)
         done = load_result(out_dir / "results" / f"{student}.json")
-        if done and done["scalelabs"].get("fingerprint") == sha and done["scalelabs"].get("assignment") == assignment.id:
+        if done and done["scalelabs"].get("assignment") != assignment.id:
+            raise OutputFolderError(
+                f"{out_dir} holds results of {done['scalelabs'].get('assignment')} ({student}.json): grade "
+                f"{assignment.id} into a folder of its own (--out DIR; default grades/{assignment.id}), so that "
+                "no result is overwritten")
+        if done and done["scalelabs"].get("fingerprint") == sha:
             summary.skipped.append(student)
         else:
             todo.append((student, sha))

@@ -213,6 +213,57 @@ def test_ctrl_c_in_the_terminal_stops_grade_batch_with_a_message_and_the_rerun_f
     assert len(list(csv.DictReader((out / "grades.csv").open()))) == n
 
 
+def _wrong_folder(tmp_path: Path, case: str) -> tuple[list, str]:
+    """A tired TA's grade-batch arguments for `case` (a class of two under tmp_path/course/class) and the
+    words the one-line error must hold."""
+    import shutil
+    course = tmp_path / "course"
+    make_class(course / "class", 2)
+    if case == "the folder above the class":
+        return [course], "no student folder in"
+    if case == "one student's folder":
+        return [course / "class" / "s00"], "it looks like one submission; grade it with `scalelabs grade"
+    if case == "a flat download":
+        flat = tmp_path / "flat"
+        flat.mkdir()
+        for f in (course / "class" / "s00").iterdir():
+            shutil.copy(f, flat / f"s00_{f.name}")
+        return [flat], "put each student's files in a folder of their own"
+    if case == "a zip of the class":
+        return [shutil.make_archive(str(tmp_path / "class"), "zip", course / "class")], "unzip it first"
+    if case == "an output folder inside a file":
+        (tmp_path / "notes.txt").write_text("")
+        return [course / "class", "--out", tmp_path / "notes.txt" / "grades"], "cannot write the grades to"
+    raise AssertionError(case)
+
+
+@pytest.mark.parametrize("case", ["the folder above the class", "one student's folder", "a flat download",
+                                  "a zip of the class", "an output folder inside a file"])
+def test_a_wrong_folder_is_one_line_saying_what_to_pass_and_grades_nobody(tmp_path, case):
+    """Before: the folder above the class graded each folder of students as one student with 0 and exit 0;
+    an output folder that cannot be written was a traceback."""
+    args, words = _wrong_folder(tmp_path, case)
+    out = [] if "--out" in args else ["--out", tmp_path / "out"]
+    proc = run("grade-batch", TOY, *args, "--jobs", "1", *out)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stdout + proc.stderr[-3000:]
+    assert words in " ".join(proc.stderr.split()), proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_second_assignment_into_the_same_output_folder_is_refused_and_overwrites_nothing(tmp_path):
+    """Before: grading another lab with the same --out replaced each student's results of the first lab."""
+    root, out = tmp_path / "class", tmp_path / "out"
+    make_class(root, 2)
+    assert run("grade-batch", TOY, root, "--jobs", "1", "--out", out).returncode == 0
+    before = {p.name: p.read_bytes() for p in (out / "results").glob("*.json")}
+    second = run("grade-batch", "lab06_collectives", root, "--jobs", "1", "--out", out)
+    message = " ".join(second.stderr.split())
+    assert second.returncode == 2 and "Traceback" not in second.stderr, second.stderr[-3000:]
+    assert f"{out} holds results of {toy.ASSIGNMENT_ID}" in message, message
+    assert "grade lab06_collectives into a folder of its own" in message
+    assert {p.name: p.read_bytes() for p in (out / "results").glob("*.json")} == before
+
+
 def test_batch_reads_nbgraders_submitted_layout(tmp_path):
     """`submitted/<student>/<assignment>/` (nbgrader's collect layout) grades like a flat class."""
     flat, nested = tmp_path / "flat", tmp_path / "submitted"
