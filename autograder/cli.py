@@ -117,21 +117,27 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
 
 
 @app.command("grade-batch")
-def grade_batch(assignment: str = typer.Argument(...),
-                submissions_root: Path = typer.Argument(..., help="one subfolder per student"),
+def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
+                submissions_root: Path = typer.Argument(..., help="one subfolder per student, each shaped like "
+                                                        "release/ASSIGNMENT/ (nbgrader's submitted/ works as it is)"),
                 jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="grading processes (1: grade in this process)"),
                 out_dir: Optional[Path] = typer.Option(None, "--out", help="default: grades/ASSIGNMENT"),
-                db: Optional[str] = typer.Option(None, "--db", help="gradebook URL (default: OUT/gradebook.db)"),
+                db: Optional[str] = typer.Option(None, "--db", help="gradebook URL, e.g. sqlite:///gradebook.db "
+                                                     "(default: OUT/gradebook.db)"),
                 allow_unsandboxed: bool = typer.Option(False, "--allow-unsandboxed", help=UNSANDBOXED_HELP),
                 course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
-    """Grade a class in parallel; resumable; writes results, feedback pages, a CSV and the gradebook
-    (default: grades/ASSIGNMENT in the course, or here when there is no course)."""
+    """Grade a class in parallel; writes results, feedback pages, a CSV and the gradebook (default:
+    grades/ASSIGNMENT in the course, or here when there is no course). Resumable: after Ctrl-C or a crash
+    run the same command again (graded students are skipped, changed ones regraded)."""
     from autograder.classroom.batch import OutputFolderError, misplaced_class, students
     from autograder.classroom.gradebook import GradebookUnavailable
     from autograder.classroom.progress import grade_batch_with_progress
     from autograder.engine.sandbox import SandboxUnavailable
 
     spec = _assignment(assignment)
+    if db is not None and "://" not in db:   # else found only after the class is graded
+        fail(f"--db {db} is not a database URL: for a file write sqlite:///{db} (relative) or "
+             "sqlite:////absolute/path/gradebook.db")
     submissions_root = _folder(submissions_root, "submissions root").resolve()
     out_dir = out_dir.resolve() if out_dir else None
     root = _course(course, required=False)
@@ -210,7 +216,7 @@ def release(assignments: Optional[List[str]] = typer.Argument(None, help="defaul
 
 
 @app.command()
-def otter(assignment: str,
+def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
           out_zip: Optional[Path] = typer.Option(None, "--out", help="default: dist/ASSIGNMENT-autograder.zip in the course"),
           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Build the Gradescope autograder zip with otter-grader."""

@@ -41,6 +41,8 @@ def test_grade_json_is_gradescope_shaped(tmp_path):
     (["grade", TOY, "/no/such/folder"], "submission folder /no/such/folder does not exist"),
     (["grade-batch", TOY, "/no/such/root"], "submissions root /no/such/root does not exist"),
     (["grade", "nomodule:X", "."], "cannot load assignment 'nomodule:X'"),
+    (["grade-batch", TOY, ".", "--db", "gradebook.db"], "--db gradebook.db is not a database URL: for a file "
+                                                         "write sqlite:///gradebook.db"),
 ])
 def test_bad_arguments_are_one_clear_line(args, message):
     proc = run(*args)
