@@ -242,9 +242,13 @@ def demo(course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HEL
 @app.command()
 def check(folder: Path = typer.Argument(Path("."), help="a released assignment folder")) -> None:
     """Run the public tests of a released assignment folder (offline, no reference needed)."""
+    _folder(folder, "assignment folder")
+    if not (folder / "_properties.py").is_file() or not any(folder.glob("test_*.py")):
+        # pytest would collect whatever lies below: in the course folder, the project's whole test suite
+        fail(f"{folder} is not a released assignment folder (no public tests test_*.py with _properties.py): "
+             "run scalelabs check in your assignment folder, e.g. release/lab06_collectives/")
     import pytest
 
-    _folder(folder, "assignment folder")
     raise typer.Exit(pytest.main(["-q", "-p", "no:cacheprovider", str(folder)]))
 
 

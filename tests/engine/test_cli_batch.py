@@ -266,6 +266,23 @@ def test_a_second_assignment_into_the_same_output_folder_is_refused_and_overwrit
     assert {p.name: p.read_bytes() for p in (out / "results").glob("*.json")} == before
 
 
+def test_check_runs_a_released_folder_and_refuses_any_other(tmp_path):
+    """`scalelabs check` (a student's offline check) ran pytest on whatever folder it was given: in the
+    course folder, the project's whole test suite."""
+    import shutil
+    released = tmp_path / "lab06_collectives"
+    shutil.copytree(REPO / "release" / "lab06_collectives", released)
+    (released / "collectives.py").write_text(toy.reference_source())
+    ok = run("check", released)
+    assert ok.returncode == 0 and " passed" in ok.stdout and "failed" not in ok.stdout, ok.stdout[-2000:]
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "test_anything.py").write_text("def test_anything():\n    pass\n")
+    refused = run("check", other)
+    assert refused.returncode == 2 and "is not a released assignment folder" in " ".join(refused.stderr.split())
+    assert "passed" not in refused.stdout
+
+
 def test_batch_reads_nbgraders_submitted_layout(tmp_path):
     """`submitted/<student>/<assignment>/` (nbgrader's collect layout) grades like a flat class."""
     flat, nested = tmp_path / "flat", tmp_path / "submitted"
