@@ -36,7 +36,9 @@ UNSANDBOXED_HELP = ("grade even where no sandbox can run (bubblewrap or a separa
 
 
 def fail(message: str, code: int = 2) -> None:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    from rich.markup import escape
+
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)   # "[grading]" is text
     raise typer.Exit(code)
 
 
@@ -90,14 +92,17 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     """Grade one submission (the course's scalelabs.toml applies when there is a course)."""
     from dataclasses import replace
 
-    from autograder.engine.config import load_config
+    from autograder.engine.config import ConfigError, load_config
     from autograder.engine.grade import grade_submission
     from autograder.engine.sandbox import SandboxUnavailable
 
     spec = _assignment(assignment)
     submission_dir = _folder(submission_dir, "submission folder").resolve()
     _course(course, required=False)
-    config = load_config()
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        fail(str(exc))
     config = replace(config, allow_unsandboxed=allow_unsandboxed or config.allow_unsandboxed)
     try:
         result = grade_submission(spec, submission_dir, student, config=config)
@@ -132,6 +137,7 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     from autograder.classroom.batch import OutputFolderError, misplaced_class, students
     from autograder.classroom.gradebook import GradebookUnavailable
     from autograder.classroom.progress import grade_batch_with_progress
+    from autograder.engine.config import ConfigError
     from autograder.engine.sandbox import SandboxUnavailable
 
     spec = _assignment(assignment)
@@ -149,7 +155,7 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     try:
         summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err,
                                             allow_unsandboxed=allow_unsandboxed)
-    except (SandboxUnavailable, OutputFolderError) as exc:
+    except (SandboxUnavailable, OutputFolderError, ConfigError) as exc:
         fail(str(exc))
     except GradebookUnavailable as exc:
         fail(f"{exc}. Every student's results and the class CSV are in {target}: rerun with a working --db "
@@ -235,8 +241,12 @@ def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
 def demo(course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Build everything, grade the sample class into a SQLite gradebook, print the grade table."""
     from autograder.classroom.demo import run
+    from autograder.engine.config import ConfigError
 
-    run(course=_course(course))
+    try:
+        run(course=_course(course))
+    except ConfigError as exc:
+        fail(str(exc))
 
 
 @app.command()

@@ -283,6 +283,28 @@ def test_check_runs_a_released_folder_and_refuses_any_other(tmp_path):
     assert "passed" not in refused.stdout
 
 
+@pytest.mark.parametrize("setting, message", [
+    ("call_timeout = 3", "unknown [grading] keys ['call_timeout']; known: show_expected, call_timeout_s"),
+    ('show_expected = "yes"', "[grading] show_expected = 'yes': must be true or false"),
+    ("memory_mb = -5", "[grading] memory_mb = -5: must be more than 0"),
+    ('sandbox = "bwrap"', "[grading] sandbox = 'bwrap': expected auto, bubblewrap, user, unsandboxed"),
+    ('predictions = "first"', "[grading] predictions = 'first': must be one of"),
+    ("[grading", "scalelabs.toml is not valid TOML"),
+])
+def test_a_bad_course_setting_is_one_line_naming_the_file_key_and_value(tmp_path, setting, message):
+    """Before: a traceback for each, or (memory_mb = -5) 'bubblewrap is not usable here', and
+    show_expected = "yes" was taken as on."""
+    make_class(tmp_path / "class", 1)
+    (tmp_path / "scalelabs.toml").write_text(f"[grading]\n{setting}\n")
+    for args in (("grade", "lab06_collectives", tmp_path / "class" / "s00"),
+                 ("grade-batch", "lab06_collectives", tmp_path / "class", "--out", tmp_path / "out")):
+        proc = run(*args, cwd=tmp_path)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+        assert f"{tmp_path / 'scalelabs.toml'}" in " ".join(proc.stderr.split()), proc.stderr
+        assert message in " ".join(proc.stderr.split()), proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_batch_reads_nbgraders_submitted_layout(tmp_path):
     """`submitted/<student>/<assignment>/` (nbgrader's collect layout) grades like a flat class."""
     flat, nested = tmp_path / "flat", tmp_path / "submitted"
