@@ -81,23 +81,36 @@ def students(root: Path) -> list[str]:
                       and (e.is_dir(follow_symlinks=False) or e.is_symlink()))
 
 
+def _entries(folder: Path) -> set[str]:
+    try:
+        with os.scandir(folder) as it:
+            return {e.name for e in it}
+    except OSError:
+        return set()
+
+
 def misplaced_class(root: Path, assignment: Assignment) -> str | None:
-    """Why `root` cannot be this assignment's class, or None: not one student folder holds the lab's
-    module or a notebook (the folder above the class, a student's own folder, another lab's class).
-    Grading it would give everyone 0 and say nothing."""
+    """Why `root` cannot be graded as this assignment's class, or None. Each case grades every student
+    0 and says nothing a TA sees: not one student folder holds the lab's module or notebook (the folder
+    above the class, a student's own folder, another lab's class); or every folder that holds the module
+    lacks the modules the release provides (students uploaded only their own files: Canvas,
+    Gradescope), so no module imports."""
     wanted = {f"{assignment.module}.py", f"{assignment.id}.ipynb"}
     names = students(root)
-    for student in names:
-        folder = submission_folder(root / student, assignment)
-        try:
-            with os.scandir(folder) as it:
-                if any(e.name in wanted for e in it):
-                    return None
-        except OSError:
-            continue
-    shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
-    return (f"no student folder in {root} ({shown}) holds {' or '.join(sorted(wanted))}, directly or in "
-            f"<student>/{assignment.id}/: pass the folder that holds one folder per student of {assignment.id}")
+    entries = {s: _entries(submission_folder(root / s, assignment)) for s in names}
+    if not any(wanted & found for found in entries.values()):
+        shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+        return (f"no student folder in {root} ({shown}) holds {' or '.join(sorted(wanted))}, directly or in "
+                f"<student>/{assignment.id}/: pass the folder that holds one folder per student of {assignment.id}")
+    provided = {f"{name}.py" for name in assignment.provided}
+    with_module = [found for found in entries.values() if f"{assignment.module}.py" in found]
+    if with_module and all(provided - found for found in with_module):
+        nested = any(submission_folder(root / s, assignment) != root / s for s in names)
+        folders = f'"{root}"/*/' + (f"{assignment.id}/" if nested else "")
+        return (f"no student folder in {root} holds {', '.join(sorted(provided))} beside {assignment.module}.py, "
+                f"so no module can import them: copy the released files into each student's folder first "
+                f"(keeping the student's own), e.g. for d in {folders}; do cp -n release/{assignment.id}/*.py \"$d\"; done")
+    return None
 
 
 class OutputFolderError(ValueError):

@@ -231,6 +231,11 @@ def _wrong_folder(tmp_path: Path, case: str) -> tuple[list, str]:
         for f in (course / "class" / "s00").iterdir():
             shutil.copy(f, flat / f"s00_{f.name}")
         return [flat], "put each student's files in a folder of their own"
+    if case == "only the students' own files":
+        for provided in (course / "class").glob("*/*.py"):
+            if provided.name != "collectives.py":
+                provided.unlink()
+        return [course / "class"], "holds _domain.py, constants.py beside collectives.py, so no module can import them"
     if case == "a zip of the class":
         return [shutil.make_archive(str(tmp_path / "class"), "zip", course / "class")], "unzip it first"
     if case == "an output folder inside a file":
@@ -240,16 +245,28 @@ def _wrong_folder(tmp_path: Path, case: str) -> tuple[list, str]:
 
 
 @pytest.mark.parametrize("case", ["the folder above the class", "one student's folder", "a flat download",
-                                  "a zip of the class", "an output folder inside a file"])
+                                  "only the students' own files", "a zip of the class",
+                                  "an output folder inside a file"])
 def test_a_wrong_folder_is_one_line_saying_what_to_pass_and_grades_nobody(tmp_path, case):
-    """Before: the folder above the class graded each folder of students as one student with 0 and exit 0;
-    an output folder that cannot be written was a traceback."""
+    """Before: the folder above the class graded each folder of students as one student with 0 and exit 0,
+    as did a class of students' own files only (no module imported: 'No module named _domain' in each
+    result); an output folder that cannot be written was a traceback."""
     args, words = _wrong_folder(tmp_path, case)
     out = [] if "--out" in args else ["--out", tmp_path / "out"]
     proc = run("grade-batch", TOY, *args, "--jobs", "1", *out)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stdout + proc.stderr[-3000:]
     assert words in " ".join(proc.stderr.split()), proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_one_student_without_the_provided_modules_does_not_stop_the_class(tmp_path):
+    root, out = tmp_path / "class", tmp_path / "out"
+    make_class(root, 2)
+    (root / "s00" / "_domain.py").unlink()
+    proc = run("grade-batch", TOY, root, "--jobs", "1", "--out", out)
+    assert proc.returncode == 0 and "graded 2" in proc.stdout, proc.stderr[-3000:]
+    s00 = json.loads((out / "results" / "s00.json").read_text())
+    assert "No module named '_domain'" in s00["tests"][0]["output"]
 
 
 def test_a_second_assignment_into_the_same_output_folder_is_refused_and_overwrites_nothing(tmp_path):
