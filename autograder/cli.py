@@ -234,7 +234,12 @@ def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     release_dir = root / "release" / spec.id
     if not release_dir.is_dir():
         fail(f"{release_dir} does not exist: run `scalelabs release {spec.id}` first")
-    print(build_zip(spec.id, out_zip, assignment=spec, course=root))
+    from autograder.engine.config import ConfigError
+
+    try:
+        print(build_zip(spec.id, out_zip, assignment=spec, course=root))
+    except ConfigError as exc:   # the course's [grading] table goes into the zip
+        fail(str(exc))
 
 
 @app.command()

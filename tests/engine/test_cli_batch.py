@@ -309,17 +309,21 @@ def test_check_runs_a_released_folder_and_refuses_any_other(tmp_path):
     ("[grading", "scalelabs.toml is not valid TOML"),
 ])
 def test_a_bad_course_setting_is_one_line_naming_the_file_key_and_value(tmp_path, setting, message):
-    """Before: a traceback for each, or (memory_mb = -5) 'bubblewrap is not usable here', and
-    show_expected = "yes" was taken as on."""
+    """Before: a traceback for each (in grade, grade-batch and otter), or (memory_mb = -5) 'bubblewrap is
+    not usable here', and show_expected = "yes" was taken as on."""
+    import shutil
     make_class(tmp_path / "class", 1)
     (tmp_path / "scalelabs.toml").write_text(f"[grading]\n{setting}\n")
+    (tmp_path / "nbgrader_config.py").write_text("")      # tmp_path is the course: otter reads its settings
+    shutil.copytree(REPO / "release" / "lab06_collectives", tmp_path / "release" / "lab06_collectives")
     for args in (("grade", "lab06_collectives", tmp_path / "class" / "s00"),
-                 ("grade-batch", "lab06_collectives", tmp_path / "class", "--out", tmp_path / "out")):
+                 ("grade-batch", "lab06_collectives", tmp_path / "class", "--out", tmp_path / "out"),
+                 ("otter", "lab06_collectives")):
         proc = run(*args, cwd=tmp_path)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
         assert f"{tmp_path / 'scalelabs.toml'}" in " ".join(proc.stderr.split()), proc.stderr
         assert message in " ".join(proc.stderr.split()), proc.stderr
-    assert not (tmp_path / "out").exists()
+    assert not (tmp_path / "out").exists() and not (tmp_path / "dist" / "lab06_collectives-autograder.zip").exists()
 
 
 def test_batch_reads_nbgraders_submitted_layout(tmp_path):
