@@ -96,8 +96,11 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     from autograder.engine.grade import grade_submission
     from autograder.engine.sandbox import SandboxUnavailable
 
+    from autograder.classroom.batch import submission_folder
+
     spec = _assignment(assignment)
-    submission_dir = _folder(submission_dir, "submission folder").resolve()
+    # nbgrader's submitted/<student>/ holds the lab one folder down: grade it, not an empty top folder
+    submission_dir = submission_folder(_folder(submission_dir, "submission folder").resolve(), spec)
     _course(course, required=False)
     try:
         config = load_config()

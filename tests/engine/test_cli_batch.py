@@ -326,6 +326,15 @@ def test_a_bad_course_setting_is_one_line_naming_the_file_key_and_value(tmp_path
     assert not (tmp_path / "out").exists() and not (tmp_path / "dist" / "lab06_collectives-autograder.zip").exists()
 
 
+def test_grade_reads_a_students_folder_of_nbgraders_submitted_layout(tmp_path):
+    """`scalelabs grade LAB submitted/alice` graded the empty top folder: 0 points, 'collectives.py is
+    not in the submission', for a student who submitted everything."""
+    toy.make_submission(tmp_path / "submitted" / "alice" / toy.ASSIGNMENT_ID, toy.reference_source(), toy.key)
+    proc = run("grade", TOY, tmp_path / "submitted" / "alice", "--json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout)["score"] == toy.ASSIGNMENT.total_points
+
+
 def test_batch_reads_nbgraders_submitted_layout(tmp_path):
     """`submitted/<student>/<assignment>/` (nbgrader's collect layout) grades like a flat class."""
     flat, nested = tmp_path / "flat", tmp_path / "submitted"
