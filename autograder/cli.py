@@ -92,11 +92,10 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     """Grade one submission (the course's scalelabs.toml applies when there is a course)."""
     from dataclasses import replace
 
+    from autograder.classroom.batch import submission_folder
     from autograder.engine.config import ConfigError, load_config
     from autograder.engine.grade import grade_submission
     from autograder.engine.sandbox import SandboxUnavailable
-
-    from autograder.classroom.batch import submission_folder
 
     spec = _assignment(assignment)
     # nbgrader's submitted/<student>/ holds the lab one folder down: grade it, not an empty top folder

@@ -89,8 +89,9 @@ def load_config(path: Path | None = None) -> GradingConfig:
 
 
 def config_from_table(table: dict, where) -> GradingConfig:
-    """A `[grading]` table as a GradingConfig; ValueError naming `where` and the bad key or value.
-    (The otter zip carries the course's table, so Gradescope grades with the course's settings.)"""
+    """A `[grading]` table as a GradingConfig; ConfigError (a ValueError) naming `where` and the bad key,
+    type or value (numbers must be positive; MAY_BE_ZERO may also be 0). (The otter zip carries the
+    course's table, so Gradescope grades with the course's settings.)"""
     from autograder.engine.sandbox.client import MODES as SANDBOXES
 
     if not isinstance(table, dict):
@@ -103,7 +104,7 @@ def config_from_table(table: dict, where) -> GradingConfig:
     for key, value in table.items():
         default = getattr(defaults, key)
         kind = type(default)
-        if isinstance(default, bool) or isinstance(default, str):
+        if isinstance(default, (bool, str)):
             fits = type(value) is kind
         else:   # a number: an int setting takes an int, a float one either
             fits = type(value) is int or (kind is float and type(value) is float)
