@@ -36,7 +36,9 @@ UNSANDBOXED_HELP = ("grade even where no sandbox can run (bubblewrap or a separa
 
 
 def fail(message: str, code: int = 2) -> None:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    from rich.markup import escape
+
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)   # "[grading]" is text
     raise typer.Exit(code)
 
 
@@ -74,7 +76,9 @@ def _folder(path: Path, what: str) -> Path:
     if not path.exists():
         fail(f"{what} {path} does not exist")
     if not path.is_dir():
-        fail(f"{what} {path} is not a folder")
+        import zipfile
+        unzip = f": unzip it first (`unzip {path} -d DIR`) and pass DIR" if zipfile.is_zipfile(path) else ""
+        fail(f"{what} {path} is not a folder{unzip}")
     return path
 
 
@@ -88,14 +92,19 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     """Grade one submission (the course's scalelabs.toml applies when there is a course)."""
     from dataclasses import replace
 
-    from autograder.engine.config import load_config
+    from autograder.classroom.batch import submission_folder
+    from autograder.engine.config import ConfigError, load_config
     from autograder.engine.grade import grade_submission
     from autograder.engine.sandbox import SandboxUnavailable
 
     spec = _assignment(assignment)
-    submission_dir = _folder(submission_dir, "submission folder").resolve()
+    # nbgrader's submitted/<student>/ holds the lab one folder down: grade it, not an empty top folder
+    submission_dir = submission_folder(_folder(submission_dir, "submission folder").resolve(), spec)
     _course(course, required=False)
-    config = load_config()
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        fail(str(exc))
     config = replace(config, allow_unsandboxed=allow_unsandboxed or config.allow_unsandboxed)
     try:
         result = grade_submission(spec, submission_dir, student, config=config)
@@ -115,35 +124,48 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
 
 
 @app.command("grade-batch")
-def grade_batch(assignment: str = typer.Argument(...),
-                submissions_root: Path = typer.Argument(..., help="one subfolder per student"),
+def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
+                submissions_root: Path = typer.Argument(..., help="one subfolder per student, each shaped like "
+                                                        "release/ASSIGNMENT/ (nbgrader's submitted/ works as it is)"),
                 jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="grading processes (1: grade in this process)"),
                 out_dir: Optional[Path] = typer.Option(None, "--out", help="default: grades/ASSIGNMENT"),
-                db: Optional[str] = typer.Option(None, "--db", help="gradebook URL (default: OUT/gradebook.db)"),
+                db: Optional[str] = typer.Option(None, "--db", help="gradebook URL, e.g. sqlite:///gradebook.db "
+                                                     "(default: OUT/gradebook.db)"),
                 allow_unsandboxed: bool = typer.Option(False, "--allow-unsandboxed", help=UNSANDBOXED_HELP),
                 course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
-    """Grade a class in parallel; resumable; writes results, feedback pages, a CSV and the gradebook
-    (default: grades/ASSIGNMENT in the course, or here when there is no course)."""
-    from autograder.classroom.batch import students
+    """Grade a class in parallel; writes results, feedback pages, a CSV and the gradebook (default:
+    grades/ASSIGNMENT in the course, or here when there is no course). Resumable: after Ctrl-C or a crash
+    run the same command again (graded students are skipped, changed ones regraded)."""
+    from autograder.classroom.batch import OutputFolderError, misplaced_class, students
     from autograder.classroom.gradebook import GradebookUnavailable
     from autograder.classroom.progress import grade_batch_with_progress
+    from autograder.engine.config import ConfigError
     from autograder.engine.sandbox import SandboxUnavailable
 
     spec = _assignment(assignment)
+    if db is not None and "://" not in db:   # else found only after the class is graded
+        fail(f"--db {db} is not a database URL: for a file write sqlite:///{db} (relative) or "
+             "sqlite:////absolute/path/gradebook.db")
     submissions_root = _folder(submissions_root, "submissions root").resolve()
     out_dir = out_dir.resolve() if out_dir else None
     root = _course(course, required=False)
     if not students(submissions_root):
-        fail(f"submissions root {submissions_root} has no student subfolders")
+        fail(f"submissions root {submissions_root} has no student subfolders{_no_students_hint(submissions_root, spec)}")
+    if why := misplaced_class(submissions_root, spec):
+        fail(why)
     target = out_dir or _grades_dir(root, spec.id)
     try:
         summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err,
                                             allow_unsandboxed=allow_unsandboxed)
-    except SandboxUnavailable as exc:
+    except (SandboxUnavailable, OutputFolderError, ConfigError) as exc:
         fail(str(exc))
     except GradebookUnavailable as exc:
         fail(f"{exc}. Every student's results and the class CSV are in {target}: rerun with a working --db "
              "(graded students are skipped)")
+    except KeyboardInterrupt:
+        fail(f"interrupted: every student graded so far is kept in {target / 'results'}; run the same command "
+             "again to grade the rest (graded students are skipped; the CSV and the gradebook are written when "
+             "a run finishes)", code=130)
     out.print(f"graded {len(summary.graded)}, skipped {len(summary.skipped)} already graded, "
               f"failed {len(summary.failed)}", highlight=False)
     for student, why in summary.failed.items():
@@ -152,6 +174,17 @@ def grade_batch(assignment: str = typer.Argument(...),
               highlight=False)
     if summary.failed:
         raise typer.Exit(1)
+
+
+def _no_students_hint(root: Path, spec) -> str:
+    """What a root without student folders probably is: one submission, or files from a flat download."""
+    names = {p.name for p in root.iterdir()}
+    if f"{spec.module}.py" in names or f"{spec.id}.ipynb" in names:
+        return (f": it looks like one submission; grade it with `scalelabs grade {spec.id} {root}`, or put each "
+                "student's files in a folder of their own")
+    if any(n.endswith((".py", ".ipynb")) for n in names):
+        return ": put each student's files in a folder of their own (ROOT/<student>/), e.g. a Canvas download's files"
+    return ""
 
 
 def _grades_dir(root: Optional[Path], assignment_id: str) -> Path:
@@ -191,7 +224,7 @@ def release(assignments: Optional[List[str]] = typer.Argument(None, help="defaul
 
 
 @app.command()
-def otter(assignment: str,
+def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
           out_zip: Optional[Path] = typer.Option(None, "--out", help="default: dist/ASSIGNMENT-autograder.zip in the course"),
           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Build the Gradescope autograder zip with otter-grader."""
@@ -203,23 +236,36 @@ def otter(assignment: str,
     release_dir = root / "release" / spec.id
     if not release_dir.is_dir():
         fail(f"{release_dir} does not exist: run `scalelabs release {spec.id}` first")
-    print(build_zip(spec.id, out_zip, assignment=spec, course=root))
+    from autograder.engine.config import ConfigError
+
+    try:
+        print(build_zip(spec.id, out_zip, assignment=spec, course=root))
+    except ConfigError as exc:   # the course's [grading] table goes into the zip
+        fail(str(exc))
 
 
 @app.command()
 def demo(course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Build everything, grade the sample class into a SQLite gradebook, print the grade table."""
     from autograder.classroom.demo import run
+    from autograder.engine.config import ConfigError
 
-    run(course=_course(course))
+    try:
+        run(course=_course(course))
+    except ConfigError as exc:
+        fail(str(exc))
 
 
 @app.command()
 def check(folder: Path = typer.Argument(Path("."), help="a released assignment folder")) -> None:
     """Run the public tests of a released assignment folder (offline, no reference needed)."""
+    _folder(folder, "assignment folder")
+    if not (folder / "_properties.py").is_file() or not any(folder.glob("test_*.py")):
+        # pytest would collect whatever lies below: in the course folder, the project's whole test suite
+        fail(f"{folder} is not a released assignment folder (no public tests test_*.py with _properties.py): "
+             "run scalelabs check in your assignment folder, e.g. release/lab06_collectives/")
     import pytest
 
-    _folder(folder, "assignment folder")
     raise typer.Exit(pytest.main(["-q", "-p", "no:cacheprovider", str(folder)]))
 
 

@@ -53,6 +53,18 @@ def _results(grades: Path) -> dict[str, dict]:
     return {p.stem: json.loads(p.read_text()) for p in (grades / "results").glob("*.json") if p.stem != "stray"}
 
 
+def test_a_report_of_another_lab_from_these_results_is_refused_and_keeps_the_report(grades):
+    """`scalelabs report lab01_scale` on Lab 06's grades wrote a Lab 01 report of Lab 06's scores
+    (29 of 26 points) over Lab 06's report."""
+    before = (grades / "report.json").read_bytes()
+    proc = subprocess.run([sys.executable, "-c", "from autograder.cli import main; main()", "report",
+                           "lab01_scale", str(grades)], capture_output=True, text=True, cwd=REPO)
+    message = " ".join(proc.stderr.split())
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert f"holds a result of {LAB}, not lab01_scale" in message, message
+    assert (grades / "report.json").read_bytes() == before
+
+
 def test_the_counts_equal_the_results_files(grades):
     results = _results(grades)
     report = json.loads((grades / "report.json").read_text())

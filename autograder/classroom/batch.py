@@ -19,6 +19,7 @@ import io
 import json
 import multiprocessing
 import os
+import signal
 import stat
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -80,6 +81,55 @@ def students(root: Path) -> list[str]:
                       and (e.is_dir(follow_symlinks=False) or e.is_symlink()))
 
 
+def _entries(folder: Path) -> set[str]:
+    try:
+        with os.scandir(folder) as it:
+            return {e.name for e in it}
+    except OSError:
+        return set()
+
+
+def misplaced_class(root: Path, assignment: Assignment) -> str | None:
+    """Why `root` cannot be graded as this assignment's class, or None. Each case grades every student
+    0 and says nothing a TA sees: not one student folder holds the lab's module or notebook (the folder
+    above the class, a student's own folder, another lab's class); or every folder that holds the module
+    lacks the modules the release provides (students uploaded only their own files: Canvas,
+    Gradescope), so no module imports."""
+    wanted = {f"{assignment.module}.py", f"{assignment.id}.ipynb"}
+    names = students(root)
+    entries = {s: _entries(submission_folder(root / s, assignment)) for s in names}
+    if not any(wanted & found for found in entries.values()):
+        shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+        return (f"no student folder in {root} ({shown}) holds {' or '.join(sorted(wanted))}, directly or in "
+                f"<student>/{assignment.id}/: pass the folder that holds one folder per student of {assignment.id}")
+    provided = {f"{name}.py" for name in assignment.provided}
+    with_module = [found for found in entries.values() if f"{assignment.module}.py" in found]
+    if with_module and all(provided - found for found in with_module):
+        nested = any(submission_folder(root / s, assignment) != root / s for s in names)
+        folders = f'"{root}"/*/' + (f"{assignment.id}/" if nested else "")
+        return (f"no student folder in {root} holds {', '.join(sorted(provided))} beside {assignment.module}.py, "
+                f"so no module can import them: copy the released files into each student's folder first "
+                f"(keeping the student's own), e.g. for d in {folders}; do cp -n release/{assignment.id}/*.py \"$d\"; done")
+    return None
+
+
+class OutputFolderError(ValueError):
+    """The output folder cannot take this class's grades; nothing was graded or written."""
+
+
+def check_output(out_dir: Path) -> None:
+    """Make results/ and feedback/ and write a probe in each, so a folder that cannot be written is
+    one error before the class is graded, not a traceback (or a failure per student) after."""
+    import tempfile
+    try:
+        for folder in (out_dir / "results", out_dir / "feedback"):
+            folder.mkdir(parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=folder).close()
+    except OSError as exc:
+        raise OutputFolderError(f"cannot write the grades to {out_dir}: {exc.strerror or exc}"
+                                f"{f' ({exc.filename})' if exc.filename else ''}; pass --out a folder you can write") from exc
+
+
 def load_result(path: Path) -> dict | None:
     """A finished student's results dict, or None when the file is missing, torn or not ours
     (then the student is graded again)."""
@@ -101,8 +151,10 @@ _config: GradingConfig | None = None
 _ahead: Sandbox | None = None     # the next student's jail, booting while this student is graded
 
 
-def _init_worker(assignment_name: str, mode: str) -> None:
+def _init_worker(assignment_name: str, mode: str, own_process: bool = False) -> None:
     global _assignment, _mode, _config
+    if own_process:   # Ctrl-C is the parent's to handle: it drops the students not yet started, and a
+        signal.signal(signal.SIGINT, signal.SIG_IGN)   # grader finishes the one in hand, without a traceback
     _assignment = load(assignment_name)
     _mode = mode
     _config = load_config()
@@ -156,17 +208,20 @@ def _graders(jobs: int, assignment_name: str, mode: str) -> Iterator[Executor]:
     if jobs > 1:
         context = multiprocessing.get_context("spawn")  # no fork of a parent with threads (progress bar)
         pool: Executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context,
-                                             initializer=_init_worker, initargs=(assignment_name, mode))
+                                             initializer=_init_worker, initargs=(assignment_name, mode, True))
     else:
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grader",
                                   initializer=_init_worker, initargs=(assignment_name, mode))
     try:
         yield pool
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        # one shutdown only: a second call resets cancel_futures before the pool acts on it, and the
+        # whole class is then graded at exit behind a frozen progress bar
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
-    finally:
+    else:
         pool.shutdown(wait=True)
+    finally:
         if jobs == 1:
             _close_ahead()
 
@@ -206,15 +261,19 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
     mode = choose_mode(config.sandbox, allow_unsandboxed or config.allow_unsandboxed)
     assignment = load(assignment_name)
     root, out_dir = Path(root), Path(out_dir)
-    (out_dir / "results").mkdir(parents=True, exist_ok=True)
-    (out_dir / "feedback").mkdir(parents=True, exist_ok=True)
+    check_output(out_dir)
     summary = BatchSummary(out_dir)
     todo: list[tuple[str, str]] = []
     folders = {student: submission_folder(root / student, assignment) for student in students(root)}
     for student, folder in folders.items():
         sha = fingerprint(folder)
         done = load_result(out_dir / "results" / f"{student}.json")
-        if done and done["scalelabs"].get("fingerprint") == sha and done["scalelabs"].get("assignment") == assignment.id:
+        if done and done["scalelabs"].get("assignment") != assignment.id:
+            raise OutputFolderError(
+                f"{out_dir} holds results of {done['scalelabs'].get('assignment')} ({student}.json): grade "
+                f"{assignment.id} into a folder of its own (--out DIR; default grades/{assignment.id}), so that "
+                "no result is overwritten")
+        if done and done["scalelabs"].get("fingerprint") == sha:
             summary.skipped.append(student)
         else:
             todo.append((student, sha))

@@ -87,13 +87,17 @@ class ClassReport:
 PAIRS = ("right/right", "wrong/right", "right/wrong", "wrong/wrong")
 
 
-def read_results(grades_dir: Path) -> tuple[dict[str, Result], list[str]]:
-    """student -> record, from grades_dir/results/<student>.json; and the files that could not be read."""
+def read_results(grades_dir: Path, assignment_id: str) -> tuple[dict[str, Result], list[str]]:
+    """student -> record, from grades_dir/results/<student>.json; and the files that could not be read.
+    ValueError when a result is another assignment's (a report of one lab from another's scores)."""
     records, unreadable = {}, []
     for path in sorted((Path(grades_dir) / "results").glob("*.json")):
         data = load_result(path)
         if data is None:
             unreadable.append(path.name)
+        elif (other := data["scalelabs"].get("assignment")) != assignment_id:
+            raise ValueError(f"{path} holds a result of {other}, not {assignment_id}: pass the folder grade-batch "
+                             f"wrote for {assignment_id} (default grades/{assignment_id}), or the lab {other}")
         else:
             records[path.stem] = Result.from_gradescope(data, student_id=path.stem)
     return records, unreadable
@@ -112,7 +116,7 @@ def _pairs(assignment: Assignment) -> list[tuple[str, str]]:
 
 
 def build_report(assignment: Assignment, grades_dir: Path) -> ClassReport:
-    records, unreadable = read_results(grades_dir)
+    records, unreadable = read_results(grades_dir, assignment.id)
     report = ClassReport(assignment.id, assignment.title, assignment.total_points, unreadable=unreadable)
     report.scores = {s: r.score for s, r in records.items()}
     totals = {s: r.item_scores() for s, r in records.items()}

@@ -58,6 +58,15 @@ class GradingConfig:
                              + " or ".join(f'"{m}"' for m in MODES))
 
 
+class ConfigError(ValueError):
+    """scalelabs.toml cannot be used: the message names the file and the key, value or syntax at fault."""
+
+
+# Settings a course may set to 0; every other number must be positive (a negative memory_mb made the
+# jail fail to start, which read as "bubblewrap is not usable here").
+MAY_BE_ZERO = ("hidden_examples", "property_examples", "output_cap_chars")
+
+
 def course_table(path: Path | None = None) -> tuple[dict, Path | None]:
     """The `[grading]` table of the first scalelabs.toml found (explicit path, cwd, course root)
     and where it was found; ({}, None) when there is none."""
@@ -66,7 +75,10 @@ def course_table(path: Path | None = None) -> tuple[dict, Path | None]:
     candidates = [path] if path else [Path.cwd() / "scalelabs.toml", course and course / "scalelabs.toml"]
     for candidate in candidates:
         if candidate and candidate.is_file():
-            return tomllib.loads(candidate.read_text()).get("grading", {}), candidate
+            try:
+                return tomllib.loads(candidate.read_text()).get("grading", {}), candidate
+            except tomllib.TOMLDecodeError as exc:
+                raise ConfigError(f"{candidate} is not valid TOML: {exc}") from None
     return {}, None
 
 
@@ -77,14 +89,34 @@ def load_config(path: Path | None = None) -> GradingConfig:
 
 
 def config_from_table(table: dict, where) -> GradingConfig:
-    """A `[grading]` table as a GradingConfig; ValueError naming `where` and the bad key or value.
-    (The otter zip carries the course's table, so Gradescope grades with the course's settings.)"""
+    """A `[grading]` table as a GradingConfig; ConfigError (a ValueError) naming `where` and the bad key,
+    type or value (numbers must be positive; MAY_BE_ZERO may also be 0). (The otter zip carries the
+    course's table, so Gradescope grades with the course's settings.)"""
+    from autograder.engine.sandbox.client import MODES as SANDBOXES
+
     if not isinstance(table, dict):
-        raise ValueError(f"{where}: [grading] must be a table")
+        raise ConfigError(f"{where}: [grading] must be a table")
+    defaults = GradingConfig()
     unknown = set(table) - {f.name for f in fields(GradingConfig)}
     if unknown:
-        raise ValueError(f"{where}: unknown [grading] keys {sorted(unknown)}")
+        raise ConfigError(f"{where}: unknown [grading] keys {sorted(unknown)}; known: "
+                          + ", ".join(f.name for f in fields(GradingConfig)))
+    for key, value in table.items():
+        default = getattr(defaults, key)
+        kind = type(default)
+        if isinstance(default, (bool, str)):
+            fits = type(value) is kind
+        else:   # a number: an int setting takes an int, a float one either
+            fits = type(value) is int or (kind is float and type(value) is float)
+        if not fits:
+            wanted = {bool: "true or false", str: "a string", int: "an integer", float: "a number"}[kind]
+            raise ConfigError(f"{where}: [grading] {key} = {value!r}: must be {wanted}")
+        if kind in (int, float) and not (value > 0 or (key in MAY_BE_ZERO and value == 0)):
+            raise ConfigError(f"{where}: [grading] {key} = {value!r}: must be "
+                              + ("0 or more" if key in MAY_BE_ZERO else "more than 0"))
+    if table.get("sandbox", "auto") not in ("auto", *SANDBOXES):
+        raise ConfigError(f"{where}: [grading] sandbox = {table['sandbox']!r}: expected auto, {', '.join(SANDBOXES)}")
     try:
-        return replace(GradingConfig(), **table)
+        return replace(defaults, **table)
     except ValueError as exc:
-        raise ValueError(f"{where}: {exc}") from None
+        raise ConfigError(f"{where}: {exc}") from None

@@ -54,12 +54,17 @@ def find_notebook(submission_dir: Path, assignment_id: str) -> Path | None:
     path = Path(submission_dir) / f"{assignment_id}.ipynb"
     if regular(path):
         return path
+    found = other_notebooks(submission_dir)
+    return found[0] if len(found) == 1 else None
+
+
+def other_notebooks(submission_dir: Path) -> list[Path]:
+    """The folder's notebooks that are regular files (lstat), sorted: a linked one does not count."""
     try:
         with os.scandir(submission_dir) as it:
-            found = [Path(e.path) for e in it if e.name.endswith(".ipynb") and regular(Path(e.path))]
+            return sorted(Path(e.path) for e in it if e.name.endswith(".ipynb") and e.is_file(follow_symlinks=False))
     except OSError:
-        return None
-    return found[0] if len(found) == 1 else None
+        return []
 
 
 def load_cells(notebook: Path) -> list[dict]:
@@ -229,6 +234,11 @@ def submission_cells(submission_dir: Path, assignment_id: str) -> tuple[list[dic
     """(the notebook's cells as load_cells gives them, the notebook's name); BadNotebook says why not."""
     notebook = find_notebook(submission_dir, assignment_id)
     if notebook is None:
+        several = [p.name for p in other_notebooks(submission_dir)]
+        if several:   # find_notebook takes a lone notebook of another name, never one of several
+            shown = ", ".join(several[:3]) + (f" and {len(several) - 3} more" if len(several) > 3 else "")
+            raise BadNotebook(f"the notebook {assignment_id}.ipynb is not in the submission, and the grader cannot "
+                              f"tell which of {shown} it is: submit one, named {assignment_id}.ipynb")
         raise BadNotebook(f"the notebook {assignment_id}.ipynb is not in the submission "
                           "(a linked notebook does not count)")
     return load_cells(notebook), notebook.name

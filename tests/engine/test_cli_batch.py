@@ -41,6 +41,8 @@ def test_grade_json_is_gradescope_shaped(tmp_path):
     (["grade", TOY, "/no/such/folder"], "submission folder /no/such/folder does not exist"),
     (["grade-batch", TOY, "/no/such/root"], "submissions root /no/such/root does not exist"),
     (["grade", "nomodule:X", "."], "cannot load assignment 'nomodule:X'"),
+    (["grade-batch", TOY, ".", "--db", "gradebook.db"], "--db gradebook.db is not a database URL: for a file "
+                                                         "write sqlite:///gradebook.db"),
 ])
 def test_bad_arguments_are_one_clear_line(args, message):
     proc = run(*args)
@@ -167,6 +169,171 @@ def test_ctrl_c_stops_a_one_job_batch_after_the_student_in_hand(tmp_path):
                              capture_output=True, text=True, timeout=600)
     assert stopped.stdout.strip() == "stopped", stopped.stderr[-2000:]
     assert 1 <= len(list((out / "results").glob("*.json"))) <= 2   # the first, and the one already started
+
+
+STOP_AFTER_FIRST_OF_TWO_JOBS = STOP_AFTER_FIRST.replace("jobs=1", "jobs=2")
+
+
+def test_ctrl_c_stops_a_two_job_batch_after_the_students_in_hand(tmp_path):
+    """With a process pool, Ctrl-C must drop the students not yet handed to a grader: shutting the pool
+    down a second time reset its cancel_futures, and the whole class was graded on at exit while the
+    TA's terminal showed the frozen bar."""
+    root, out = tmp_path / "class", tmp_path / "out"
+    make_class(root, 24)
+    stopped = subprocess.run([sys.executable, "-c", STOP_AFTER_FIRST_OF_TWO_JOBS, TOY, str(root), str(out)],
+                             cwd=HERE, capture_output=True, text=True, timeout=600)
+    assert stopped.stdout.strip() == "stopped", stopped.stderr[-2000:]
+    # the first, and those the pool had already handed out: two graders and one queued call each side
+    assert 1 <= len(list((out / "results").glob("*.json"))) <= 6
+
+
+def test_ctrl_c_in_the_terminal_stops_grade_batch_with_a_message_and_the_rerun_finishes(tmp_path):
+    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it, mid-class with two jobs: the
+    command stops at once with one line saying what is kept and what to do, and the same command again
+    grades only the rest."""
+    import os
+    import time
+    root, out = tmp_path / "class", tmp_path / "out"
+    n = 24
+    make_class(root, n)
+    proc = subprocess.Popen([*SCALELABS, "grade-batch", TOY, str(root), "--jobs", "2", "--out", str(out)], cwd=HERE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    for _ in range(15_000):   # at most about 300 s: until the first student is finished
+        if list((out / "results").glob("*.json")) or proc.poll() is not None:
+            break
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=300)
+    message = " ".join(stderr.split())
+    assert proc.returncode == 130 and "Traceback" not in stderr, stderr[-3000:]
+    assert "interrupted: every student graded so far is kept in" in message and "run the same command again" in message
+    kept = len(list((out / "results").glob("*.json")))
+    assert 1 <= kept <= 8, f"{kept} of {n} graded after Ctrl-C"
+    again = run("grade-batch", TOY, root, "--jobs", "2", "--out", out)
+    assert again.returncode == 0, again.stderr
+    assert f"graded {n - kept}, skipped {kept} already graded" in again.stdout, again.stdout
+    assert len(list(csv.DictReader((out / "grades.csv").open()))) == n
+
+
+def _wrong_folder(tmp_path: Path, case: str) -> tuple[list, str]:
+    """A tired TA's grade-batch arguments for `case` (a class of two under tmp_path/course/class) and the
+    words the one-line error must hold."""
+    import shutil
+    course = tmp_path / "course"
+    make_class(course / "class", 2)
+    if case == "the folder above the class":
+        return [course], "no student folder in"
+    if case == "one student's folder":
+        return [course / "class" / "s00"], "it looks like one submission; grade it with `scalelabs grade"
+    if case == "a flat download":
+        flat = tmp_path / "flat"
+        flat.mkdir()
+        for f in (course / "class" / "s00").iterdir():
+            shutil.copy(f, flat / f"s00_{f.name}")
+        return [flat], "put each student's files in a folder of their own"
+    if case == "only the students' own files":
+        for provided in (course / "class").glob("*/*.py"):
+            if provided.name != "collectives.py":
+                provided.unlink()
+        return [course / "class"], "holds _domain.py, constants.py beside collectives.py, so no module can import them"
+    if case == "a zip of the class":
+        return [shutil.make_archive(str(tmp_path / "class"), "zip", course / "class")], "unzip it first"
+    if case == "an output folder inside a file":
+        (tmp_path / "notes.txt").write_text("")
+        return [course / "class", "--out", tmp_path / "notes.txt" / "grades"], "cannot write the grades to"
+    raise AssertionError(case)
+
+
+@pytest.mark.parametrize("case", ["the folder above the class", "one student's folder", "a flat download",
+                                  "only the students' own files", "a zip of the class",
+                                  "an output folder inside a file"])
+def test_a_wrong_folder_is_one_line_saying_what_to_pass_and_grades_nobody(tmp_path, case):
+    """Before: the folder above the class graded each folder of students as one student with 0 and exit 0,
+    as did a class of students' own files only (no module imported: 'No module named _domain' in each
+    result); an output folder that cannot be written was a traceback."""
+    args, words = _wrong_folder(tmp_path, case)
+    out = [] if "--out" in args else ["--out", tmp_path / "out"]
+    proc = run("grade-batch", TOY, *args, "--jobs", "1", *out)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stdout + proc.stderr[-3000:]
+    assert words in " ".join(proc.stderr.split()), proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_one_student_without_the_provided_modules_does_not_stop_the_class(tmp_path):
+    root, out = tmp_path / "class", tmp_path / "out"
+    make_class(root, 2)
+    (root / "s00" / "_domain.py").unlink()
+    proc = run("grade-batch", TOY, root, "--jobs", "1", "--out", out)
+    assert proc.returncode == 0 and "graded 2" in proc.stdout, proc.stderr[-3000:]
+    s00 = json.loads((out / "results" / "s00.json").read_text())
+    assert "No module named '_domain'" in s00["tests"][0]["output"]
+
+
+def test_a_second_assignment_into_the_same_output_folder_is_refused_and_overwrites_nothing(tmp_path):
+    """Before: grading another lab with the same --out replaced each student's results of the first lab."""
+    root, out = tmp_path / "class", tmp_path / "out"
+    make_class(root, 2)
+    assert run("grade-batch", TOY, root, "--jobs", "1", "--out", out).returncode == 0
+    before = {p.name: p.read_bytes() for p in (out / "results").glob("*.json")}
+    second = run("grade-batch", "lab06_collectives", root, "--jobs", "1", "--out", out)
+    message = " ".join(second.stderr.split())
+    assert second.returncode == 2 and "Traceback" not in second.stderr, second.stderr[-3000:]
+    assert f"{out} holds results of {toy.ASSIGNMENT_ID}" in message, message
+    assert "grade lab06_collectives into a folder of its own" in message
+    assert {p.name: p.read_bytes() for p in (out / "results").glob("*.json")} == before
+
+
+def test_check_runs_a_released_folder_and_refuses_any_other(tmp_path):
+    """`scalelabs check` (a student's offline check) ran pytest on whatever folder it was given: in the
+    course folder, the project's whole test suite."""
+    import shutil
+    released = tmp_path / "lab06_collectives"
+    shutil.copytree(REPO / "release" / "lab06_collectives", released)
+    (released / "collectives.py").write_text(toy.reference_source())
+    ok = run("check", released)
+    assert ok.returncode == 0 and " passed" in ok.stdout and "failed" not in ok.stdout, ok.stdout[-2000:]
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "test_anything.py").write_text("def test_anything():\n    pass\n")
+    refused = run("check", other)
+    assert refused.returncode == 2 and "is not a released assignment folder" in " ".join(refused.stderr.split())
+    assert "passed" not in refused.stdout
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("call_timeout = 3", "unknown [grading] keys ['call_timeout']; known: show_expected, call_timeout_s"),
+    ('show_expected = "yes"', "[grading] show_expected = 'yes': must be true or false"),
+    ("memory_mb = -5", "[grading] memory_mb = -5: must be more than 0"),
+    ('sandbox = "bwrap"', "[grading] sandbox = 'bwrap': expected auto, bubblewrap, user, unsandboxed"),
+    ('predictions = "first"', "[grading] predictions = 'first': must be one of"),
+    ("[grading", "scalelabs.toml is not valid TOML"),
+])
+def test_a_bad_course_setting_is_one_line_naming_the_file_key_and_value(tmp_path, setting, message):
+    """Before: a traceback for each (in grade, grade-batch and otter), or (memory_mb = -5) 'bubblewrap is
+    not usable here', and show_expected = "yes" was taken as on."""
+    import shutil
+    make_class(tmp_path / "class", 1)
+    (tmp_path / "scalelabs.toml").write_text(f"[grading]\n{setting}\n")
+    (tmp_path / "nbgrader_config.py").write_text("")      # tmp_path is the course: otter reads its settings
+    shutil.copytree(REPO / "release" / "lab06_collectives", tmp_path / "release" / "lab06_collectives")
+    for args in (("grade", "lab06_collectives", tmp_path / "class" / "s00"),
+                 ("grade-batch", "lab06_collectives", tmp_path / "class", "--out", tmp_path / "out"),
+                 ("otter", "lab06_collectives")):
+        proc = run(*args, cwd=tmp_path)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+        assert f"{tmp_path / 'scalelabs.toml'}" in " ".join(proc.stderr.split()), proc.stderr
+        assert message in " ".join(proc.stderr.split()), proc.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / "dist" / "lab06_collectives-autograder.zip").exists()
+
+
+def test_grade_reads_a_students_folder_of_nbgraders_submitted_layout(tmp_path):
+    """`scalelabs grade LAB submitted/alice` graded the empty top folder: 0 points, 'collectives.py is
+    not in the submission', for a student who submitted everything."""
+    toy.make_submission(tmp_path / "submitted" / "alice" / toy.ASSIGNMENT_ID, toy.reference_source(), toy.key)
+    proc = run("grade", TOY, tmp_path / "submitted" / "alice", "--json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout)["score"] == toy.ASSIGNMENT.total_points
 
 
 def test_batch_reads_nbgraders_submitted_layout(tmp_path):

@@ -62,6 +62,18 @@ def test_right_wrong_missing(tmp_path):
     assert score == 0 and "not in the submission" in text
 
 
+def test_two_notebooks_of_other_names_are_named_not_called_missing(tmp_path):
+    """A student who saved a copy ("-Copy1") and renamed the original was told the notebook is not in
+    the submission; the feedback now names both and says what to submit."""
+    sub = toy.make_submission(tmp_path / "s", None, toy.key)
+    (sub / f"{toy.ASSIGNMENT_ID}.ipynb").rename(sub / f"{toy.ASSIGNMENT_ID}-Copy1.ipynb")
+    (sub / "Untitled.ipynb").write_text("{}")
+    score, text, _ = grade_question(Q, sub, toy.ASSIGNMENT_ID)
+    assert score == 0 and "not in the submission" in text
+    assert f"cannot tell which of Untitled.ipynb, {toy.ASSIGNMENT_ID}-Copy1.ipynb it is" in text, text
+    assert f"submit one, named {toy.ASSIGNMENT_ID}.ipynb" in text
+
+
 def test_letter_outside_the_options(tmp_path):
     sub = toy.make_submission(tmp_path / "s", None, "Q")
     score, text, _ = grade_question(Q, sub, toy.ASSIGNMENT_ID)
