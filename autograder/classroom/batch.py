@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import signal
 import stat
+import tempfile
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -120,7 +121,6 @@ class OutputFolderError(ValueError):
 def check_output(out_dir: Path) -> None:
     """Make results/ and feedback/ and write a probe in each, so a folder that cannot be written is
     one error before the class is graded, not a traceback (or a failure per student) after."""
-    import tempfile
     try:
         for folder in (out_dir / "results", out_dir / "feedback"):
             folder.mkdir(parents=True, exist_ok=True)

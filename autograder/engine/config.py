@@ -52,10 +52,14 @@ class GradingConfig:
     predictions: str = "correctness"
 
     def __post_init__(self):
+        # imported here: both modules read this one (a GradingConfig is what they are given)
         from autograder.engine.questions import MODES
+        from autograder.engine.sandbox.client import MODES as SANDBOXES
         if self.predictions not in MODES:
             raise ValueError(f"[grading] predictions = {self.predictions!r}: must be one of "
                              + " or ".join(f'"{m}"' for m in MODES))
+        if self.sandbox not in ("auto", *SANDBOXES):
+            raise ValueError(f"[grading] sandbox = {self.sandbox!r}: expected auto, {', '.join(SANDBOXES)}")
 
 
 class ConfigError(ValueError):
@@ -92,8 +96,6 @@ def config_from_table(table: dict, where) -> GradingConfig:
     """A `[grading]` table as a GradingConfig; ConfigError (a ValueError) naming `where` and the bad key,
     type or value (numbers must be positive; MAY_BE_ZERO may also be 0). (The otter zip carries the
     course's table, so Gradescope grades with the course's settings.)"""
-    from autograder.engine.sandbox.client import MODES as SANDBOXES
-
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: [grading] must be a table")
     defaults = GradingConfig()
@@ -114,8 +116,6 @@ def config_from_table(table: dict, where) -> GradingConfig:
         if kind in (int, float) and not (value > 0 or (key in MAY_BE_ZERO and value == 0)):
             raise ConfigError(f"{where}: [grading] {key} = {value!r}: must be "
                               + ("0 or more" if key in MAY_BE_ZERO else "more than 0"))
-    if table.get("sandbox", "auto") not in ("auto", *SANDBOXES):
-        raise ConfigError(f"{where}: [grading] sandbox = {table['sandbox']!r}: expected auto, {', '.join(SANDBOXES)}")
     try:
         return replace(defaults, **table)
     except ValueError as exc:
