@@ -22,6 +22,7 @@ import os
 import signal
 import stat
 import tempfile
+import threading
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -151,10 +152,8 @@ _config: GradingConfig | None = None
 _ahead: Sandbox | None = None     # the next student's jail, booting while this student is graded
 
 
-def _init_worker(assignment_name: str, mode: str, own_process: bool = False) -> None:
+def _init_worker(assignment_name: str, mode: str) -> None:
     global _assignment, _mode, _config
-    if own_process:   # Ctrl-C is the parent's to handle: it drops the students not yet started, and a
-        signal.signal(signal.SIGINT, signal.SIG_IGN)   # grader finishes the one in hand, without a traceback
     _assignment = load(assignment_name)
     _mode = mode
     _config = load_config()
@@ -201,6 +200,23 @@ def grade_student(student: str, folder: str, out_dir: str, sha: str, root: str =
 
 
 @contextmanager
+def _started_ignoring_ctrl_c() -> Iterator[None]:
+    """Processes started inside ignore Ctrl-C from their first instruction (an ignored signal stays
+    ignored across exec, and Python then installs no KeyboardInterrupt handler): the terminal's SIGINT
+    reaches the whole process group, and a grading process still importing would print a traceback.
+    Ctrl-C is the parent's to handle: it drops the students not yet started, and each grading process
+    finishes the one in hand. The parent ignores it only while the processes start (milliseconds)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
 def _graders(jobs: int, assignment_name: str, mode: str) -> Iterator[Executor]:
     """`jobs` grading processes; one job grades on a thread of this process instead, which spares a
     second interpreter importing the engine (~0.4 s a batch): the student's code runs in its jail
@@ -208,7 +224,7 @@ def _graders(jobs: int, assignment_name: str, mode: str) -> Iterator[Executor]:
     if jobs > 1:
         context = multiprocessing.get_context("spawn")  # no fork of a parent with threads (progress bar)
         pool: Executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context,
-                                             initializer=_init_worker, initargs=(assignment_name, mode, True))
+                                             initializer=_init_worker, initargs=(assignment_name, mode))
     else:
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grader",
                                   initializer=_init_worker, initargs=(assignment_name, mode))
@@ -283,8 +299,9 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
     with GradebookWriter(summary.db_url, assignment) as gradebook:   # nbgrader loads while the class is graded
         if todo:
             with _graders(jobs, assignment_name, mode) as pool:
-                futures = {pool.submit(grade_student, s, str(folders[s]), str(out_dir), sha, str(root)): s
-                           for s, sha in todo}
+                with _started_ignoring_ctrl_c():   # the grading processes start at the first submits
+                    futures = {pool.submit(grade_student, s, str(folders[s]), str(out_dir), sha, str(root)): s
+                               for s, sha in todo}
                 for future in as_completed(futures):
                     student = futures[future]
                     try:

@@ -216,6 +216,40 @@ def test_ctrl_c_in_the_terminal_stops_grade_batch_with_a_message_and_the_rerun_f
     assert len(list(csv.DictReader((out / "grades.csv").open()))) == n
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc: no psutil, no pgrep needed)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_ctrl_c_while_the_grading_processes_start_is_the_same_one_line(tmp_path):
+    """A TA who sees the wrong class go by presses Ctrl-C at once, while the two grading processes are
+    still importing: the terminal's SIGINT reaches them too, and they must not print a traceback each."""
+    import os
+    import time
+    make_class(tmp_path / "class", 6)
+    proc = subprocess.Popen([*SCALELABS, "grade-batch", TOY, str(tmp_path / "class"), "--jobs", "2", "--out",
+                             str(tmp_path / "out")], cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    for _ in range(6_000):   # at most about 60 s: until both grading processes exist
+        if len(_children(proc.pid)) >= 2 or proc.poll() is not None:
+            break
+        time.sleep(0.01)
+    time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in stderr, stderr[-3000:]
+    assert "interrupted: every student graded so far is kept in" in " ".join(stderr.split())
+
+
 def _wrong_folder(tmp_path: Path, case: str) -> tuple[list, str]:
     """A tired TA's grade-batch arguments for `case` (a class of two under tmp_path/course/class) and the
     words the one-line error must hold."""
