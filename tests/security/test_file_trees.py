@@ -15,7 +15,8 @@ from importlib.machinery import EXTENSION_SUFFIXES
 import pytest
 
 import toy
-from attack import FULL, TOY, children_cpu_s, constant_module, function_score, grade_class, honest, outputs, run
+from attack import (FULL, TOY, children_cpu_s, constant_module, function_score, grade_class, grade_json, honest,
+                    outputs, run)
 from autograder.classroom.batch import fingerprint
 from autograder.engine.config import GradingConfig
 from autograder.engine.sandbox import Sandbox
@@ -217,11 +218,13 @@ def test_an_honest_folder_gets_no_ignored_line(graded):
     assert IGNORED not in graded[2]["honest"]["output"]
 
 
-def test_startup_hooks_in_a_submission_never_run(graded):
+@pytest.mark.parametrize("door", ["grade", "grade-batch"])
+def test_startup_hooks_in_a_submission_never_run(graded, door):
     """sitecustomize.py, usercustomize.py and a .pth that end the process would cost every point
     if Python ran them at the worker's start: `-I -S`, and the submission joins sys.path only
-    after startup."""
-    data = graded[2]["site-hooks"]
+    after startup. `scalelabs grade` copies the folder in before its worker starts; a batch's
+    jail started ahead starts before it."""
+    data = grade_json(graded[0] / "site-hooks") if door == "grade" else graded[2]["site-hooks"]
     assert data["score"] == FULL, outputs(data)[:1500]
 
 
