@@ -6,8 +6,10 @@ student code runs as the grading user, beside the course, the gradebook or a cla
 It grades the student's `submitted/<student>/<assignment>/` folder (nbgrader's own record of the
 submission, which nothing in the autograde run can write) with
 `autograder.engine.grade.grade_submission`, whose sandbox runs the student's module on a read-only copy,
-then replaces every grade cell's outputs with the item's feedback (stdout) and its score as a float
-`execute_result`, which nbgrader's `determine_grade` reads as partial credit. The student's other
+then replaces every grade cell's outputs with the item's feedback (stdout; the first graded cell
+also carries the engine's notes on the whole submission: the sandbox, what in the folder was not
+graded or was ignored) and its score as a float `execute_result`, which nbgrader's
+`determine_grade` reads as partial credit. The student's other
 cells keep the outputs they saved (the sanitizing pass does not clear them), for the feedback page.
 """
 from __future__ import annotations
@@ -26,7 +28,9 @@ from traitlets import Bool, List, Unicode
 from labs import load
 
 
-def item_feedback(result, item: str) -> str:
+def item_feedback(result, item: str, notes: bool = False) -> str:
+    """The item's tests with their scores and outputs; `notes`: after them, the result's notes on
+    the whole submission (Result.output), which no item's tests carry."""
     lines = []
     for test in result.tests:
         if test.item != item:
@@ -34,6 +38,8 @@ def item_feedback(result, item: str) -> str:
         lines.append(f"{test.name}  [{test.score:g}/{test.max_score:g}]")
         if test.output:
             lines.append("    " + str(test.output).rstrip().replace("\n", "\n    "))
+    if notes and result.output:
+        lines.append(str(result.output).rstrip())
     return "\n".join(lines) + "\n"
 
 
@@ -83,6 +89,7 @@ class EngineScores(NbGraderPreprocessor):
         course = Path(CourseDirectory(config=self.config).root).resolve()
         result = grade_submission(self.assignment(info["assignment"]), folder, info["student"], secrets=[course])
         scores = result.item_scores()
+        noted = False
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if cell.cell_type != "code" or not meta.get("grade"):
@@ -93,7 +100,9 @@ class EngineScores(NbGraderPreprocessor):
                 cell.outputs = score_outputs(f"{item}: not a graded item of {info['assignment']}\n", 0, 1, 1)
                 continue
             score, max_score = scores[item]
-            cell.outputs = score_outputs(item_feedback(result, item), score, max_score, float(meta["points"]))
+            cell.outputs = score_outputs(item_feedback(result, item, notes=not noted), score, max_score,
+                                         float(meta["points"]))
+            noted = True
         return nb, resources
 
 
