@@ -124,8 +124,7 @@ def _start_ahead() -> None:
     grader works, instead of before each student's first check."""
     global _ahead
     try:
-        _ahead = (Sandbox.ahead(_assignment.module, _config, _assignment.provided) if _mode == "bubblewrap"
-                  else None)
+        _ahead = Sandbox.ahead(_assignment.module, _config) if _mode == "bubblewrap" else None
     except Exception:   # then the student's own grading starts its jail, and says what fails
         _ahead = None
 

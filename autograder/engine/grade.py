@@ -70,15 +70,14 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     mode = sandbox or choose_mode(config.sandbox, config.allow_unsandboxed)
     result = Result(assignment.id, student_id, sandbox_mode=mode)
     deadline = time.monotonic() + budget
-    modules = (assignment.module, *assignment.provided)
-    if ahead is not None and (mode != "bubblewrap" or ahead.modules != modules or ahead.config != config):
+    if ahead is not None and (mode != "bubblewrap" or ahead.module != assignment.module or ahead.config != config):
         ahead.close()
         ahead = None
     box = ahead or Sandbox(submission_dir, assignment.module, config, deadline=deadline, mode=mode,
                            secrets=secrets, outputs=outputs, provided=assignment.provided)
     with box:
         if box is ahead:
-            box.take(submission_dir, deadline)
+            box.take(submission_dir, deadline, assignment.provided)
         for item in assignment.functions:
             try:
                 outcomes = grade_function(assignment, item, box, student_id, config, show)

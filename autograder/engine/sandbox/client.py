@@ -597,13 +597,13 @@ class Sandbox:
         self.starting = False       # spawned, its "ready" line not read yet (ahead())
 
     @classmethod
-    def ahead(cls, module: str, config: GradingConfig, provided: Collection[str] = ()) -> "Sandbox":
+    def ahead(cls, module: str, config: GradingConfig) -> "Sandbox":
         """A bubblewrap jail started before its submission is known, so that its interpreter starts
         while the grader works on something else (a batch starts the next student's jail while it
         grades this one); `take` then copies the submission in. Only bubblewrap: the "user" mode
         guards each submission's own files before its worker may start. The jail binds the copy's
         folder, so files copied in after the start are what the worker imports."""
-        box = cls(None, module, config, mode="bubblewrap", provided=provided)
+        box = cls(None, module, config, mode="bubblewrap")
         try:
             box._make_root()
             box._spawn()
@@ -612,11 +612,13 @@ class Sandbox:
             raise
         return box
 
-    def take(self, submission_dir: Path, deadline: float | None = None) -> "Sandbox":
-        """Copy a submission into a jail started ahead (nothing of it has run yet) and set its deadline."""
+    def take(self, submission_dir: Path, deadline: float | None = None, provided: Collection[str] = ()) -> "Sandbox":
+        """Copy a submission into a jail started ahead (nothing of it has run yet) and set its
+        deadline; `provided` as in the constructor."""
         if self.submission_dir is not None or self.imported:
             raise ValueError("this sandbox already holds a submission")
         self.submission_dir, self.deadline = Path(submission_dir), deadline
+        self.modules = (self.module, *provided)
         self.secrets.append(self.submission_dir)
         self._copy_in()
         return self
