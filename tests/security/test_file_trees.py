@@ -205,6 +205,14 @@ def test_what_python_would_import_instead_of_a_module_is_ignored_and_named(grade
     assert SHADOWS_OF_CORRECT[name][1] in note, data["output"]
 
 
+def test_one_grade_ignores_a_provided_modules_shadow_too(graded):
+    """`scalelabs grade` (a jail of its own, not one started ahead, like the nbgrader and otter
+    doors) leaves out a package that would replace _domain.py."""
+    data = grade_json(graded[0] / "shadow-provided-package")
+    assert data["score"] == FULL, outputs(data)[:1500]
+    assert "_domain/ (a package folder)" in data["output"], data["output"]
+
+
 @pytest.mark.parametrize("name", CORRECT_SHADOWS_OF_STUB)
 def test_a_correct_shadow_beside_the_stub_earns_nothing(graded, name):
     results = graded[2]
