@@ -6,7 +6,7 @@ student code runs as the grading user, beside the course, the gradebook or a cla
 It grades the student's `submitted/<student>/<assignment>/` folder (nbgrader's own record of the
 submission, which nothing in the autograde run can write) with
 `autograder.engine.grade.grade_submission`, whose sandbox runs the student's module on a read-only copy,
-then replaces every grade cell's outputs with the item's feedback (stdout; the first graded cell
+then replaces every grade cell's outputs with the item's feedback (stdout; the first graded item's
 also carries the engine's notes on the whole submission: the sandbox, what in the folder was not
 graded or was ignored) and its score as a float `execute_result`, which nbgrader's
 `determine_grade` reads as partial credit. The student's other
@@ -28,9 +28,9 @@ from traitlets import Bool, List, Unicode
 from labs import load
 
 
-def item_feedback(result, item: str, notes: bool = False) -> str:
-    """The item's tests with their scores and outputs; `notes`: after them, the result's notes on
-    the whole submission (Result.output), which no item's tests carry."""
+def item_feedback(result, item: str) -> str:
+    """The item's tests with their scores and outputs; the first graded item's also carries the
+    result's notes on the whole submission (Result.output), which no item's tests hold."""
     lines = []
     for test in result.tests:
         if test.item != item:
@@ -38,7 +38,7 @@ def item_feedback(result, item: str, notes: bool = False) -> str:
         lines.append(f"{test.name}  [{test.score:g}/{test.max_score:g}]")
         if test.output:
             lines.append("    " + str(test.output).rstrip().replace("\n", "\n    "))
-    if notes and result.output:
+    if result.output and result.tests and item == result.tests[0].item:
         lines.append(str(result.output).rstrip())
     return "\n".join(lines) + "\n"
 
@@ -89,7 +89,6 @@ class EngineScores(NbGraderPreprocessor):
         course = Path(CourseDirectory(config=self.config).root).resolve()
         result = grade_submission(self.assignment(info["assignment"]), folder, info["student"], secrets=[course])
         scores = result.item_scores()
-        noted = False
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if cell.cell_type != "code" or not meta.get("grade"):
@@ -100,9 +99,7 @@ class EngineScores(NbGraderPreprocessor):
                 cell.outputs = score_outputs(f"{item}: not a graded item of {info['assignment']}\n", 0, 1, 1)
                 continue
             score, max_score = scores[item]
-            cell.outputs = score_outputs(item_feedback(result, item, notes=not noted), score, max_score,
-                                         float(meta["points"]))
-            noted = True
+            cell.outputs = score_outputs(item_feedback(result, item), score, max_score, float(meta["points"]))
         return nb, resources
 
 
