@@ -6,8 +6,10 @@ student code runs as the grading user, beside the course, the gradebook or a cla
 It grades the student's `submitted/<student>/<assignment>/` folder (nbgrader's own record of the
 submission, which nothing in the autograde run can write) with
 `autograder.engine.grade.grade_submission`, whose sandbox runs the student's module on a read-only copy,
-then replaces every grade cell's outputs with the item's feedback (stdout) and its score as a float
-`execute_result`, which nbgrader's `determine_grade` reads as partial credit. The student's other
+then replaces every grade cell's outputs with the item's feedback (stdout; the first graded item's
+also carries the engine's notes on the whole submission: the sandbox, what in the folder was not
+graded or was ignored) and its score as a float `execute_result`, which nbgrader's
+`determine_grade` reads as partial credit. The student's other
 cells keep the outputs they saved (the sanitizing pass does not clear them), for the feedback page.
 """
 from __future__ import annotations
@@ -27,6 +29,8 @@ from labs import load
 
 
 def item_feedback(result, item: str) -> str:
+    """The item's tests with their scores and outputs; the first graded item's also carries the
+    result's notes on the whole submission (Result.output), which no item's tests hold."""
     lines = []
     for test in result.tests:
         if test.item != item:
@@ -34,6 +38,8 @@ def item_feedback(result, item: str) -> str:
         lines.append(f"{test.name}  [{test.score:g}/{test.max_score:g}]")
         if test.output:
             lines.append("    " + str(test.output).rstrip().replace("\n", "\n    "))
+    if result.output and result.tests and item == result.tests[0].item:
+        lines.append(str(result.output).rstrip())
     return "\n".join(lines) + "\n"
 
 

@@ -19,7 +19,7 @@ from autograder.engine.config import GradingConfig, load_config
 from autograder.engine.questions import grade_questions
 from autograder.engine.results import Result, TestResult
 from autograder.engine.sandbox import Sandbox
-from autograder.engine.sandbox.client import choose_mode, mode_note
+from autograder.engine.sandbox.client import choose_mode, ignored_note, mode_note
 from autograder.engine.spec import Assignment
 
 
@@ -74,10 +74,10 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
         ahead.close()
         ahead = None
     box = ahead or Sandbox(submission_dir, assignment.module, config, deadline=deadline, mode=mode,
-                           secrets=secrets, outputs=outputs)
+                           secrets=secrets, outputs=outputs, provided=assignment.provided)
     with box:
         if box is ahead:
-            box.take(submission_dir, deadline)
+            box.take(submission_dir, deadline, assignment.provided)
         for item in assignment.functions:
             try:
                 outcomes = grade_function(assignment, item, box, student_id, config, show)
@@ -86,7 +86,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
                                          f"the grader could not grade this item ({type(exc).__name__}); "
                                          "tell the course staff")]
             result.tests += _function_tests(item, outcomes)
-        skipped = box.skipped
+        skipped, ignored = box.skipped, box.ignored
     graded = grade_questions(assignment.questions, submission_dir, assignment.id, config.predictions)
     for q, (score, feedback, answer) in zip(assignment.questions, graded):
         result.tests.append(TestResult(q.id, q.kind, q.kind, score, float(q.points), cap_output(feedback), answer))
@@ -98,5 +98,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     if skipped:
         notes.append("Not graded from your folder: " + "; ".join(skipped[:5])
                      + (f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""))
+    if ignored:
+        notes.append(ignored_note(ignored))
     result.output = cap_output("\n".join(notes))
     return result

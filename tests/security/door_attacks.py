@@ -230,6 +230,13 @@ def make_course(root: Path, attackers: dict[str, str],
     return assignment, folders
 
 
+def reference_module() -> str:
+    """The reference's collectives, flattened as a student's module: what COPY_REFERENCE writes."""
+    import reference.collectives
+    from autograder.build.stubgen import flat_imports
+    return flat_imports(Path(reference.collectives.__file__).read_text())
+
+
 def digest(folder: Path) -> dict[str, str]:
     """relative path -> sha256 of every regular file under folder."""
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()

@@ -32,6 +32,9 @@ SABOTEURS = {
 # sorted first: graded before everyone
 METADATA = {"aab_versions": "versions", "aac_malformed": "malformed", "aad_copied": "copied"}
 HONEST = ("ada", "bob")
+# no cell: the untouched stub beside a `collectives/` package holding the reference, which Python
+# would import in its place (the door grades the stub, and says what it ignored)
+SHADOW = "shadow_pkg"
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +42,8 @@ def graded_class(tmp_path_factory):
     """The class submitted, its pristine engine scores and file digests, then one
     `nbgrader autograde` of the whole class (timed)."""
     root = tmp_path_factory.mktemp("nbgrader-attacks")
-    assignment, folders = attacks.make_course(root, {**CHEATERS, **SABOTEURS, **dict.fromkeys(METADATA, "")})
+    assignment, folders = attacks.make_course(root, {**CHEATERS, **SABOTEURS, **dict.fromkeys(METADATA, ""), SHADOW: ""},
+                                              {SHADOW: {"collectives/__init__.py": attacks.reference_module()}})
     for student, kind in METADATA.items():
         attacks.foreign_metadata(folders[student], kind)
     attacks.add_markup(folders["copy_ref"] / f"{assignment.id}.ipynb")
@@ -101,6 +105,17 @@ def test_honest_classmate_score_does_not_move(graded_class, student):
     _assert_graded_pristine(graded_class, student)
     total = sum(s for s, _ in graded_class["book"][student].values())
     assert total > 0
+
+
+def test_a_package_shadowing_the_module_is_ignored_and_named_in_the_feedback(graded_class):
+    import nbformat
+    _assert_graded_pristine(graded_class, SHADOW)
+    assert sum(s for s, _ in graded_class["book"][SHADOW].values()) == 0
+    assignment = graded_class["assignment"]
+    nb = nbformat.read(graded_class["root"] / "autograded" / SHADOW / assignment.id / f"{assignment.id}.ipynb",
+                       as_version=4)
+    texts = [o.get("text", "") for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade") for o in c.outputs]
+    assert sum("collectives/ (a package folder)" in t for t in texts) == 1, texts
 
 
 def test_no_submitted_or_course_file_changes(graded_class):

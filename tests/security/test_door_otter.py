@@ -31,8 +31,10 @@ CHEATERS = {
     "verdicts": attacks.FORGE_VERDICTS,     # (c)
     "pickle": attacks.PICKLE_PAYLOAD,       # (d)
     "shadow": "",                           # (f) no cell: a submitted otter/ package
+    "shadow_module": "",                    # no cell: a collectives/ package (the reference) beside the stub
 }
-CHEATER_FILES = {"shadow": attacks.SHADOW_OTTER}
+CHEATER_FILES = {"shadow": attacks.SHADOW_OTTER,
+                 "shadow_module": {"collectives/__init__.py": attacks.reference_module()}}
 
 
 def _otter_run(zip_path, folder, work, student):
@@ -89,6 +91,12 @@ def _assert_engine_scores(otter_class, student):
 def test_cheater_earns_only_the_submitted_stub(otter_class, student):
     _assert_engine_scores(otter_class, student)
     assert sum(s for s, _ in otter_class["pristine"][student].values()) == 0
+
+
+def test_a_package_shadowing_the_module_is_named_in_the_results(otter_class):
+    """Python would import collectives/ instead of the stub's collectives.py: the door grades the
+    stub (test_cheater_earns_only_the_submitted_stub) and results.json's output says why."""
+    assert "collectives/ (a package folder)" in otter_class["results"]["shadow_module"]["output"]
 
 
 @pytest.mark.parametrize("student", ["ada"])

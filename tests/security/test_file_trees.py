@@ -1,18 +1,92 @@
 """Any file tree: links are never followed (a linked module or notebook counts as missing), sparse
 huge files, 1,500 nested folders, FIFOs and device nodes get that student a clear reason in bounded
-time, the class is graded, and a resumed batch fingerprints without reading whole files."""
+time, the class is graded, and a resumed batch fingerprints without reading whole files. Nothing
+beside a graded or provided module's .py (a package folder, an extension module, bytecode) runs in
+its place, and a submission's .pth, sitecustomize.py and usercustomize.py never run."""
+import importlib.util
 import os
+import py_compile
+import shutil
 import stat
+import subprocess
+import sysconfig
+from importlib.machinery import EXTENSION_SUFFIXES
 
 import pytest
 
 import toy
-from attack import FULL, TOY, children_cpu_s, function_score, grade_class, honest, outputs, run
+from attack import (FULL, TOY, children_cpu_s, constant_module, function_score, grade_class, grade_json, honest,
+                    outputs, run)
 from autograder.classroom.batch import fingerprint
+from autograder.engine.config import GradingConfig
+from autograder.engine.sandbox import Sandbox
 from autograder.engine.sandbox.client import walk_submission
 
 REF = toy.reference_source()
+WRONG = constant_module(body="return -1.0")      # imports, and earns nothing
 NOTEBOOK = f"{toy.ASSIGNMENT_ID}.ipynb"
+IGNORED = "Ignored, because Python would import it instead of the .py file of the same name"
+DIE = "import os; os._exit(7)\n"                # a startup hook that ran would kill the worker
+C_EXTENSION = """#include <Python.h>
+static const unsigned char SOURCE[] = {%s, 0};
+PyMODINIT_FUNC PyInit_%s(void) {
+    PyObject *module = PyModule_New("%s");
+    if (!module) return NULL;
+    PyObject *names = PyModule_GetDict(module);
+    PyDict_SetItemString(names, "__builtins__", PyEval_GetBuiltins());
+    PyObject *done = PyRun_String((const char *)SOURCE, Py_file_input, names, names);
+    if (!done) { Py_DECREF(module); return NULL; }
+    Py_DECREF(done);
+    return module;
+}
+"""
+
+
+def compiled_pyc(source: str, target) -> None:
+    """`source` compiled to an unchecked hash-based .pyc at `target`: CPython runs it without
+    looking at any .py (PEP 552), so it is what would run if it were copied in."""
+    work = target.parent / "_src.py"
+    work.write_text(source)
+    py_compile.compile(str(work), cfile=str(target), doraise=True,
+                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    work.unlink()
+
+
+def compiled_extension(source: str, module: str, target) -> bool:
+    """A real extension module `module` whose init runs `source`, built with the C compiler at
+    `target`; False where no compiler or Python.h is at hand."""
+    include = sysconfig.get_paths()["include"]
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if not compiler or not os.path.isfile(os.path.join(include, "Python.h")):
+        return False
+    c_file = target.parent / "_ext.c"
+    c_file.write_text(C_EXTENSION % (", ".join(str(b) for b in source.encode()), module, module))
+    done = subprocess.run([compiler, "-shared", "-fPIC", "-O0", f"-I{include}", "-o", str(target), str(c_file)],
+                          capture_output=True, text=True, timeout=120)
+    c_file.unlink()
+    assert done.returncode == 0, done.stderr[-2000:]
+    return True
+
+
+def pycache_name(module: str) -> str:
+    return os.path.basename(importlib.util.cache_from_source(f"{module}.py"))
+
+
+# name -> (what to write beside a correct collectives.py, the entry the feedback names)
+SHADOWS_OF_CORRECT = {
+    "shadow-package": ({"collectives/__init__.py": WRONG}, "collectives/ (a package folder)"),
+    **{f"shadow-ext{i}": ({f"collectives{suffix}": b"\x7fELF not a real library"}, f"collectives{suffix}")
+       for i, suffix in enumerate(EXTENSION_SUFFIXES)},
+    "shadow-pyc-beside": ({"collectives.pyc": None}, "collectives.pyc (compiled bytecode)"),
+    "shadow-pycache": ({f"__pycache__/{pycache_name('collectives')}": None}, "(compiled bytecode)"),
+    "shadow-provided-package": ({"_domain/__init__.py": "raise ImportError('not the provided _domain')\n"},
+                                "_domain/ (a package folder)"),
+    "shadow-provided-ext": ({f"_domain{EXTENSION_SUFFIXES[-1]}": b"junk"}, f"_domain{EXTENSION_SUFFIXES[-1]}"),
+}
+# name -> what, beside the untouched stub, would earn full marks if it ran
+CORRECT_SHADOWS_OF_STUB = {"stub-package": "collectives/__init__.py",
+                           "stub-pycache": f"__pycache__/{pycache_name('collectives')}",
+                           "stub-ext": f"collectives{EXTENSION_SUFFIXES[0]}"}
 
 
 def nest(folder, depth):
@@ -51,6 +125,28 @@ def build_class(root):
     (linked_nb / NOTEBOOK).unlink()
     (linked_nb / NOTEBOOK).symlink_to(classmate / NOTEBOOK)
     (root / "linked-folder").symlink_to(classmate)
+    for name, (shadow, _) in SHADOWS_OF_CORRECT.items():
+        folder = sub(name)
+        for rel, content in shadow.items():
+            (folder / rel).parent.mkdir(exist_ok=True)
+            if content is None:
+                compiled_pyc(WRONG, folder / rel)
+            elif isinstance(content, bytes):
+                (folder / rel).write_bytes(content)
+            else:
+                (folder / rel).write_text(content)
+    for name, rel in CORRECT_SHADOWS_OF_STUB.items():
+        folder = sub(name, toy.stub_source())
+        (folder / rel).parent.mkdir(exist_ok=True)
+        if rel.endswith(".py"):
+            (folder / rel).write_text(REF)
+        elif rel.endswith(".pyc"):
+            compiled_pyc(REF, folder / rel)
+        elif not compiled_extension(REF, "collectives", folder / rel):
+            shutil.rmtree(folder)
+    hooks = sub("site-hooks")
+    for rel in ("sitecustomize.py", "usercustomize.py", "zz.pth"):
+        (hooks / rel).write_text(DIE)
     return classmate
 
 
@@ -96,6 +192,59 @@ def test_skipped_entries_are_named(graded):
     assert "huge.bin is larger than" in text["sparse"]
     assert "nested deeper than" in text["deep"]
     assert "pipe.fifo is not a regular file" in text["fifo"]
+
+
+@pytest.mark.parametrize("name", SHADOWS_OF_CORRECT)
+def test_what_python_would_import_instead_of_a_module_is_ignored_and_named(graded, name):
+    """A correct collectives.py keeps its marks beside a package, an extension module or bytecode
+    of its own name or a provided module's (each would fail or score nothing if imported), and the
+    feedback names what was ignored."""
+    data = graded[2][name]
+    assert data["score"] == FULL, outputs(data)[:1500]
+    note = next((line for line in data["output"].splitlines() if line.startswith(IGNORED)), "")
+    assert SHADOWS_OF_CORRECT[name][1] in note, data["output"]
+
+
+def test_one_grade_ignores_a_provided_modules_shadow_too(graded):
+    """`scalelabs grade` (a jail of its own, not one started ahead, like the nbgrader and otter
+    doors) leaves out a package that would replace _domain.py."""
+    data = grade_json(graded[0] / "shadow-provided-package")
+    assert data["score"] == FULL, outputs(data)[:1500]
+    assert "_domain/ (a package folder)" in data["output"], data["output"]
+
+
+@pytest.mark.parametrize("name", CORRECT_SHADOWS_OF_STUB)
+def test_a_correct_shadow_beside_the_stub_earns_nothing(graded, name):
+    results = graded[2]
+    if name not in results:
+        pytest.skip("no C compiler or Python.h here to build an extension module")
+    assert function_score(results[name]) == 0, outputs(results[name])[:1500]
+    assert IGNORED in results[name]["output"]
+
+
+def test_an_honest_folder_gets_no_ignored_line(graded):
+    assert IGNORED not in graded[2]["honest"]["output"]
+
+
+@pytest.mark.parametrize("door", ["grade", "grade-batch"])
+def test_startup_hooks_in_a_submission_never_run(graded, door):
+    """sitecustomize.py, usercustomize.py and a .pth that end the process would cost every point
+    if Python ran them at the worker's start: `-I -S`, and the submission joins sys.path only
+    after startup. `scalelabs grade` copies the folder in before its worker starts; a batch's
+    jail started ahead starts before it."""
+    data = grade_json(graded[0] / "site-hooks") if door == "grade" else graded[2]["site-hooks"]
+    assert data["score"] == FULL, outputs(data)[:1500]
+
+
+@pytest.mark.parametrize("mode", ["bubblewrap", "user", "unsandboxed"])
+def test_the_worker_starts_isolated_and_without_site(mode):
+    """Every boundary starts the worker's Python with -I (no PYTHON* variables, no user site, no
+    script folder on sys.path) and -S (no site module: no .pth, sitecustomize or usercustomize)."""
+    with Sandbox(None, "collectives", GradingConfig(), mode=mode) as box:
+        box._make_root()
+        command, _ = box._command()
+    worker = max(i for i, arg in enumerate(command) if arg.endswith("worker.py"))   # the script, after the binds
+    assert command[worker - 2:worker] == ["-I", "-S"], command
 
 
 def test_resume_is_fast_and_skips_everyone(graded):

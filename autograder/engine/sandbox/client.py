@@ -34,8 +34,9 @@ import tempfile
 import time
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib.machinery import BYTECODE_SUFFIXES, EXTENSION_SUFFIXES, SOURCE_SUFFIXES
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 from autograder.engine.config import GradingConfig
 from autograder.course import find_course, package_dirs
@@ -419,14 +420,61 @@ def read_regular(path: str | Path, cap_bytes: int = COPY_CAP_BYTES) -> bytes:
         os.close(fd)
 
 
-def copy_submission(src: Path, dest: Path) -> list[str]:
+# every file suffix Python imports a module from, longest first ("x.abi3.so" is not module "x.abi3")
+IMPORTABLE_SUFFIXES = sorted([(s, "a compiled module") for s in EXTENSION_SUFFIXES]
+                             + [(s, "compiled bytecode") for s in BYTECODE_SUFFIXES]
+                             + [(s, "another source file") for s in SOURCE_SUFFIXES], key=lambda p: -len(p[0]))
+
+
+def shadowing(rel: str, modules: Collection[str]) -> str | None:
+    """What `rel` (a path in the submission) is when Python could import it as one of `modules`
+    in place of that module's own .py, else None. The worker puts the submission's folder first on
+    sys.path, and its FileFinder takes a package folder, then an extension module, then source,
+    then sourceless bytecode (importlib._bootstrap_external, with importlib.machinery's suffixes)."""
+    top, _, rest = rel.partition("/")
+    if top == "__pycache__" and rest.endswith(tuple(BYTECODE_SUFFIXES)) and rest.partition(".")[0] in modules:
+        return "compiled bytecode"      # walk_submission leaves caches out; this holds without it
+    if rest:
+        return "a package folder" if top in modules else None
+    for suffix, kind in IMPORTABLE_SUFFIXES:
+        stem = rel[:-len(suffix)]
+        if rel.endswith(suffix) and stem in modules and rel != f"{stem}.py":
+            return kind
+    return None
+
+
+def cached_shadows(src: Path, modules: Collection[str]) -> list[str]:
+    """The top-level __pycache__ entries compiled from `modules` (walk_submission never takes a
+    __pycache__; an unchecked hash-based .pyc there would run in place of the .py, PEP 552), so
+    that feedback can name what was left out. Bounded like walk_submission; links not followed."""
+    cache = Path(src) / "__pycache__"
+    try:
+        if not (stat.S_ISDIR(os.lstat(src).st_mode) and stat.S_ISDIR(os.lstat(cache).st_mode)):
+            return []
+        with os.scandir(cache) as it:
+            names = sorted(e.name for e in itertools.islice(it, TREE_FILES_CAP))
+    except OSError:
+        return []
+    return [f"__pycache__/{n}" for n in names if shadowing(f"__pycache__/{n}", modules)]
+
+
+def copy_submission(src: Path, dest: Path, modules: Collection[str] = ()) -> tuple[list[str], list[str]]:
     """Copy the submission's regular files (walk_submission: no links, no FIFOs, bounded), leaving
-    out notebooks (never imported); returns what was skipped, one line each."""
+    out notebooks (never imported) and whatever Python could import as one of `modules` instead of
+    its .py (`shadowing`: the .py a TA reads is what runs). Returns (what was skipped, one line
+    each; what was ignored as a shadow, each "path (what it is)")."""
     tree = walk_submission(src)
+    ignored = [f"{rel} (compiled bytecode)" for rel in cached_shadows(src, modules)]
     dest.mkdir(parents=True, exist_ok=True)
     total = 0
     for f in tree.files:
         if f.rel.endswith(".ipynb"):
+            continue
+        kind = shadowing(f.rel, modules)
+        if kind is not None:
+            entry = f"{f.rel.partition('/')[0]}/ ({kind})" if kind == "a package folder" else f"{f.rel} ({kind})"
+            if entry not in ignored:
+                ignored.append(entry)
             continue
         if total + f.size > TREE_BYTES_CAP:
             tree.skipped.append(f"{f.rel}: the submission is over {TREE_BYTES_CAP >> 20} MB in total")
@@ -440,7 +488,18 @@ def copy_submission(src: Path, dest: Path) -> list[str]:
         target = dest / f.rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-    return tree.skipped
+    return tree.skipped, ignored
+
+
+def ignored_note(ignored: list[str], shown: int = 5) -> str:
+    """The one feedback line naming what copy_submission ignored as a shadow, and why ('' if nothing)."""
+    if not ignored:
+        return ""
+    names = "; ".join(ignored[:shown]) + (f" (and {len(ignored) - shown} more)" if len(ignored) > shown else "")
+    cache = (" A __pycache__ folder that running your code left behind does no harm."
+             if any(entry.startswith("__pycache__/") for entry in ignored) else "")
+    return ("Ignored, because Python would import it instead of the .py file of the same name (only your .py "
+            f"files are graded, so what runs is the code you hand in): {names}.{cache}")
 
 
 # --- replies are untrusted data ---
@@ -501,13 +560,16 @@ class Sandbox:
     `deadline` is a time.monotonic() value: no call runs past it (the submission's budget).
     `mode` is one of MODES (see choose_mode); `secrets`/`outputs` are, in "user" mode, paths the
     jail uid must not read / write besides the course folder and the submission itself.
+    `provided`: the modules shipped beside `module` (Assignment.provided); like `module`, only their
+    .py files are copied in (copy_submission), and what was left out is in `ignored`.
     """
 
     def __init__(self, submission_dir: Path | None, module: str, config: GradingConfig,
                  *, deadline: float | None = None, mode: str | None = None,
-                 secrets: list[Path] = (), outputs: list[Path] = ()):
+                 secrets: list[Path] = (), outputs: list[Path] = (), provided: Collection[str] = ()):
         self.submission_dir = Path(submission_dir) if submission_dir is not None else None   # None: ahead()
         self.module = module
+        self.modules = (module, *provided)
         self.config = config
         self.deadline = deadline
         self.mode = mode or choose_mode(config.sandbox, tmp_bytes=self.tmp_bytes)
@@ -525,6 +587,7 @@ class Sandbox:
         self.outputs = list(map(Path, outputs))
         self.root: Path | None = None
         self.skipped: list[str] = []
+        self.ignored: list[str] = []
         self.proc: subprocess.Popen | None = None
         self.buffer = b""
         self.import_error: StudentError | None = None
@@ -547,11 +610,13 @@ class Sandbox:
             raise
         return box
 
-    def take(self, submission_dir: Path, deadline: float | None = None) -> "Sandbox":
-        """Copy a submission into a jail started ahead (nothing of it has run yet) and set its deadline."""
+    def take(self, submission_dir: Path, deadline: float | None = None, provided: Collection[str] = ()) -> "Sandbox":
+        """Copy a submission into a jail started ahead (nothing of it has run yet) and set its
+        deadline; `provided` as in the constructor."""
         if self.submission_dir is not None or self.imported:
             raise ValueError("this sandbox already holds a submission")
         self.submission_dir, self.deadline = Path(submission_dir), deadline
+        self.modules = (self.module, *provided)
         self.secrets.append(self.submission_dir)
         self._copy_in()
         return self
@@ -584,7 +649,7 @@ class Sandbox:
 
     def _copy_in(self) -> None:
         """The submission's copy in the jail's folder (_prepare, or take for a jail started ahead)."""
-        self.skipped = copy_submission(self.submission_dir, self.root / "submission")
+        self.skipped, self.ignored = copy_submission(self.submission_dir, self.root / "submission", self.modules)
         if self.mode == "user":
             # the jail uid may enter the root, read the copy and the worker, and write only its tmp;
             # the copy is root's, readable by the jail's group (its gid is its uid) alone: another
