@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bleach import ALLOWED_TAGS
 from nbconvert.preprocessors.sanitize import SanitizeHTML
-from nbformat.v4 import new_output
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import DeduplicateIds, NbGraderPreprocessor
 from traitlets import Bool, List, Unicode
@@ -98,32 +98,63 @@ class EngineScores(NbGraderPreprocessor):
 
 
 class SubmittedMetadata(DeduplicateIds):
-    """nbgrader's DeduplicateIds (the first sanitizing pass), made safe for metadata the student
-    edited. nbgrader stops the whole autograde run (every classmate after this one left ungraded) on
-    a cell whose `schema_version` is not its own (SchemaTooOldError, SchemaTooNewError), including
-    the `{}` DeduplicateIds leaves on a duplicated cell (a grade or answer cell copied and pasted),
-    and fails the student on metadata its schema refuses. Here every cell's nbgrader metadata is put
-    at nbgrader's schema version and dropped where it still does not validate, and duplicates lose
-    theirs (nbgrader keeps the last): such cells become ordinary ones. Grade cells are restored
-    from the gradebook by OverwriteCells, and the scores are the engine's in any case."""
+    """nbgrader's DeduplicateIds (the first sanitizing pass), made safe for the nbgrader metadata a
+    student edited: each cell's is rebuilt from the gradebook (the source notebook's record) for a
+    grade_id the gradebook knows, and dropped otherwise. What nbgrader does with edited metadata:
+    it stops the whole autograde run (every later classmate ungraded) on a `schema_version` not its
+    own, including the `{}` DeduplicateIds leaves on a copied cell; it fails the student (no grade
+    at all) on metadata its schema refuses, a grade cell's `grade`/`solution` flag flipped
+    (OverwriteCells restores only cell type, `locked`, `points` and the checksum, so the checksum of
+    the locked cell no longer matches) or a grade_id it does not know; and a grade cell that no
+    longer validates (turned markdown, marked a task) loses its grade. Here no such metadata is
+    left: known cells get the gradebook's flags, points, checksum and cell type, unknown ones and
+    the copies DeduplicateIds blanks become ordinary cells. The scores are the engine's in any case."""
+
+    def known_cells(self, resources) -> dict[str, dict]:
+        """grade_id -> the nbgrader metadata `generate_assignment` gave that cell, from the gradebook."""
+        from nbgrader.api import Gradebook, MissingEntry
+        from nbgrader.nbgraderformat import SCHEMA_VERSION
+
+        info = resources["nbgrader"]
+        with Gradebook(info["db_url"]) as gradebook:
+            try:
+                notebook = gradebook.find_notebook(info["notebook"], info["assignment"])
+            except MissingEntry:
+                return {}
+            graded = {c.name: c for c in [*notebook.grade_cells, *notebook.task_cells]}
+            grade = {c.name for c in notebook.grade_cells}
+            solution = {c.name for c in notebook.solution_cells}
+            task = {c.name for c in notebook.task_cells}
+            known = {}
+            for source in notebook.source_cells:
+                meta = {"grade_id": source.name, "grade": source.name in grade, "solution": source.name in solution,
+                        "task": source.name in task, "locked": source.locked, "cell_type": source.cell_type,
+                        "checksum": source.checksum, "schema_version": SCHEMA_VERSION}
+                if source.name in graded:
+                    meta["points"] = float(graded[source.name].max_score)
+                known[source.name] = meta
+        return known
 
     def preprocess(self, nb, resources):
-        from nbgrader.nbgraderformat import MetadataValidator
-
-        validator = MetadataValidator()
+        known = self.known_cells(resources)
         for index, cell in enumerate(nb.cells):
             meta = cell.metadata.get("nbgrader")
             if meta is None:
                 continue
-            if isinstance(meta, dict):
-                meta["schema_version"] = validator.schema_version
-                try:
-                    validator.validate_cell(cell)
-                    continue
-                except Exception:  # noqa: BLE001  (jsonschema's ValidationError and anything a hostile shape raises)
-                    pass
-            self.log.warning("cell %d: nbgrader metadata that does not validate was removed", index)
-            del cell.metadata["nbgrader"]
+            grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+            if not isinstance(grade_id, str) or grade_id not in known:
+                self.log.warning("cell %d: nbgrader metadata of a cell the gradebook does not know was removed", index)
+                del cell.metadata["nbgrader"]
+                continue
+            restored = known[grade_id]
+            if meta != restored:
+                self.log.warning("cell %d (%s): nbgrader metadata restored from the gradebook", index, grade_id)
+            cell.metadata["nbgrader"] = dict(restored)
+            if cell.cell_type != restored["cell_type"]:
+                # a fresh cell of the source's type: OverwriteCells's own conversion fails the student
+                # on what the other type carries (a markdown cell's attachments)
+                make = new_code_cell if restored["cell_type"] == "code" else new_markdown_cell
+                nb.cells[index] = make(cell.source, metadata=cell.metadata)
         nb, resources = super().preprocess(nb, resources)
         for cell in nb.cells:
             if cell.metadata.get("nbgrader") == {}:     # a duplicate, blanked by DeduplicateIds

@@ -31,6 +31,10 @@ SABOTEURS = {
 # (g) no cell: nbgrader metadata (door_attacks.FOREIGN_METADATA) in a correct submission's notebook,
 # sorted first: graded before everyone
 METADATA = {"aab_versions": "versions", "aac_malformed": "malformed", "aad_copied": "copied"}
+# (i) the released cells' nbgrader flags edited (door_attacks.FLIPPED_FLAGS) in a correct submission
+FLIPPED = {"aae_grade_false": "grade_false", "aaf_solution_true": "solution_true", "aag_task_true": "task_true",
+           "aah_locked_flipped": "locked_flipped", "aai_unknown_grade_id": "unknown_grade_id",
+           "aaj_type_changed": "type_changed"}
 HONEST = ("ada", "bob")
 
 
@@ -39,9 +43,11 @@ def graded_class(tmp_path_factory):
     """The class submitted, its pristine engine scores and file digests, then one
     `nbgrader autograde` of the whole class (timed)."""
     root = tmp_path_factory.mktemp("nbgrader-attacks")
-    assignment, folders = attacks.make_course(root, {**CHEATERS, **SABOTEURS, **dict.fromkeys(METADATA, "")})
+    assignment, folders = attacks.make_course(root, {**CHEATERS, **SABOTEURS, **dict.fromkeys([*METADATA, *FLIPPED], "")})
     for student, kind in METADATA.items():
         attacks.foreign_metadata(folders[student], kind)
+    for student, kind in FLIPPED.items():
+        attacks.flipped_flags(folders[student], kind)
     attacks.add_markup(folders["copy_ref"] / f"{assignment.id}.ipynb")
     pristine = {s: grade_submission(assignment, f, s).item_scores() for s, f in folders.items()}
     submitted = attacks.digest(root / "submitted")
@@ -57,7 +63,7 @@ def graded_class(tmp_path_factory):
                 nb = gb.find_submission_notebook(assignment.id, assignment.id, student)
             except Exception:  # noqa: BLE001  (a student nbgrader failed on has no submission row)
                 continue
-            book[student] = {g.name: (g.auto_score or 0.0, g.max_score) for g in nb.grades}
+            book[student] = {g.name: (g.auto_score, g.max_score) for g in nb.grades}  # None: not graded
     return dict(root=root, assignment=assignment, pristine=pristine, book=book, done=done,
                 elapsed_s=elapsed_s, submitted=submitted, course_files=course_files)
 
@@ -66,6 +72,8 @@ def _assert_graded_pristine(graded_class, student):
     book, pristine = graded_class["book"], graded_class["pristine"][student]
     assert student in book, f"{student} was not graded:\n{graded_class['done'].stdout[-3000:]}"
     assert set(book[student]) == set(pristine)
+    ungraded = sorted(item for item, (score, _) in book[student].items() if score is None)
+    assert not ungraded, f"{student} has no grade for {ungraded}:\n{graded_class['done'].stdout[-3000:]}"
     for item, (score, max_score) in pristine.items():
         assert math.isclose(book[student][item][0], score, abs_tol=1e-6), (student, item, book[student][item], score)
         assert math.isclose(book[student][item][1], max_score, abs_tol=1e-9)
@@ -92,6 +100,16 @@ def test_foreign_nbgrader_metadata_neither_stops_the_class_nor_costs_the_student
     """nbgrader aborts a whole autograde on a cell of another metadata schema version, and fails a
     student whose metadata its schema refuses: the door drops what does not validate, so this
     (correct) student keeps the engine's full marks, and everyone after is graded."""
+    _assert_graded_pristine(graded_class, student)
+    assert sum(s for s, _ in graded_class["book"][student].values()) == graded_class["assignment"].total_points
+
+
+@pytest.mark.parametrize("student", sorted(FLIPPED))
+def test_edited_nbgrader_flags_leave_the_student_graded_by_the_engine(graded_class, student):
+    """nbgrader fails a student whose grade cell's flags were flipped or who added a cell with a
+    grade_id it does not know, and drops the grades of a grade cell turned markdown or marked a
+    task: the door restores every known cell's metadata from the gradebook and drops the rest, so
+    this (correct) student gets exactly the engine's scores, full marks."""
     _assert_graded_pristine(graded_class, student)
     assert sum(s for s, _ in graded_class["book"][student].values()) == graded_class["assignment"].total_points
 
