@@ -6,6 +6,7 @@ submitted, graded before `nbgrader autograde` ran; no submitted file and no cour
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 
 import pytest
@@ -184,3 +185,48 @@ def test_engine_scores_refuses_a_config_that_executes_notebooks():
     config = Config()
     config.Autograde.autograde_preprocessors = [EngineScores]
     EngineScores(config=config).check_nothing_executes()
+
+
+@pytest.fixture(scope="module")
+def broken_install(tmp_path_factory):
+    """A course of the honest class, and a PYTHONPATH folder whose `labs` raises ImportError (a
+    broken install of the course's package)."""
+    root = tmp_path_factory.mktemp("broken-install")
+    assignment, folders = attacks.make_course(root / "course", {})
+    broken = root / "broken" / "labs"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text('raise ImportError("simulated broken install of labs")\n')
+    return root / "course", broken, assignment, folders
+
+
+@pytest.mark.parametrize("where", ["course root", "another folder, --CourseDirectory.root"])
+def test_a_course_config_that_fails_to_load_stops_autograde_before_any_grade(broken_install, where):
+    """traitlets logs an exception raised while nbgrader_config.py loads and goes on with nbgrader's
+    defaults, which execute the students' notebooks and score what they print. A broken install
+    must instead stop `nbgrader autograde`, non-zero, with one line naming the cause and the fix,
+    and leave no grade, whether nbgrader runs in the course root or elsewhere."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    from door_helpers import env
+
+    root, broken, assignment, folders = broken_install
+    environment = env()
+    environment["PYTHONPATH"] = os.pathsep.join([str(broken.parent), environment["PYTHONPATH"]])
+    command = [str(BIN / "nbgrader"), "autograde", assignment.id, "--force"]
+    cwd = root
+    if where != "course root":
+        cwd = root / "submitted"
+        command.append(f"--CourseDirectory.root={root}")
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=environment, timeout=600)
+
+    assert done.returncode != 0, done.stdout[-3000:] + done.stderr[-3000:]
+    said = [line for line in done.stderr.splitlines() if "failed to load" in line]
+    assert len(said) == 1, done.stderr[-3000:]
+    for part in (str(root / "nbgrader_config.py"), "ImportError: simulated broken install of labs",
+                 str(broken / "__init__.py"), "pip install -e ."):
+        assert part in said[0], (part, said[0])
+    assert not (root / "autograded").exists()
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id="scalelabs") as gb:
+        for student in folders:
+            with pytest.raises(MissingEntry):
+                gb.find_submission(assignment.id, student)
