@@ -19,6 +19,7 @@ from pathlib import Path
 from bleach import ALLOWED_TAGS
 from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
+from nbformat.v4.nbbase import random_cell_id
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import DeduplicateIds, NbGraderPreprocessor
 from traitlets import Bool, List, Unicode
@@ -110,8 +111,9 @@ class SubmittedMetadata(DeduplicateIds):
     left: known cells get the gradebook's flags, points, checksum and cell type, unknown ones and
     the copies DeduplicateIds blanks become ordinary cells. The scores are the engine's in any case."""
 
-    def known_cells(self, resources) -> dict[str, dict]:
-        """grade_id -> the nbgrader metadata `generate_assignment` gave that cell, from the gradebook."""
+    def known_cells(self, resources) -> dict[str, tuple[dict, str]]:
+        """grade_id -> (the nbgrader metadata `generate_assignment` gave that cell, its source), from
+        the gradebook."""
         from nbgrader.api import Gradebook, MissingEntry
         from nbgrader.nbgraderformat import SCHEMA_VERSION
 
@@ -132,7 +134,7 @@ class SubmittedMetadata(DeduplicateIds):
                         "checksum": source.checksum, "schema_version": SCHEMA_VERSION}
                 if source.name in graded:
                     meta["points"] = float(graded[source.name].max_score)
-                known[source.name] = meta
+                known[source.name] = (meta, source.source)
         return known
 
     def preprocess(self, nb, resources):
@@ -146,20 +148,38 @@ class SubmittedMetadata(DeduplicateIds):
                 self.log.warning("cell %d: nbgrader metadata of a cell the gradebook does not know was removed", index)
                 del cell.metadata["nbgrader"]
                 continue
-            restored = known[grade_id]
+            restored = known[grade_id][0]
             if meta != restored:
                 self.log.warning("cell %d (%s): nbgrader metadata restored from the gradebook", index, grade_id)
             cell.metadata["nbgrader"] = dict(restored)
             if cell.cell_type != restored["cell_type"]:
                 # a fresh cell of the source's type: OverwriteCells's own conversion fails the student
                 # on what the other type carries (a markdown cell's attachments)
-                make = new_code_cell if restored["cell_type"] == "code" else new_markdown_cell
-                nb.cells[index] = make(cell.source, metadata=cell.metadata)
+                nb.cells[index] = _fresh_cell(restored["cell_type"], cell.source, cell.metadata, cell.get("id"))
         nb, resources = super().preprocess(nb, resources)
         for cell in nb.cells:
             if cell.metadata.get("nbgrader") == {}:     # a duplicate, blanked by DeduplicateIds
                 del cell.metadata["nbgrader"]
+        # A graded cell deleted (or stripped of its metadata) comes back at the end, or its item
+        # would have no grade. nbgrader's add_missing_cells fails the student instead wherever the
+        # cell before it in the source is neither a grade nor an answer cell (a KeyError).
+        present = {cell.metadata["nbgrader"]["grade_id"] for cell in nb.cells if "nbgrader" in cell.metadata}
+        for grade_id, (meta, source) in known.items():
+            if (meta["grade"] or meta["task"]) and grade_id not in present:
+                self.log.warning("graded cell %s is missing: added back from the gradebook", grade_id)
+                cell_id = random_cell_id() if nb.cells and "id" in nb.cells[0] else None
+                nb.cells.append(_fresh_cell(meta["cell_type"], source, {"nbgrader": dict(meta)}, cell_id))
         return nb, resources
+
+
+def _fresh_cell(cell_type: str, source: str, metadata: dict, cell_id: str | None):
+    """A new code or markdown cell; cell_id None: no id (a notebook older than nbformat 4.5 has none)."""
+    cell = (new_code_cell if cell_type == "code" else new_markdown_cell)(source, metadata=metadata)
+    if cell_id is None:
+        del cell["id"]
+    else:
+        cell["id"] = cell_id
+    return cell
 
 
 INERT_MIME = ("text/plain", "image/png", "image/jpeg")

@@ -200,11 +200,17 @@ def _unknown_grade_id(nb):
     nb.cells.append(cell)
 
 
+def _grade_cells_gone(nb):
+    graded = [cell for cell in nb.cells if cell.metadata.get("nbgrader", {}).get("grade")]
+    nb.cells.remove(graded[0])
+    del graded[1].metadata["nbgrader"]
+
+
 # (i) the nbgrader metadata of the released cells edited: nbgrader fails the student (no grade at
 # all) when a grade cell's `grade` or `solution` flag is flipped ("Inconsistent checksums") or a cell
 # carries a grade_id the gradebook does not know ("no grade_id"), and loses the grades of grade cells
-# turned markdown or marked a task (no longer valid); `locked` flips nbgrader restores itself (kept
-# so that it stays so)
+# turned markdown or marked a task (no longer valid), deleted or stripped of its metadata; `locked`
+# flips nbgrader restores itself (kept so that it stays so)
 FLIPPED_FLAGS = {
     "grade_false": _flip("grade", False),
     "solution_true": _flip("solution", True),
@@ -212,6 +218,7 @@ FLIPPED_FLAGS = {
     "locked_flipped": _flip_locked,
     "unknown_grade_id": _unknown_grade_id,
     "type_changed": _grade_cells_to_markdown,
+    "grade_cells_gone": _grade_cells_gone,
 }
 
 

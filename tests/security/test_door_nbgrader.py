@@ -35,7 +35,7 @@ METADATA = {"aab_versions": "versions", "aac_malformed": "malformed", "aad_copie
 # (i) the released cells' nbgrader flags edited (door_attacks.FLIPPED_FLAGS) in a correct submission
 FLIPPED = {"aae_grade_false": "grade_false", "aaf_solution_true": "solution_true", "aag_task_true": "task_true",
            "aah_locked_flipped": "locked_flipped", "aai_unknown_grade_id": "unknown_grade_id",
-           "aaj_type_changed": "type_changed"}
+           "aaj_type_changed": "type_changed", "aak_grade_cells_gone": "grade_cells_gone"}
 HONEST = ("ada", "bob")
 
 
@@ -108,9 +108,10 @@ def test_foreign_nbgrader_metadata_neither_stops_the_class_nor_costs_the_student
 @pytest.mark.parametrize("student", sorted(FLIPPED))
 def test_edited_nbgrader_flags_leave_the_student_graded_by_the_engine(graded_class, student):
     """nbgrader fails a student whose grade cell's flags were flipped or who added a cell with a
-    grade_id it does not know, and drops the grades of a grade cell turned markdown or marked a
-    task: the door restores every known cell's metadata from the gradebook and drops the rest, so
-    this (correct) student gets exactly the engine's scores, full marks."""
+    grade_id it does not know, and drops the grades of a grade cell turned markdown, marked a task,
+    deleted or stripped of its metadata: the door restores every known cell's metadata from the
+    gradebook (a missing grade cell added back) and drops the rest, so this (correct) student gets
+    exactly the engine's scores, full marks."""
     _assert_graded_pristine(graded_class, student)
     assert sum(s for s, _ in graded_class["book"][student].values()) == graded_class["assignment"].total_points
 
