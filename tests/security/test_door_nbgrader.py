@@ -116,6 +116,24 @@ def test_edited_nbgrader_flags_leave_the_student_graded_by_the_engine(graded_cla
     assert sum(s for s, _ in graded_class["book"][student].values()) == graded_class["assignment"].total_points
 
 
+def test_restoring_metadata_leaves_a_released_notebook_as_it_is(graded_class):
+    """The gradebook's record rebuilds exactly the metadata `generate_assignment` released: an
+    untouched notebook comes out of SubmittedMetadata unchanged, cell for cell."""
+    import copy
+
+    import nbformat
+
+    from autograder.doors.nbgrader import SubmittedMetadata
+
+    root, assignment = graded_class["root"], graded_class["assignment"]
+    released = nbformat.read(root / "release" / assignment.id / f"{assignment.id}.ipynb", as_version=4)
+    resources = {"nbgrader": {"notebook": assignment.id, "assignment": assignment.id, "student": "ada",
+                              "db_url": f"sqlite:///{root / 'gradebook.db'}"}}
+    sanitized, _ = SubmittedMetadata().preprocess(copy.deepcopy(released), resources)
+    assert sum("nbgrader" in cell.metadata for cell in released.cells) >= 4
+    assert sanitized == released
+
+
 @pytest.mark.parametrize("student", HONEST)
 def test_honest_classmate_score_does_not_move(graded_class, student):
     _assert_graded_pristine(graded_class, student)
