@@ -16,8 +16,9 @@
   `LimitOutput` caps the rest.
 * A submitted notebook's nbgrader metadata is the student's: `SubmittedMetadata` (nbgrader's
   DeduplicateIds, the first sanitizing pass) rebuilds every cell's from the gradebook for a grade_id
-  it knows and drops the rest (and duplicates), so no edited flag, version, cell type or grade_id
-  stops the class's run or leaves a student ungraded.
+  it knows, drops the rest (and duplicates) and adds a missing grade cell back, so no edited flag,
+  version, cell type or grade_id, nor a deleted grade cell, stops the class's run or leaves a student
+  (or an item) ungraded.
 * ClearSolutions is off: source notebooks hold no solutions at all (keys and reference code live
   only in autograder/ and reference/), and it would replace the answer cells `<qid> = None`.
 * A failure while this file loads stops nbgrader: traitlets catches any Exception a config file

@@ -107,9 +107,10 @@ class SubmittedMetadata(DeduplicateIds):
     at all) on metadata its schema refuses, a grade cell's `grade`/`solution` flag flipped
     (OverwriteCells restores only cell type, `locked`, `points` and the checksum, so the checksum of
     the locked cell no longer matches) or a grade_id it does not know; and a grade cell that no
-    longer validates (turned markdown, marked a task) loses its grade. Here no such metadata is
-    left: known cells get the gradebook's flags, points, checksum and cell type, unknown ones and
-    the copies DeduplicateIds blanks become ordinary cells. The scores are the engine's in any case."""
+    longer validates (turned markdown, marked a task) or is gone loses its grade. Here no such
+    metadata is left: known cells get the gradebook's flags, points, checksum and cell type, unknown
+    ones and the copies DeduplicateIds blanks become ordinary cells, and a missing grade cell comes
+    back at the end. The scores are the engine's in any case."""
 
     def known_cells(self, resources) -> dict[str, tuple[dict, str]]:
         """grade_id -> (the nbgrader metadata `generate_assignment` gave that cell, its source), from
