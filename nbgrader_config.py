@@ -15,32 +15,47 @@
   `InertMarkup` makes markdown and raw cells inert (tags escaped, script links dead) and
   `LimitOutput` caps the rest.
 * A submitted notebook's nbgrader metadata is the student's: `SubmittedMetadata` (nbgrader's
-  DeduplicateIds, the first sanitizing pass) puts every cell's at nbgrader's schema version and drops
-  what does not validate or is duplicated, so no notebook stops the class's run (nbgrader aborts the
-  whole autograde on an old or new `schema_version`, and on the blank DeduplicateIds leaves on a
-  copied cell).
+  DeduplicateIds, the first sanitizing pass) rebuilds every cell's from the gradebook for a grade_id
+  it knows, drops the rest (and duplicates) and adds a missing grade cell back, so no edited flag,
+  version, cell type or grade_id, nor a deleted grade cell, stops the class's run or leaves a student
+  (or an item) ungraded.
 * ClearSolutions is off: source notebooks hold no solutions at all (keys and reference code live
   only in autograder/ and reference/), and it would replace the answer cells `<qid> = None`.
+* A failure while this file loads stops nbgrader: traitlets catches any Exception a config file
+  raises, logs it and runs with nbgrader's defaults, which execute student notebooks and score what
+  their kernels print. SystemExit is not an Exception, so it passes traitlets and ends the command
+  (exit status 1, one line on stderr) before any student is graded, wherever nbgrader loads this
+  file from (the current directory or `--CourseDirectory.root`).
 """
-from nbconvert.preprocessors import ClearMetadataPreprocessor
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,
-                                    LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
-
-from autograder.engine.config import COURSE_ID
-from autograder.doors.nbgrader import EngineScores, InertMarkup, InertOutputs, SubmittedMetadata
-from labs import all_assignments
+import traceback
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
 
-c.CourseDirectory.course_id = COURSE_ID
-c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
-                            ".hypothesis", ".pytest_cache"]
-c.Autograde.exclude_overwriting = {a.id: [f"{a.module}.py"] for a in all_assignments().values()}
-c.Autograde.sanitize_preprocessors = [SubmittedMetadata, OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
-c.Autograde.autograde_preprocessors = [
-    IgnorePattern, InertOutputs, InertMarkup, EngineScores, ClearMetadataPreprocessor, LimitOutput,
-    SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
-]
-c.IgnorePattern.enabled = True
-c.IgnorePattern.pattern = r"(?s).*"
-c.ClearSolutions.enabled = False
+try:
+    from nbconvert.preprocessors import ClearMetadataPreprocessor
+    from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,
+                                        LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
+
+    from autograder.engine.config import COURSE_ID
+    from autograder.doors.nbgrader import EngineScores, InertMarkup, InertOutputs, SubmittedMetadata
+    from labs import all_assignments
+
+    c.CourseDirectory.course_id = COURSE_ID
+    c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
+                                ".hypothesis", ".pytest_cache"]
+    c.Autograde.exclude_overwriting = {a.id: [f"{a.module}.py"] for a in all_assignments().values()}
+    c.Autograde.sanitize_preprocessors = [SubmittedMetadata, OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
+    c.Autograde.autograde_preprocessors = [
+        IgnorePattern, InertOutputs, InertMarkup, EngineScores, ClearMetadataPreprocessor, LimitOutput,
+        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+    ]
+    c.IgnorePattern.enabled = True
+    c.IgnorePattern.pattern = r"(?s).*"
+    c.ClearSolutions.enabled = False
+except Exception as error:  # noqa: BLE001  (whatever it is, nbgrader must not go on with its defaults)
+    where = traceback.extract_tb(error.__traceback__)[-1]
+    raise SystemExit(
+        f"scalelabs: {__file__} failed to load ({type(error).__name__}: {error}, at {where.filename}:{where.lineno}); "  # noqa: F821
+        f"nbgrader stops here, since without this config it would run and trust the students' notebooks. "
+        f"Fix the course's install (`pip install -e .` in the course root, in the Python that runs nbgrader) and rerun."
+    ) from error

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from bleach import ALLOWED_TAGS
 from nbconvert.preprocessors.sanitize import SanitizeHTML
-from nbformat.v4 import new_output
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
+from nbformat.v4.nbbase import random_cell_id
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import DeduplicateIds, NbGraderPreprocessor
 from traitlets import Bool, List, Unicode
@@ -104,37 +105,88 @@ class EngineScores(NbGraderPreprocessor):
 
 
 class SubmittedMetadata(DeduplicateIds):
-    """nbgrader's DeduplicateIds (the first sanitizing pass), made safe for metadata the student
-    edited. nbgrader stops the whole autograde run (every classmate after this one left ungraded) on
-    a cell whose `schema_version` is not its own (SchemaTooOldError, SchemaTooNewError), including
-    the `{}` DeduplicateIds leaves on a duplicated cell (a grade or answer cell copied and pasted),
-    and fails the student on metadata its schema refuses. Here every cell's nbgrader metadata is put
-    at nbgrader's schema version and dropped where it still does not validate, and duplicates lose
-    theirs (nbgrader keeps the last): such cells become ordinary ones. Grade cells are restored
-    from the gradebook by OverwriteCells, and the scores are the engine's in any case."""
+    """nbgrader's DeduplicateIds (the first sanitizing pass), made safe for the nbgrader metadata a
+    student edited: each cell's is rebuilt from the gradebook (the source notebook's record) for a
+    grade_id the gradebook knows, and dropped otherwise. What nbgrader does with edited metadata:
+    it stops the whole autograde run (every later classmate ungraded) on a `schema_version` not its
+    own, including the `{}` DeduplicateIds leaves on a copied cell; it fails the student (no grade
+    at all) on metadata its schema refuses, a grade cell's `grade`/`solution` flag flipped
+    (OverwriteCells restores only cell type, `locked`, `points` and the checksum, so the checksum of
+    the locked cell no longer matches) or a grade_id it does not know; and a grade cell that no
+    longer validates (turned markdown, marked a task) or is gone loses its grade. Here no such
+    metadata is left: known cells get the gradebook's flags, points, checksum and cell type, unknown
+    ones and the copies DeduplicateIds blanks become ordinary cells, and a missing grade cell comes
+    back at the end. The scores are the engine's in any case."""
+
+    def known_cells(self, resources) -> dict[str, tuple[dict, str]]:
+        """grade_id -> (the nbgrader metadata `generate_assignment` gave that cell, its source), from
+        the gradebook."""
+        from nbgrader.api import Gradebook, MissingEntry
+        from nbgrader.nbgraderformat import SCHEMA_VERSION
+
+        info = resources["nbgrader"]
+        with Gradebook(info["db_url"]) as gradebook:
+            try:
+                notebook = gradebook.find_notebook(info["notebook"], info["assignment"])
+            except MissingEntry:
+                return {}
+            graded = {c.name: c for c in [*notebook.grade_cells, *notebook.task_cells]}
+            grade = {c.name for c in notebook.grade_cells}
+            solution = {c.name for c in notebook.solution_cells}
+            task = {c.name for c in notebook.task_cells}
+            known = {}
+            for source in notebook.source_cells:
+                meta = {"grade_id": source.name, "grade": source.name in grade, "solution": source.name in solution,
+                        "task": source.name in task, "locked": source.locked, "cell_type": source.cell_type,
+                        "checksum": source.checksum, "schema_version": SCHEMA_VERSION}
+                if source.name in graded:
+                    meta["points"] = float(graded[source.name].max_score)
+                known[source.name] = (meta, source.source)
+        return known
 
     def preprocess(self, nb, resources):
-        from nbgrader.nbgraderformat import MetadataValidator
-
-        validator = MetadataValidator()
+        known = self.known_cells(resources)
         for index, cell in enumerate(nb.cells):
             meta = cell.metadata.get("nbgrader")
             if meta is None:
                 continue
-            if isinstance(meta, dict):
-                meta["schema_version"] = validator.schema_version
-                try:
-                    validator.validate_cell(cell)
-                    continue
-                except Exception:  # noqa: BLE001  (jsonschema's ValidationError and anything a hostile shape raises)
-                    pass
-            self.log.warning("cell %d: nbgrader metadata that does not validate was removed", index)
-            del cell.metadata["nbgrader"]
+            grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+            if not isinstance(grade_id, str) or grade_id not in known:
+                self.log.warning("cell %d: nbgrader metadata of a cell the gradebook does not know was removed", index)
+                del cell.metadata["nbgrader"]
+                continue
+            restored = known[grade_id][0]
+            if meta != restored:
+                self.log.warning("cell %d (%s): nbgrader metadata restored from the gradebook", index, grade_id)
+            cell.metadata["nbgrader"] = dict(restored)
+            if cell.cell_type != restored["cell_type"]:
+                # a fresh cell of the source's type: OverwriteCells's own conversion fails the student
+                # on what the other type carries (a markdown cell's attachments)
+                nb.cells[index] = _fresh_cell(restored["cell_type"], cell.source, cell.metadata, cell.get("id"))
         nb, resources = super().preprocess(nb, resources)
         for cell in nb.cells:
             if cell.metadata.get("nbgrader") == {}:     # a duplicate, blanked by DeduplicateIds
                 del cell.metadata["nbgrader"]
+        # A graded cell deleted (or stripped of its metadata) comes back at the end, or its item
+        # would have no grade. nbgrader's add_missing_cells fails the student instead wherever the
+        # cell before it in the source is neither a grade nor an answer cell (a KeyError).
+        present = {cell.metadata["nbgrader"]["grade_id"] for cell in nb.cells if "nbgrader" in cell.metadata}
+        for grade_id, (meta, source) in known.items():
+            if (meta["grade"] or meta["task"]) and grade_id not in present:
+                self.log.warning("graded cell %s is missing: added back from the gradebook", grade_id)
+                cell_id = random_cell_id() if nb.cells and "id" in nb.cells[0] else None
+                nb.cells.append(_fresh_cell(meta["cell_type"], source, {"nbgrader": dict(meta)}, cell_id))
         return nb, resources
+
+
+def _fresh_cell(cell_type: str, source: str, metadata: dict, cell_id: str | None):
+    """A new code or markdown cell; cell_id None: no id (a notebook older than nbformat 4.5 has none)."""
+    cell = (new_code_cell if cell_type == "code" else new_markdown_cell)(source, metadata=metadata)
+    if cell_id is None:
+        del cell["id"]
+    else:
+        cell["id"] = cell_id
+    return cell
 
 
 INERT_MIME = ("text/plain", "image/png", "image/jpeg")

@@ -136,10 +136,9 @@ FOREIGN_METADATA = {
 }
 
 
-def foreign_metadata(folder: Path, kind: str) -> None:
-    """(g) no code: nbgrader metadata (FOREIGN_METADATA[kind]) a student types into added cells of
-    the notebook, beside the correct module and answers of `honest_class()`'s ada (so that a
-    student nbgrader did not grade shows)."""
+def _correct_submission(folder: Path) -> tuple[Path, nbformat.NotebookNode]:
+    """ada's correct module and answers (`honest_class()`) written into a submitted folder; returns
+    its notebook's path and the notebook, for the caller to edit and write."""
     module, answers = honest_class()["ada"]
     (folder / "collectives.py").write_text(module)
     notebook = folder / f"{toy.make().id}.ipynb"
@@ -149,6 +148,14 @@ def foreign_metadata(folder: Path, kind: str) -> None:
         for qid in answers:
             if cell.cell_type == "code" and cell.source.lstrip().startswith(f"{qid} ="):
                 cell.source = f"{qid} = {key[qid]!r}"
+    return notebook, nb
+
+
+def foreign_metadata(folder: Path, kind: str) -> None:
+    """(g) no code: nbgrader metadata (FOREIGN_METADATA[kind]) a student types into added cells of
+    the notebook, beside the correct module and answers of `honest_class()`'s ada (so that a
+    student nbgrader did not grade shows)."""
+    notebook, nb = _correct_submission(folder)
     if kind == "copied":
         for cell in [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]:
             copy = nbformat.v4.new_code_cell(cell.source, metadata=json.loads(json.dumps(cell.metadata)))
@@ -159,6 +166,67 @@ def foreign_metadata(folder: Path, kind: str) -> None:
             cell = nbformat.v4.new_code_cell(f"x{i} = {i}")
             cell.metadata["nbgrader"] = meta
             nb.cells.append(cell)
+    nbformat.write(nb, notebook)
+
+
+def _flip(flag: str, value):
+    def edit(nb):
+        for cell in nb.cells:
+            if cell.metadata.get("nbgrader", {}).get("grade"):
+                cell.metadata.nbgrader[flag] = value
+    return edit
+
+
+def _flip_locked(nb):
+    for cell in nb.cells:
+        if "nbgrader" in cell.metadata:
+            cell.metadata.nbgrader.locked = not cell.metadata.nbgrader.locked
+
+
+def _grade_cells_to_markdown(nb):
+    for index, cell in enumerate(nb.cells):
+        if cell.metadata.get("nbgrader", {}).get("grade"):
+            # an attachment, which no code cell may carry (nbgrader's own conversion back refuses it)
+            nb.cells[index] = nbformat.v4.new_markdown_cell(cell.source, metadata=cell.metadata,
+                                                            attachments={"a.png": {"image/png": "iVBORw0KGgo="}})
+            nb.cells[index].metadata.nbgrader.cell_type = "markdown"
+
+
+def _unknown_grade_id(nb):
+    cell = nbformat.v4.new_code_cell("bonus = 1")
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True, "grade_id": "bonus",
+                                 "points": 100, "schema_version": 3}
+    cell.outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": "100.0"}, execution_count=1)]
+    nb.cells.append(cell)
+
+
+def _grade_cells_gone(nb):
+    graded = [cell for cell in nb.cells if cell.metadata.get("nbgrader", {}).get("grade")]
+    nb.cells.remove(graded[0])
+    del graded[1].metadata["nbgrader"]
+
+
+# (i) the nbgrader metadata of the released cells edited: nbgrader fails the student (no grade at
+# all) when a grade cell's `grade` or `solution` flag is flipped ("Inconsistent checksums") or a cell
+# carries a grade_id the gradebook does not know ("no grade_id"), and loses the grades of grade cells
+# turned markdown or marked a task (no longer valid), deleted or stripped of its metadata; `locked`
+# flips nbgrader restores itself (kept so that it stays so)
+FLIPPED_FLAGS = {
+    "grade_false": _flip("grade", False),
+    "solution_true": _flip("solution", True),
+    "task_true": _flip("task", True),
+    "locked_flipped": _flip_locked,
+    "unknown_grade_id": _unknown_grade_id,
+    "type_changed": _grade_cells_to_markdown,
+    "grade_cells_gone": _grade_cells_gone,
+}
+
+
+def flipped_flags(folder: Path, kind: str) -> None:
+    """(i) FLIPPED_FLAGS[kind] applied to the notebook of a submission holding ada's correct module
+    and answers (`honest_class()`), so that any grade nbgrader loses shows."""
+    notebook, nb = _correct_submission(folder)
+    FLIPPED_FLAGS[kind](nb)
     nbformat.write(nb, notebook)
 
 

@@ -6,6 +6,7 @@ submitted, graded before `nbgrader autograde` ran; no submitted file and no cour
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 
 import pytest
@@ -31,6 +32,10 @@ SABOTEURS = {
 # (g) no cell: nbgrader metadata (door_attacks.FOREIGN_METADATA) in a correct submission's notebook,
 # sorted first: graded before everyone
 METADATA = {"aab_versions": "versions", "aac_malformed": "malformed", "aad_copied": "copied"}
+# (i) the released cells' nbgrader flags edited (door_attacks.FLIPPED_FLAGS) in a correct submission
+FLIPPED = {"aae_grade_false": "grade_false", "aaf_solution_true": "solution_true", "aag_task_true": "task_true",
+           "aah_locked_flipped": "locked_flipped", "aai_unknown_grade_id": "unknown_grade_id",
+           "aaj_type_changed": "type_changed", "aak_grade_cells_gone": "grade_cells_gone"}
 HONEST = ("ada", "bob")
 # no cell: the untouched stub beside a `collectives/` package holding the reference, which Python
 # would import in its place (the door grades the stub, and says what it ignored)
@@ -42,10 +47,13 @@ def graded_class(tmp_path_factory):
     """The class submitted, its pristine engine scores and file digests, then one
     `nbgrader autograde` of the whole class (timed)."""
     root = tmp_path_factory.mktemp("nbgrader-attacks")
-    assignment, folders = attacks.make_course(root, {**CHEATERS, **SABOTEURS, **dict.fromkeys(METADATA, ""), SHADOW: ""},
-                                              {SHADOW: {"collectives/__init__.py": attacks.reference_module()}})
+    assignment, folders = attacks.make_course(
+        root, {**CHEATERS, **SABOTEURS, **dict.fromkeys([*METADATA, *FLIPPED], ""), SHADOW: ""},
+        {SHADOW: {"collectives/__init__.py": attacks.reference_module()}})
     for student, kind in METADATA.items():
         attacks.foreign_metadata(folders[student], kind)
+    for student, kind in FLIPPED.items():
+        attacks.flipped_flags(folders[student], kind)
     attacks.add_markup(folders["copy_ref"] / f"{assignment.id}.ipynb")
     pristine = {s: grade_submission(assignment, f, s).item_scores() for s, f in folders.items()}
     submitted = attacks.digest(root / "submitted")
@@ -61,7 +69,7 @@ def graded_class(tmp_path_factory):
                 nb = gb.find_submission_notebook(assignment.id, assignment.id, student)
             except Exception:  # noqa: BLE001  (a student nbgrader failed on has no submission row)
                 continue
-            book[student] = {g.name: (g.auto_score or 0.0, g.max_score) for g in nb.grades}
+            book[student] = {g.name: (g.auto_score, g.max_score) for g in nb.grades}  # None: not graded
     return dict(root=root, assignment=assignment, pristine=pristine, book=book, done=done,
                 elapsed_s=elapsed_s, submitted=submitted, course_files=course_files)
 
@@ -70,6 +78,8 @@ def _assert_graded_pristine(graded_class, student):
     book, pristine = graded_class["book"], graded_class["pristine"][student]
     assert student in book, f"{student} was not graded:\n{graded_class['done'].stdout[-3000:]}"
     assert set(book[student]) == set(pristine)
+    ungraded = sorted(item for item, (score, _) in book[student].items() if score is None)
+    assert not ungraded, f"{student} has no grade for {ungraded}:\n{graded_class['done'].stdout[-3000:]}"
     for item, (score, max_score) in pristine.items():
         assert math.isclose(book[student][item][0], score, abs_tol=1e-6), (student, item, book[student][item], score)
         assert math.isclose(book[student][item][1], max_score, abs_tol=1e-9)
@@ -98,6 +108,35 @@ def test_foreign_nbgrader_metadata_neither_stops_the_class_nor_costs_the_student
     (correct) student keeps the engine's full marks, and everyone after is graded."""
     _assert_graded_pristine(graded_class, student)
     assert sum(s for s, _ in graded_class["book"][student].values()) == graded_class["assignment"].total_points
+
+
+@pytest.mark.parametrize("student", sorted(FLIPPED))
+def test_edited_nbgrader_flags_leave_the_student_graded_by_the_engine(graded_class, student):
+    """nbgrader fails a student whose grade cell's flags were flipped or who added a cell with a
+    grade_id it does not know, and drops the grades of a grade cell turned markdown, marked a task,
+    deleted or stripped of its metadata: the door restores every known cell's metadata from the
+    gradebook (a missing grade cell added back) and drops the rest, so this (correct) student gets
+    exactly the engine's scores, full marks."""
+    _assert_graded_pristine(graded_class, student)
+    assert sum(s for s, _ in graded_class["book"][student].values()) == graded_class["assignment"].total_points
+
+
+def test_restoring_metadata_leaves_a_released_notebook_as_it_is(graded_class):
+    """The gradebook's record rebuilds exactly the metadata `generate_assignment` released: an
+    untouched notebook comes out of SubmittedMetadata unchanged, cell for cell."""
+    import copy
+
+    import nbformat
+
+    from autograder.doors.nbgrader import SubmittedMetadata
+
+    root, assignment = graded_class["root"], graded_class["assignment"]
+    released = nbformat.read(root / "release" / assignment.id / f"{assignment.id}.ipynb", as_version=4)
+    resources = {"nbgrader": {"notebook": assignment.id, "assignment": assignment.id, "student": "ada",
+                              "db_url": f"sqlite:///{root / 'gradebook.db'}"}}
+    sanitized, _ = SubmittedMetadata().preprocess(copy.deepcopy(released), resources)
+    assert sum("nbgrader" in cell.metadata for cell in released.cells) >= 4
+    assert sanitized == released
 
 
 @pytest.mark.parametrize("student", HONEST)
@@ -181,3 +220,48 @@ def test_engine_scores_refuses_a_config_that_executes_notebooks():
     config = Config()
     config.Autograde.autograde_preprocessors = [EngineScores]
     EngineScores(config=config).check_nothing_executes()
+
+
+@pytest.fixture(scope="module")
+def broken_install(tmp_path_factory):
+    """A course of the honest class, and a PYTHONPATH folder whose `labs` raises ImportError (a
+    broken install of the course's package)."""
+    root = tmp_path_factory.mktemp("broken-install")
+    assignment, folders = attacks.make_course(root / "course", {})
+    broken = root / "broken" / "labs"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text('raise ImportError("simulated broken install of labs")\n')
+    return root / "course", broken, assignment, folders
+
+
+@pytest.mark.parametrize("where", ["course root", "another folder, --CourseDirectory.root"])
+def test_a_course_config_that_fails_to_load_stops_autograde_before_any_grade(broken_install, where):
+    """traitlets logs an exception raised while nbgrader_config.py loads and goes on with nbgrader's
+    defaults, which execute the students' notebooks and score what they print. A broken install
+    must instead stop `nbgrader autograde`, non-zero, with one line naming the cause and the fix,
+    and leave no grade, whether nbgrader runs in the course root or elsewhere."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    from door_helpers import env
+
+    root, broken, assignment, folders = broken_install
+    environment = env()
+    environment["PYTHONPATH"] = os.pathsep.join([str(broken.parent), environment["PYTHONPATH"]])
+    command = [str(BIN / "nbgrader"), "autograde", assignment.id, "--force"]
+    cwd = root
+    if where != "course root":
+        cwd = root / "submitted"
+        command.append(f"--CourseDirectory.root={root}")
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=environment, timeout=600)
+
+    assert done.returncode != 0, done.stdout[-3000:] + done.stderr[-3000:]
+    said = [line for line in done.stderr.splitlines() if "failed to load" in line]
+    assert len(said) == 1, done.stderr[-3000:]
+    for part in (str(root / "nbgrader_config.py"), "ImportError: simulated broken install of labs",
+                 str(broken / "__init__.py"), "pip install -e ."):
+        assert part in said[0], (part, said[0])
+    assert not (root / "autograded").exists()
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id="scalelabs") as gb:
+        for student in folders:
+            with pytest.raises(MissingEntry):
+                gb.find_submission(assignment.id, student)
