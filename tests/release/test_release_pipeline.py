@@ -6,6 +6,7 @@ import contextlib
 import filecmp
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -179,3 +180,38 @@ def test_committed_public_checks_pass_on_reference_and_examples_fail_on_stub(ass
     done = subprocess.run([PYTEST, "-q", "-k", "test_worked_example"], cwd=stub, capture_output=True,
                           text=True, env={"PATH": str(Path(sys.executable).parent)})
     assert done.returncode == 1 and " passed" not in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("assignment_id", sorted(all_assignments()))
+def test_a_stub_function_fails_its_public_checks_in_one_line_each(assignment_id, tmp_path):
+    """A student who has written nothing yet, or one function, runs `pytest`: each check of a function
+    still raising NotImplementedError fails with one line naming it (not a traceback apiece, not a
+    hypothesis run), and the checks of the written function run as usual."""
+    assignment = all_assignments()[assignment_id]
+    stub = tmp_path / "stub"
+    shutil.copytree(REPO / "release" / assignment_id, stub)
+    done = _pytest(stub)
+    failed = re.findall(r"^FAILED .*$", done.stdout, re.M)
+    assert done.returncode == 1 and failed and " passed" not in done.stdout, done.stdout[-3000:]
+    one_liners = re.findall(rf"^{assignment.module}\.(\w+) is not written yet \(it raises NotImplementedError\)",
+                            done.stdout, re.M)
+    assert len(one_liners) == len(failed), done.stdout[-3000:]
+    assert "Traceback" not in done.stdout and "raise NotImplementedError" not in done.stdout
+    # one function written (the reference's): its checks pass, the rest still say "not written yet"
+    first = assignment.functions[0].name
+    written = tmp_path / "written"
+    shutil.copytree(stub, written)
+    flat_reference(written)
+    module = (written / f"{assignment.module}.py").read_text(encoding="utf-8")
+    stub_module = (stub / f"{assignment.module}.py").read_text(encoding="utf-8")
+    start = module.index(f"def {first}(")
+    end = module.find("\ndef ", start + 1)
+    ours = module[start:end if end > 0 else None]
+    stub_start = stub_module.index(f"def {first}(")
+    stub_end = stub_module.find("\ndef ", stub_start + 1)
+    (written / f"{assignment.module}.py").write_text(stub_module[:stub_start] + ours + stub_module[stub_end:],
+                                                     encoding="utf-8")
+    done = _pytest(written)
+    assert done.returncode == 1 and re.search(r"\b[1-9]\d* passed", done.stdout), done.stdout[-3000:]
+    named = set(re.findall(rf"^{assignment.module}\.(\w+) is not written yet", done.stdout, re.M))
+    assert first not in named and named == {f.name for f in assignment.functions} - {first}, named
