@@ -81,6 +81,10 @@ SHADOWS_OF_CORRECT = {
     "shadow-pycache": ({f"__pycache__/{pycache_name('collectives')}": None}, "(compiled bytecode)"),
     "shadow-provided-package": ({"_domain/__init__.py": "raise ImportError('not the provided _domain')\n"},
                                 "_domain/ (a package folder)"),
+    # a helper module of the student's own: its .py is what the TA reads, so it is what runs
+    "shadow-own-helper": ({"collectives.py": REF + "\nfrom helper import *  # noqa: E402,F401,F403\n",
+                           "helper.py": "# the helper a TA reads: nothing to add\n", "helper/__init__.py": WRONG},
+                          "helper/ (a package folder)"),
     "shadow-provided-ext": ({f"_domain{EXTENSION_SUFFIXES[-1]}": b"junk"}, f"_domain{EXTENSION_SUFFIXES[-1]}"),
 }
 # name -> what, beside the untouched stub, would earn full marks if it ran

@@ -461,9 +461,11 @@ def cached_shadows(src: Path, modules: Collection[str]) -> list[str]:
 def copy_submission(src: Path, dest: Path, modules: Collection[str] = ()) -> tuple[list[str], list[str]]:
     """Copy the submission's regular files (walk_submission: no links, no FIFOs, bounded), leaving
     out notebooks (never imported) and whatever Python could import as one of `modules` instead of
-    its .py (`shadowing`: the .py a TA reads is what runs). Returns (what was skipped, one line
-    each; what was ignored as a shadow, each "path (what it is)")."""
+    its .py (`shadowing`: the .py a TA reads is what runs), `modules` and every module the submission
+    holds as a top-level .py (a helper of the student's own beside its own package or .so). Returns
+    (what was skipped, one line each; what was ignored as a shadow, each "path (what it is)")."""
     tree = walk_submission(src)
+    modules = {*modules, *(f.rel[:-3] for f in tree.files if "/" not in f.rel and f.rel.endswith(".py"))}
     ignored = [f"{rel} (compiled bytecode)" for rel in cached_shadows(src, modules)]
     dest.mkdir(parents=True, exist_ok=True)
     total = 0
