@@ -148,6 +148,11 @@ def build_class(root):
             compiled_pyc(REF, folder / rel)
         elif not compiled_extension(REF, "collectives", folder / rel):
             shutil.rmtree(folder)
+    ran = sub("ran-pytest")     # an honest student who ran the public tests and has a helper module
+    (ran / "helper.py").write_text("# a helper of the student's own\n")
+    (ran / "__pycache__").mkdir()
+    for name in ("helper", "test_collectives", "_properties"):
+        compiled_pyc(REF, ran / "__pycache__" / pycache_name(name))
     hooks = sub("site-hooks")
     for rel in ("sitecustomize.py", "usercustomize.py", "zz.pth"):
         (hooks / rel).write_text(DIE)
@@ -227,7 +232,10 @@ def test_a_correct_shadow_beside_the_stub_earns_nothing(graded, name):
 
 
 def test_an_honest_folder_gets_no_ignored_line(graded):
-    assert IGNORED not in graded[2]["honest"]["output"]
+    """Neither a plain folder nor one where the student ran pytest and keeps a helper module: the
+    bytecode cached for anything but the lab's own modules is not worth a line."""
+    for name in ("honest", "ran-pytest"):
+        assert graded[2][name]["score"] == FULL and IGNORED not in graded[2][name]["output"], graded[2][name]["output"]
 
 
 @pytest.mark.parametrize("door", ["grade", "grade-batch"])

@@ -465,8 +465,10 @@ def copy_submission(src: Path, dest: Path, modules: Collection[str] = ()) -> tup
     holds as a top-level .py (a helper of the student's own beside its own package or .so). Returns
     (what was skipped, one line each; what was ignored as a shadow, each "path (what it is)")."""
     tree = walk_submission(src)
-    modules = {*modules, *(f.rel[:-3] for f in tree.files if "/" not in f.rel and f.rel.endswith(".py"))}
+    # named only for the lab's modules: a __pycache__ is never copied, and a helper's or a public
+    # test's cached bytecode (any student who ran pytest has some) would only lengthen the note
     ignored = [f"{rel} (compiled bytecode)" for rel in cached_shadows(src, modules)]
+    modules = {*modules, *(f.rel[:-3] for f in tree.files if "/" not in f.rel and f.rel.endswith(".py"))}
     dest.mkdir(parents=True, exist_ok=True)
     total = 0
     for f in tree.files:
