@@ -78,7 +78,6 @@ SHADOWS_OF_CORRECT = {
     **{f"shadow-ext{i}": ({f"collectives{suffix}": b"\x7fELF not a real library"}, f"collectives{suffix}")
        for i, suffix in enumerate(EXTENSION_SUFFIXES)},
     "shadow-pyc-beside": ({"collectives.pyc": None}, "collectives.pyc (compiled bytecode)"),
-    "shadow-pycache": ({f"__pycache__/{pycache_name('collectives')}": None}, "(compiled bytecode)"),
     "shadow-provided-package": ({"_domain/__init__.py": "raise ImportError('not the provided _domain')\n"},
                                 "_domain/ (a package folder)"),
     # a helper module of the student's own: its .py is what the TA reads, so it is what runs
@@ -148,10 +147,14 @@ def build_class(root):
             compiled_pyc(REF, folder / rel)
         elif not compiled_extension(REF, "collectives", folder / rel):
             shutil.rmtree(folder)
+    only = sub("pycache-only")
+    (only / "collectives.py").unlink()
+    (only / "__pycache__").mkdir()
+    compiled_pyc(REF, only / "__pycache__" / pycache_name("collectives"))
     ran = sub("ran-pytest")     # an honest student who ran the public tests and has a helper module
     (ran / "helper.py").write_text("# a helper of the student's own\n")
     (ran / "__pycache__").mkdir()
-    for name in ("helper", "test_collectives", "_properties"):
+    for name in ("collectives", "helper", "test_collectives", "_properties"):
         compiled_pyc(REF, ran / "__pycache__" / pycache_name(name))
     hooks = sub("site-hooks")
     for rel in ("sitecustomize.py", "usercustomize.py", "zz.pth"):
@@ -228,7 +231,18 @@ def test_a_correct_shadow_beside_the_stub_earns_nothing(graded, name):
     if name not in results:
         pytest.skip("no C compiler or Python.h here to build an extension module")
     assert function_score(results[name]) == 0, outputs(results[name])[:1500]
-    assert IGNORED in results[name]["output"]
+    # a __pycache__ is never copied, and beside its .py not named (most honest folders have one)
+    assert (IGNORED in results[name]["output"]) is (name != "stub-pycache"), results[name]["output"]
+
+
+def test_bytecode_without_its_module_is_named_and_earns_nothing(graded):
+    """Only a __pycache__ .pyc of the module, no collectives.py: the module is missing, and the note
+    says the bytecode was not graded and to hand in the .py."""
+    data = graded[2]["pycache-only"]
+    assert function_score(data) == 0, outputs(data)[:1500]
+    note = next((line for line in data["output"].splitlines() if line.startswith(IGNORED)), "")
+    assert f"__pycache__/{pycache_name('collectives')} (compiled bytecode)" in note and "Hand in the .py" in note, \
+        data["output"]
 
 
 def test_an_honest_folder_gets_no_ignored_line(graded):

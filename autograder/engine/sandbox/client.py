@@ -465,10 +465,13 @@ def copy_submission(src: Path, dest: Path, modules: Collection[str] = ()) -> tup
     holds as a top-level .py (a helper of the student's own beside its own package or .so). Returns
     (what was skipped, one line each; what was ignored as a shadow, each "path (what it is)")."""
     tree = walk_submission(src)
-    # named only for the lab's modules: a __pycache__ is never copied, and a helper's or a public
-    # test's cached bytecode (any student who ran pytest has some) would only lengthen the note
-    ignored = [f"{rel} (compiled bytecode)" for rel in cached_shadows(src, modules)]
-    modules = {*modules, *(f.rel[:-3] for f in tree.files if "/" not in f.rel and f.rel.endswith(".py"))}
+    sources = {f.rel for f in tree.files if "/" not in f.rel and f.rel.endswith(".py")}
+    # A __pycache__ is never copied. Its bytecode of a lab module is named only where that module's
+    # .py is missing (the student then learns why nothing ran); beside the .py, as running the code
+    # or pytest leaves it in most folders, and for any other module it is not worth a line.
+    ignored = [f"{rel} (compiled bytecode)" for rel in cached_shadows(src, modules)
+               if f"{rel.split('/', 1)[1].partition('.')[0]}.py" not in sources]
+    modules = {*modules, *(rel[:-3] for rel in sources)}
     dest.mkdir(parents=True, exist_ok=True)
     total = 0
     for f in tree.files:
@@ -500,7 +503,7 @@ def ignored_note(ignored: list[str], shown: int = 5) -> str:
     if not ignored:
         return ""
     names = "; ".join(ignored[:shown]) + (f" (and {len(ignored) - shown} more)" if len(ignored) > shown else "")
-    cache = (" A __pycache__ folder that running your code left behind does no harm."
+    cache = (" Hand in the .py file itself: bytecode in __pycache__ is never graded."
              if any(entry.startswith("__pycache__/") for entry in ignored) else "")
     return ("Ignored, because Python would import it instead of the .py file of the same name (only your .py "
             f"files are graded, so what runs is the code you hand in): {names}.{cache}")
