@@ -147,6 +147,9 @@ def build_class(root):
             compiled_pyc(REF, folder / rel)
         elif not compiled_extension(REF, "collectives", folder / rel):
             shutil.rmtree(folder)
+    handed = sub("provided-as-package")   # the provided _domain.py handed in as a package of the same code
+    (handed / "_domain").mkdir()
+    (handed / "_domain.py").rename(handed / "_domain" / "__init__.py")
     only = sub("pycache-only")
     (only / "collectives.py").unlink()
     (only / "__pycache__").mkdir()
@@ -233,6 +236,15 @@ def test_a_correct_shadow_beside_the_stub_earns_nothing(graded, name):
     assert function_score(results[name]) == 0, outputs(results[name])[:1500]
     # a __pycache__ is never copied, and beside its .py not named (most honest folders have one)
     assert (IGNORED in results[name]["output"]) is (name != "stub-pycache"), results[name]["output"]
+
+
+def test_a_provided_module_handed_in_as_a_package_is_not_imported(graded):
+    """The provided _domain.py is what runs under its name, whether the folder holds it or not: a
+    `_domain/` package of the very same code is left out and named (the module then cannot import
+    it), as it would be beside the file; the grading process must know the provided names."""
+    data = graded[2]["provided-as-package"]
+    assert function_score(data) == 0, outputs(data)[:1500]
+    assert "_domain/ (a package folder)" in data["output"], data["output"]
 
 
 def test_bytecode_without_its_module_is_named_and_earns_nothing(graded):
