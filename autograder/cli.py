@@ -35,10 +35,14 @@ UNSANDBOXED_HELP = ("grade even where no sandbox can run (bubblewrap or a separa
                     "runs unguarded, and every result says so")
 
 
-def fail(message: str, code: int = 2) -> None:
+def _error_line(message: str) -> None:
     from rich.markup import escape
 
     err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)   # "[grading]" is text
+
+
+def fail(message: str, code: int = 2) -> None:
+    _error_line(message)
     raise typer.Exit(code)
 
 
@@ -93,7 +97,7 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     from dataclasses import replace
 
     from autograder.classroom.batch import submission_folder
-    from autograder.engine.config import ConfigError, load_config
+    from autograder.engine.config import load_config
     from autograder.engine.grade import grade_submission
     from autograder.engine.sandbox import SandboxUnavailable
 
@@ -101,10 +105,7 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     # nbgrader's submitted/<student>/ holds the lab one folder down: grade it, not an empty top folder
     submission_dir = submission_folder(_folder(submission_dir, "submission folder").resolve(), spec)
     _course(course, required=False)
-    try:
-        config = load_config()
-    except ConfigError as exc:
-        fail(str(exc))
+    config = load_config()
     config = replace(config, allow_unsandboxed=allow_unsandboxed or config.allow_unsandboxed)
     try:
         result = grade_submission(spec, submission_dir, student, config=config)
@@ -139,7 +140,6 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     from autograder.classroom.batch import OutputFolderError, misplaced_class, students
     from autograder.classroom.gradebook import GradebookUnavailable
     from autograder.classroom.progress import grade_batch_with_progress
-    from autograder.engine.config import ConfigError
     from autograder.engine.sandbox import SandboxUnavailable
 
     spec = _assignment(assignment)
@@ -157,7 +157,7 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     try:
         summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err,
                                             allow_unsandboxed=allow_unsandboxed)
-    except (SandboxUnavailable, OutputFolderError, ConfigError) as exc:
+    except (SandboxUnavailable, OutputFolderError) as exc:
         fail(str(exc))
     except GradebookUnavailable as exc:
         fail(f"{exc}. Every student's results and the class CSV are in {target}: rerun with a working --db "
@@ -236,24 +236,15 @@ def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     release_dir = root / "release" / spec.id
     if not release_dir.is_dir():
         fail(f"{release_dir} does not exist: run `scalelabs release {spec.id}` first")
-    from autograder.engine.config import ConfigError
-
-    try:
-        print(build_zip(spec.id, out_zip, assignment=spec, course=root))
-    except ConfigError as exc:   # the course's [grading] table goes into the zip
-        fail(str(exc))
+    print(build_zip(spec.id, out_zip, assignment=spec, course=root))   # with the course's [grading] table
 
 
 @app.command()
 def demo(course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Build everything, grade the sample class into a SQLite gradebook, print the grade table."""
     from autograder.classroom.demo import run
-    from autograder.engine.config import ConfigError
 
-    try:
-        run(course=_course(course))
-    except ConfigError as exc:
-        fail(str(exc))
+    run(course=_course(course))
 
 
 @app.command()
@@ -270,7 +261,13 @@ def check(folder: Path = typer.Argument(Path("."), help="a released assignment f
 
 
 def main() -> None:
-    app()
+    from autograder.engine.config import ConfigError
+
+    try:
+        app()
+    except ConfigError as exc:   # a bad scalelabs.toml, whichever command read it: one line, exit 2
+        _error_line(str(exc))
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":
