@@ -137,7 +137,7 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     """Grade a class in parallel; writes results, feedback pages, a CSV and the gradebook (default:
     grades/ASSIGNMENT in the course, or here when there is no course). Resumable: after Ctrl-C or a crash
     run the same command again (graded students are skipped, changed ones regraded)."""
-    from autograder.classroom.batch import OutputFolderError, misplaced_class, students
+    from autograder.classroom.batch import OutputFolderError, misplaced_class
     from autograder.classroom.gradebook import GradebookUnavailable
     from autograder.classroom.progress import grade_batch_with_progress
     from autograder.engine.sandbox import SandboxUnavailable
@@ -149,8 +149,6 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     submissions_root = _folder(submissions_root, "submissions root").resolve()
     out_dir = out_dir.resolve() if out_dir else None
     root = _course(course, required=False)
-    if not students(submissions_root):
-        fail(f"submissions root {submissions_root} has no student subfolders{_no_students_hint(submissions_root, spec)}")
     if why := misplaced_class(submissions_root, spec):
         fail(why)
     target = out_dir or _grades_dir(root, spec.id)
@@ -174,17 +172,6 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
               highlight=False)
     if summary.failed:
         raise typer.Exit(1)
-
-
-def _no_students_hint(root: Path, spec) -> str:
-    """What a root without student folders probably is: one submission, or files from a flat download."""
-    names = {p.name for p in root.iterdir()}
-    if f"{spec.module}.py" in names or f"{spec.id}.ipynb" in names:
-        return (f": it looks like one submission; grade it with `scalelabs grade {spec.id} {root}`, or put each "
-                "student's files in a folder of their own")
-    if any(n.endswith((".py", ".ipynb")) for n in names):
-        return ": put each student's files in a folder of their own (ROOT/<student>/), e.g. a Canvas download's files"
-    return ""
 
 
 def _grades_dir(root: Optional[Path], assignment_id: str) -> Path:

@@ -96,9 +96,19 @@ def misplaced_class(root: Path, assignment: Assignment) -> str | None:
     0 and says nothing a TA sees: not one student folder holds the lab's module or notebook (the folder
     above the class, a student's own folder, another lab's class); or every folder that holds the module
     lacks the modules the release provides (students uploaded only their own files: Canvas,
-    Gradescope), so no module imports."""
+    Gradescope), so no module imports; or `root` holds no student folder at all (one submission, or
+    the files of a flat download)."""
     wanted = {f"{assignment.module}.py", f"{assignment.id}.ipynb"}
     names = students(root)
+    if not names:
+        found = _entries(root)
+        hint = ""
+        if wanted & found:
+            hint = (f": it looks like one submission; grade it with `scalelabs grade {assignment.id} {root}`, or put "
+                    "each student's files in a folder of their own")
+        elif any(n.endswith((".py", ".ipynb")) for n in found):
+            hint = ": put each student's files in a folder of their own (ROOT/<student>/), e.g. a Canvas download's files"
+        return f"submissions root {root} has no student subfolders{hint}"
     entries = {s: _entries(submission_folder(root / s, assignment)) for s in names}
     if not any(wanted & found for found in entries.values()):
         shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
