@@ -24,6 +24,7 @@ import stat
 from pathlib import Path
 from typing import NamedTuple
 
+from autograder.engine.config import PREDICTION_MODES as MODES   # how predictions earn points
 from autograder.engine.sandbox.client import read_regular
 from autograder.engine.spec import Question
 
@@ -36,7 +37,6 @@ RECORD_CAP = 64                  # characters of a record's question id or answe
 RECORD_MIMETYPE = "application/vnd.scalelabs.prediction+json"  # = autograder.build.predictions.MIMETYPE
 RECORD_FILE = ".scalelabs_predictions.json"  # the kernel's copy of the records (predictions.RECORD_FILE)
 RECORD_FILE_CAP = 64 << 10       # bytes of the record file read
-MODES = ("correctness", "commitment")  # how predictions earn points ([grading] predictions)
 
 
 class BadNotebook(ValueError):

@@ -38,7 +38,7 @@ from importlib.machinery import BYTECODE_SUFFIXES, EXTENSION_SUFFIXES, SOURCE_SU
 from pathlib import Path
 from typing import Any, Callable, Collection
 
-from autograder.engine.config import GradingConfig
+from autograder.engine.config import SANDBOX_MODES as MODES, GradingConfig
 from autograder.course import find_course, package_dirs
 
 WORKER = Path(__file__).with_name("worker.py")
@@ -56,7 +56,6 @@ INT_BITS_CAP = 4_000            # bits of a returned int
 FILES_OPEN_CAP = 256            # RLIMIT_NOFILE of the worker
 JAIL_UID = 65534                # the unprivileged uid/gid inside bubblewrap (nobody)
 USER_UID_BASE = 1_000_000       # "user" mode: uid = base + grader pid, one uid per live sandbox
-MODES = ("bubblewrap", "user", "unsandboxed")
 
 
 class StudentError(Exception):
