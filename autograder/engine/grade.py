@@ -18,8 +18,9 @@ from autograder.engine.checks import CheckOutcome, grade_function
 from autograder.engine.config import GradingConfig, load_config
 from autograder.engine.questions import grade_questions
 from autograder.engine.results import Result, TestResult
+from autograder.engine.filetree import ignored_note
 from autograder.engine.sandbox import Sandbox
-from autograder.engine.sandbox.client import choose_mode, ignored_note, mode_note
+from autograder.engine.sandbox.modes import choose_mode, mode_note
 from autograder.engine.spec import Assignment
 
 
@@ -57,7 +58,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     """Grade one submission folder (shaped like release/<id>/).
 
     show_expected / budget_s default to the course config (scalelabs.toml). The boundary is
-    `sandbox` (one of sandbox.client.MODES) or config.sandbox: where no sandbox can run and the
+    `sandbox` (one of sandbox.MODES) or config.sandbox: where no sandbox can run and the
     course did not opt in, SandboxUnavailable (grading refuses). `secrets`/`outputs`: further paths
     the student's code must not read / write (the unprivileged-user mode enforces them).
     `ahead`: a jail started before this submission was known (Sandbox.ahead, same module and

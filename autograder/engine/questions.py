@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from autograder.engine.config import PREDICTION_MODES as MODES   # how predictions earn points
-from autograder.engine.sandbox.client import read_regular
+from autograder.engine.filetree import read_regular
 from autograder.engine.spec import Question
 
 
