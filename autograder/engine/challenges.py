@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import ast
 import math
-from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
 
 from autograder.engine import scoring
-from autograder.engine.questions import BadNotebook, answer_cell, assigned_value, submission_cells
+from autograder.engine.questions import answer_cell, assigned_value
 from autograder.engine.spec import DesignChallenge, Field, Invalid, Verdict   # the declaration; labs import it here
+from autograder.engine.submission import Submission
 
 SHOWN_CHARS = 30   # characters of a student's value or name echoed in feedback
 
@@ -154,20 +154,19 @@ def grade_answer(challenge: DesignChallenge, source: str, show_expected: bool = 
     return ChallengeGrade(0.0, problem) if design is None else grade_design(challenge, design, show_expected)
 
 
-def grade_challenges(challenges: Sequence[DesignChallenge], submission_dir: Path,
-                     assignment_id: str, show_expected: bool = True) -> list[ChallengeGrade]:
-    """Each challenge's grade, reading the notebook once (the same bounded reader as questions)."""
+def grade_challenges(challenges: Sequence[DesignChallenge], submission: Submission,
+                     show_expected: bool = True) -> list[ChallengeGrade]:
+    """Each challenge's grade from the submission's notebook, read once (its record; the same
+    bounded reader as the questions')."""
     if not challenges:
         return []
-    try:
-        cells, name = submission_cells(submission_dir, assignment_id)
-    except BadNotebook as exc:
-        return [ChallengeGrade(0.0, str(exc))] * len(challenges)
+    if submission.cells is None:
+        return [ChallengeGrade(0.0, submission.problem)] * len(challenges)
     grades = []
     for challenge in challenges:
-        source = answer_cell(cells, challenge.id)
+        source = answer_cell(submission.cells, challenge.id)
         if source is None:
-            grades.append(ChallengeGrade(0.0, f"no answer cell for {challenge.id} was found in {name}"))
+            grades.append(ChallengeGrade(0.0, f"no answer cell for {challenge.id} was found in {submission.notebook}"))
             continue
         grades.append(grade_answer(challenge, source, show_expected))
     return grades

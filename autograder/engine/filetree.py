@@ -151,13 +151,15 @@ def cached_shadows(src: Path, modules: Collection[str]) -> list[str]:
     return [f"__pycache__/{n}" for n in names if shadowing(f"__pycache__/{n}", modules)]
 
 
-def copy_submission(src: Path, dest: Path, modules: Collection[str] = ()) -> tuple[list[str], list[str]]:
+def copy_submission(src: Path, dest: Path, modules: Collection[str] = (),
+                    tree: Tree | None = None) -> tuple[list[str], list[str]]:
     """Copy the submission's regular files (walk_submission: no links, no FIFOs, bounded), leaving
     out notebooks (never imported) and whatever Python could import as one of `modules` instead of
     its .py (`shadowing`: the .py a TA reads is what runs), `modules` and every module the submission
-    holds as a top-level .py (a helper of the student's own beside its own package or .so). Returns
-    (what was skipped, one line each; what was ignored as a shadow, each "path (what it is)")."""
-    tree = walk_submission(src)
+    holds as a top-level .py (a helper of the student's own beside its own package or .so). `tree`:
+    src's walk when it was already taken (the submission record's). Returns (what was skipped, one
+    line each; what was ignored as a shadow, each "path (what it is)")."""
+    tree = walk_submission(src) if tree is None else Tree(tree.files, list(tree.skipped))
     sources = {f.rel for f in tree.files if "/" not in f.rel and f.rel.endswith(".py")}
     # A __pycache__ is never copied. Its bytecode of a lab module is named only where that module's
     # .py is missing (the student then learns why nothing ran); beside the .py, as running the code

@@ -37,6 +37,7 @@ from autograder.engine.sandbox.seccomp import filter_fd
 from autograder.engine.sandbox.runtime import numpy_dirs, python_paths
 from autograder.engine.sandbox.usermode import (USER_UID_BASE, course_secrets, drop_command, hand_over, jail_stdlib,
                                                 kill_uid, private_numpy_site, protect_secrets)
+from autograder.engine.submission import Submission, read_submission
 
 WORKER = Path(__file__).with_name("worker.py")
 REPLY_CAP_BYTES = 4 << 20       # a reply longer than this is a flood on the protocol fd
@@ -52,12 +53,15 @@ class Sandbox:
     jail uid must not read / write besides the course folder and the submission itself.
     `provided`: the modules shipped beside `module` (Assignment.provided); like `module`, only their
     .py files are copied in (copy_submission), and what was left out is in `ignored`.
+    `submission`: the submission's record (autograder.engine.submission: its tree, walked once), or
+    its folder, walked when the sandbox is built.
     """
 
-    def __init__(self, submission_dir: Path | None, module: str, config: GradingConfig,
+    def __init__(self, submission: Submission | Path | None, module: str, config: GradingConfig,
                  *, deadline: float | None = None, mode: str | None = None,
                  secrets: list[Path] = (), outputs: list[Path] = (), provided: Collection[str] = ()):
-        self.submission_dir = Path(submission_dir) if submission_dir is not None else None   # None: ahead()
+        self.submission = _record(submission) if submission is not None else None   # None: ahead()
+        self.submission_dir = self.submission.folder if self.submission is not None else None
         self.module = module
         self.modules = (module, *provided)
         self.config = config
@@ -100,12 +104,14 @@ class Sandbox:
             raise
         return box
 
-    def take(self, submission_dir: Path, deadline: float | None = None, provided: Collection[str] = ()) -> "Sandbox":
-        """Copy a submission into a jail started ahead (nothing of it has run yet) and set its
-        deadline; `provided` as in the constructor."""
+    def take(self, submission: Submission | Path, deadline: float | None = None,
+             provided: Collection[str] = ()) -> "Sandbox":
+        """Copy a submission (its record or folder) into a jail started ahead (nothing of it has run
+        yet) and set its deadline; `provided` as in the constructor."""
         if self.submission_dir is not None or self.imported:
             raise ValueError("this sandbox already holds a submission")
-        self.submission_dir, self.deadline = Path(submission_dir), deadline
+        self.submission, self.deadline = _record(submission), deadline
+        self.submission_dir = self.submission.folder
         self.modules = (self.module, *provided)
         self.secrets.append(self.submission_dir)
         self._copy_in()
@@ -139,7 +145,8 @@ class Sandbox:
 
     def _copy_in(self) -> None:
         """The submission's copy in the jail's folder (_prepare, or take for a jail started ahead)."""
-        self.skipped, self.ignored = copy_submission(self.submission_dir, self.root / "submission", self.modules)
+        self.skipped, self.ignored = copy_submission(self.submission_dir, self.root / "submission", self.modules,
+                                                   self.submission.tree)
         if self.mode == "user":
             hand_over(self.root, self.uid)
 
@@ -367,3 +374,8 @@ class Sandbox:
         retry one by one)."""
         return self._request({"op": "call_many", "name": name, "kwargs_list": kwargs_list},
                              self.config.call_timeout_s, name, lambda reply: check_replies(reply, len(kwargs_list)))
+
+
+def _record(submission: Submission | Path) -> Submission:
+    """A submission record as given, or the tree of a folder (read_submission without its notebook)."""
+    return submission if isinstance(submission, Submission) else read_submission(Path(submission))
