@@ -33,7 +33,7 @@ from autograder.engine.config import GradingConfig, load_config
 from autograder.classroom.feedback import write_atomic, write_feedback
 from autograder.classroom.gradebook import GradebookWriter, item_scores, sqlite_url
 from autograder.engine.filetree import TREE_BYTES_CAP, read_regular, walk_submission
-from autograder.engine.sandbox import Sandbox, choose_mode
+from autograder.engine.sandbox import Sandbox, check_jail, choose_mode
 from autograder.engine.results import Result
 from autograder.engine.spec import Assignment
 from labs import load
@@ -281,13 +281,16 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
     """Grade every student folder under root with `jobs` processes; skip finished, unchanged students.
 
     The sandbox mode is chosen once, before anything is graded: where none can run (and the course
-    did not opt in with allow_unsandboxed or scalelabs.toml), SandboxUnavailable.
+    did not opt in with allow_unsandboxed or scalelabs.toml), or the bubblewrap jail would show the
+    class or the course to student code or cannot start (check_jail), SandboxUnavailable.
     on_start(total, to_grade) is called once, on_done(student) after each graded student.
     """
     config = load_config()
     mode = choose_mode(config.sandbox, allow_unsandboxed or config.allow_unsandboxed)
     assignment = load(assignment_name)
     root, out_dir = Path(root), Path(out_dir)
+    if mode == "bubblewrap":    # a jail that shows a secret or cannot start refuses the class, not each student
+        check_jail(config, [root])
     check_output(out_dir)
     summary = BatchSummary(out_dir)
     todo: list[tuple[str, str]] = []

@@ -60,7 +60,9 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
 
     show_expected / budget_s default to the course config (scalelabs.toml). The boundary is
     `sandbox` (one of sandbox.MODES) or config.sandbox: where no sandbox can run and the
-    course did not opt in, SandboxUnavailable (grading refuses). `secrets`/`outputs`: further paths
+    course did not opt in, SandboxUnavailable (grading refuses); so too where the jail shows student
+    code a secret or cannot start Python (sandbox.client.check_jail, Sandbox.fault), which would
+    otherwise score the student for the grader's fault. `secrets`/`outputs`: further paths
     the student's code must not read / write (the unprivileged-user mode enforces them).
     `ahead`: a jail started before this submission was known (Sandbox.ahead, same module and
     config; bubblewrap only): the submission is copied into it and graded there.
@@ -89,6 +91,8 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
                                          "tell the course staff")]
             result.tests += _function_tests(item, outcomes)
         skipped, ignored = box.skipped, box.ignored
+    if box.fault is not None:   # the jail could not start Python: the grader's fault, so no score at all
+        raise box.fault
     graded = grade_questions(assignment.questions, submission, config.predictions)
     for q, (score, feedback, answer) in zip(assignment.questions, graded):
         result.tests.append(TestResult(q.id, q.kind, q.kind, score, float(q.points), cap_output(feedback), answer))

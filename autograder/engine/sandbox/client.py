@@ -26,15 +26,16 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Collection
 
+from autograder.course import SECRET_PACKAGES
 from autograder.engine.config import GradingConfig
 from autograder.engine.filetree import copy_submission
 from autograder.engine.sandbox.errors import BadReply, SandboxUnavailable, StudentError
-from autograder.engine.sandbox.jail import PATHS, bwrap_command
+from autograder.engine.sandbox.jail import PATHS, bwrap_command, runtime_mounts, seen_through
 from autograder.engine.sandbox.modes import MODES, bwrap_available, choose_mode, unshare_net, user_mode_problem
 from autograder.engine.sandbox.replies import check_call, check_error, check_replies, check_signature
 from autograder.engine.sandbox.roots import ROOT_PREFIX, sweep_once
+from autograder.engine.sandbox.runtime import numpy_dirs, python_paths, site_dirs
 from autograder.engine.sandbox.seccomp import filter_fd
-from autograder.engine.sandbox.runtime import numpy_dirs, python_paths
 from autograder.engine.sandbox.usermode import (USER_UID_BASE, course_secrets, drop_command, hand_over, jail_stdlib,
                                                 kill_uid, private_numpy_site, protect_secrets)
 from autograder.engine.submission import Submission, read_submission
@@ -59,7 +60,8 @@ class Sandbox:
 
     def __init__(self, submission: Submission | Path | None, module: str, config: GradingConfig,
                  *, deadline: float | None = None, mode: str | None = None,
-                 secrets: list[Path] = (), outputs: list[Path] = (), provided: Collection[str] = ()):
+                 secrets: list[Path] = (), outputs: list[Path] = (), provided: Collection[str] = (),
+                 _probe: bool = False):
         self.submission = _record(submission) if submission is not None else None   # None: ahead()
         self.submission_dir = self.submission.folder if self.submission is not None else None
         self.module = module
@@ -79,6 +81,11 @@ class Sandbox:
         self.uid = USER_UID_BASE + os.getpid()
         self.secrets = [*course_secrets(), *([self.submission_dir] if self.submission_dir else []), *map(Path, secrets)]
         self.outputs = list(map(Path, outputs))
+        self.probe = _probe             # the start check's own jail (check_jail): it reads anywhere the jail shows
+        self.fault: SandboxUnavailable | None = None   # the jail could not start: the grader's fault
+        self.stderr: Any = subprocess.DEVNULL
+        if self.mode == "bubblewrap" and not _probe:
+            check_jail(config, self.secrets)
         self.root: Path | None = None
         self.skipped: list[str] = []
         self.ignored: list[str] = []
@@ -112,6 +119,7 @@ class Sandbox:
             raise ValueError("this sandbox already holds a submission")
         self.submission, self.deadline = _record(submission), deadline
         self.submission_dir = self.submission.folder
+        check_jail(self.config, [self.submission_dir])
         self.modules = (self.module, *provided)
         self.secrets.append(self.submission_dir)
         self._copy_in()
@@ -183,6 +191,8 @@ class Sandbox:
                 roots += [paths["submission"], paths["site"], str(private_numpy_site()), *jail_stdlib(self.uid)]
             else:
                 roots += [paths["submission"], paths["site"]] + numpy_dirs()
+        if self.probe:
+            roots = ["/"]       # the start check reads what an attacker without the courtesy hook could
         config = dict(paths, module=self.module, read_roots=roots, output_cap=self.config.output_cap_chars)
         return cmd + [json.dumps(config)], paths
 
@@ -206,7 +216,7 @@ class Sandbox:
             cmd, paths = self._command(seccomp)
             env = {"PATH": "/usr/bin:/bin", "HOME": paths["tmp"], "LANG": "C.UTF-8"}
             self.buffer = b""
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
                                          cwd=self.root / "tmp", env=env, preexec_fn=self._limits,
                                          start_new_session=True, close_fds=True,
                                          pass_fds=() if seccomp is None else (seccomp,))
@@ -223,10 +233,27 @@ class Sandbox:
                 self._kill()
             self._spawn()
         self.starting = False
-        ready = self._read(self.config.import_timeout_s, what=f"starting Python for {self.module}.py")
+        # Nothing of the submission runs before the worker's ready line (it imports the module only
+        # when asked): a worker that does not get there is the jail's failure, never the student's.
+        try:
+            ready = self._read(self.config.import_timeout_s, what="starting Python")
+        except StudentError as exc:
+            if exc.kind == "budget":
+                raise
+            raise self._broken(exc.message)
         if not isinstance(ready, dict) or ready.get("ok") is not True:
             self._kill()
-            raise StudentError(f"starting Python for {self.module}.py failed", "died", fatal=True)
+            raise self._broken("its first reply was not the ready line")
+
+    def _broken(self, why: str) -> SandboxUnavailable:
+        """The grader's fault: the jail cannot start Python. Kept (`fault`): every later start
+        fails at once, and grade_submission raises it instead of scoring anyone."""
+        self._kill()
+        self.fault = SandboxUnavailable(
+            f"the {self.mode} sandbox could not start Python ({why}), which is the grader's fault, not the "
+            f"student's: nothing was scored. Fix: run `scalelabs grade` on one submission to see why, and check "
+            f"that {python_paths()[0]} runs (docs/staff.md, the sandbox)")
+        return self.fault
 
     def _kill(self) -> None:
         if self.proc is not None:
@@ -327,7 +354,10 @@ class Sandbox:
     # --- the API the checks use ---
 
     def load(self) -> None:
-        """Start the worker and import the module; a failure is kept in `import_error` and raised."""
+        """Start the worker and import the module; a failure is kept in `import_error` and raised
+        (a jail that cannot start: `fault`, SandboxUnavailable)."""
+        if self.fault is not None:
+            raise self.fault
         if self.import_error is not None:
             raise self.import_error
         if self.alive and self.imported:
@@ -379,3 +409,82 @@ class Sandbox:
 def _record(submission: Submission | Path) -> Submission:
     """A submission record as given, or the tree of a folder (read_submission without its notebook)."""
     return submission if isinstance(submission, Submission) else read_submission(Path(submission))
+
+
+# --- the jail's start check: the real command, the real binds, asked from inside ---
+
+PROBE_MODULE = "_scalelabs_jail_check"
+_PROBE_SOURCE = """
+import importlib.util, os
+
+def leaks(paths, packages):
+    found = []
+    for name in packages:
+        try:
+            if importlib.util.find_spec(name) is not None:
+                found.append("the package %s can be imported" % name)
+        except Exception:
+            pass
+    for path in paths:
+        try:
+            os.stat(path)
+        except OSError:
+            continue
+        try:
+            if os.path.isdir(path) and not os.listdir(path):
+                continue        # an empty folder: a hidden package folder's mount point
+        except OSError:
+            continue
+        found.append("%s can be read" % path)
+    return found
+
+def numpy_version():
+    import numpy
+    return numpy.__version__
+"""
+_checked: set[tuple] = set()
+
+
+def check_jail(config: GradingConfig, secrets: Collection[Path] = ()) -> None:
+    """Refuse to grade (SandboxUnavailable, one line naming the cause and the fix) where the bubblewrap
+    jail would show student code a secret or cannot run the worker. Each call checks `secrets`, the
+    course's and the grader's site folders against the binds (jail.seen_through); the first call of a
+    process for a configuration also starts the real jail (the real command, binds and limits) on a
+    probe module and asks from inside that the worker starts, numpy imports where the grader has it,
+    and neither the packages (reference, autograder, labs) nor those paths can be reached."""
+    secrets = [Path(p) for p in (*course_secrets(), *site_dirs(), *secrets)]
+    for path in secrets:
+        source = seen_through(path)
+        if source is not None:
+            raise SandboxUnavailable(
+                f"the bubblewrap sandbox would let student code read {path}, because it binds {source} (what "
+                "the worker needs of this Python), so grading refuses. Fix: install scalelabs and keep the course "
+                f"and the submissions outside {source}")
+    key = (config.memory_mb, config.tmp_mb, config.import_timeout_s, bwrap_available())
+    if key in _checked:
+        return
+    with tempfile.TemporaryDirectory(prefix="scalelabs-jail-check-") as folder, \
+            tempfile.TemporaryFile() as errors:
+        (Path(folder) / f"{PROBE_MODULE}.py").write_text(_PROBE_SOURCE)
+        box = Sandbox(Path(folder), PROBE_MODULE, config, mode="bubblewrap", _probe=True)
+        box.stderr = errors
+        try:
+            with box:
+                box.load()
+                found = box.call("leaks", {"paths": [str(p) for p in secrets], "packages": list(SECRET_PACKAGES)})
+                if numpy_dirs():
+                    box.call("numpy_version", {})
+        except (SandboxUnavailable, StudentError) as exc:
+            errors.seek(0)
+            said = " ".join(errors.read(4096).decode(errors="replace").split())[-300:]
+            raise SandboxUnavailable(
+                f"the bubblewrap sandbox cannot run the grader's worker here, so grading refuses"
+                f" ({said or getattr(exc, 'message', str(exc))}). Fix: grade with a Python whose interpreter, "
+                f"standard library and numpy this machine's bubblewrap can bind read-only (now {python_paths()[0]}), "
+                f"or set sandbox = \"user\" under [grading] in scalelabs.toml where the grader runs as root") from None
+    if found:
+        raise SandboxUnavailable(
+            f"the bubblewrap sandbox shows student code what it must not ({'; '.join(map(str, found[:3]))}), so "
+            "grading refuses. Fix: install scalelabs and keep the course and the submissions outside the "
+            f"folders the jail binds ({', '.join(runtime_mounts().binds[:4])}, ...)")
+    _checked.add(key)

@@ -1,10 +1,40 @@
-"""What the worker needs to run, wherever the grader's Python lives: the interpreter, its stdlib, numpy."""
+"""What the worker needs to run, wherever the grader's Python lives: the interpreter, its stdlib, numpy,
+and the shared libraries the dynamic loader maps for them (a Debian system Python, a pyenv build, a
+Fedora /usr/lib64 layout, a venv of any of them: the jail binds these, not a guess at /usr)."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import site
+import subprocess
 import sys
 import sysconfig
+from functools import lru_cache
+
+# Run by the grader's own interpreter, as the jail runs it (-I -S, the jail's environment): import
+# every extension module of the stdlib (lib-dynload) and numpy, then list the files mapped, which
+# are what the dynamic loader needs of the host (libc, libpython, libz, the locale, ...).
+_MAPPED = """
+import importlib, importlib.machinery, json, os, sys
+dynload, numpy_parent = sys.argv[1], sys.argv[2]
+for name in sorted(os.listdir(dynload) if os.path.isdir(dynload) else []):
+    suffix = next((s for s in importlib.machinery.EXTENSION_SUFFIXES if name.endswith(s)), None)
+    if suffix:
+        try:
+            importlib.import_module(name[:-len(suffix)])
+        except BaseException:
+            pass
+if numpy_parent:
+    sys.path.insert(0, numpy_parent)
+    try:
+        import numpy
+    except BaseException:
+        pass
+print(json.dumps(sorted({row.split(None, 5)[5].strip() for row in open("/proc/self/maps")
+                         if len(row.split(None, 5)) == 6 and row.split(None, 5)[5].startswith("/")})))
+"""
+JAIL_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}    # what the worker's environment holds (HOME aside)
 
 
 def python_paths() -> tuple[str, str, str]:
@@ -22,3 +52,31 @@ def numpy_dirs() -> list[str]:
     pkg = os.path.realpath(list(spec.submodule_search_locations)[0])
     libs = os.path.join(os.path.dirname(pkg), "numpy.libs")
     return [pkg] + ([libs] if os.path.isdir(libs) else [])
+
+
+@lru_cache(maxsize=None)
+def mapped_files() -> tuple[str, ...]:
+    """The files (real paths) the grader's interpreter maps once it has imported every extension
+    module of its stdlib and numpy: itself, its shared libraries and theirs, the dynamic loader,
+    locale data. Asked of a child process once per grader process (~0.2 s); () if it fails, and the
+    jail then holds too little to start, which the jail's start check reports."""
+    exe, _, stdlib = python_paths()
+    dynload = os.path.join(stdlib, "lib-dynload")
+    numpy = numpy_dirs()
+    try:
+        done = subprocess.run([exe, "-I", "-S", "-c", _MAPPED, dynload, os.path.dirname(numpy[0]) if numpy else ""],
+                              capture_output=True, text=True, timeout=60, env=JAIL_ENV, cwd="/")
+        return tuple(os.path.realpath(p) for p in json.loads(done.stdout))
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return ()
+
+
+def site_dirs() -> list[str]:
+    """Every folder the grader's Python imports installed packages from (site-, dist-packages, a
+    venv's, the user's, .pth additions): none of it may be seen from the jail but numpy."""
+    found = [*site.getsitepackages(), site.getusersitepackages(),
+             *(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))]
+    _, _, stdlib = python_paths()
+    found += [p for p in sys.path if p and os.path.realpath(p) != stdlib
+              and not os.path.realpath(p).startswith(stdlib + os.sep) and not p.endswith(".zip")]
+    return sorted({os.path.realpath(p) for p in found if os.path.isdir(p)})
