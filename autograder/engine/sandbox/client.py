@@ -31,19 +31,20 @@ from autograder.engine.config import GradingConfig
 from autograder.engine.filetree import copy_submission
 from autograder.engine.sandbox.errors import BadReply, SandboxUnavailable, StudentError
 from autograder.engine.sandbox.jail import PATHS, bwrap_command, runtime_mounts, seen_through
-from autograder.engine.sandbox.modes import MODES, bwrap_available, choose_mode, unshare_net, user_mode_problem
+from autograder.engine.sandbox.modes import MODES, bwrap_available, choose_mode, user_mode_problem
 from autograder.engine.sandbox.replies import check_call, check_error, check_replies, check_signature
 from autograder.engine.sandbox.roots import ROOT_PREFIX, sweep_once
 from autograder.engine.sandbox.runtime import numpy_dirs, python_paths, site_dirs
-from autograder.engine.sandbox.seccomp import filter_fd
-from autograder.engine.sandbox.usermode import (USER_UID_BASE, course_secrets, drop_command, hand_over, jail_stdlib,
-                                                kill_uid, private_numpy_site, protect_secrets)
+from autograder.engine.sandbox.seccomp import filter_fd, installer
+from autograder.engine.sandbox.usermode import (course_secrets, drop_command, give_back_uid, hand_over, jail_stdlib,
+                                                namespaces, private_numpy_site, protect_secrets, take_uid)
 from autograder.engine.submission import Submission, read_submission
 
 WORKER = Path(__file__).with_name("worker.py")
 REPLY_CAP_BYTES = 4 << 20       # a reply longer than this is a flood on the protocol fd
 FILE_CAP_BYTES = 64 << 20       # RLIMIT_FSIZE: files the student writes in /tmp
 FILES_OPEN_CAP = 256            # RLIMIT_NOFILE of the worker
+PROCESSES_CAP = 64              # RLIMIT_NPROC of the user mode's uid (a second wall: its filter refuses any new task)
 
 
 class Sandbox:
@@ -78,12 +79,14 @@ class Sandbox:
             problem = user_mode_problem()
             if problem:
                 raise SandboxUnavailable(f"the unprivileged-user sandbox cannot run: {problem}")
-        self.uid = USER_UID_BASE + os.getpid()
+        self.taken_uid = take_uid() if self.mode == "user" else None
+        self.uid = self.taken_uid       # "user" mode: this student's own uid
         self.secrets = [*course_secrets(), *([self.submission_dir] if self.submission_dir else []), *map(Path, secrets)]
         self.outputs = list(map(Path, outputs))
         self.probe = _probe             # the start check's own jail (check_jail): it reads anywhere the jail shows
         self.fault: SandboxUnavailable | None = None   # the jail could not start: the grader's fault
         self.stderr: Any = subprocess.DEVNULL
+        self.before_exec: list[Callable[[], None]] = []     # _spawn's steps for the child (_limits)
         if self.mode == "bubblewrap" and not _probe:
             check_jail(config, self.secrets)
         self.root: Path | None = None
@@ -141,6 +144,9 @@ class Sandbox:
 
     def close(self) -> None:
         self._kill()
+        if self.taken_uid is not None:
+            give_back_uid(self.taken_uid)
+            self.taken_uid = None
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             self.root = None
@@ -187,7 +193,7 @@ class Sandbox:
             paths = {k: str(self.root / k) for k in ("submission", "site", "tmp")}
             cmd = [exe, "-I", "-S", str(self.root / "worker.py")]
             if self.mode == "user":
-                cmd = unshare_net() + drop_command(self.uid) + cmd
+                cmd = drop_command(self.uid) + cmd
                 roots += [paths["submission"], paths["site"], str(private_numpy_site()), *jail_stdlib(self.uid)]
             else:
                 roots += [paths["submission"], paths["site"]] + numpy_dirs()
@@ -198,8 +204,9 @@ class Sandbox:
 
     def _limits(self) -> None:
         """Runs in the child before exec: memory, CPU backstop, file size, open files (each socket or
-        pipe holds kernel memory), no core dumps; in "user" mode also a process cap (fork bombs
-        count against the jail uid only)."""
+        pipe holds kernel memory), no core dumps, no POSIX message queue memory; outside bubblewrap
+        (which loads the filter itself) the worker's namespaces (user mode) and then the seccomp
+        filter, under no_new_privs, kept across exec: one process, no network, no new file."""
         mem = (self.config.memory_mb << 20) - (self.tmp_bytes if self.mode == "bubblewrap" else 0)
         cpu = int(self.config.budget_s) + 10
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
@@ -207,19 +214,29 @@ class Sandbox:
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_CAP_BYTES, FILE_CAP_BYTES))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NOFILE, (FILES_OPEN_CAP, FILES_OPEN_CAP))
+        resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
         if self.mode == "user":
-            resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))
+            resource.setrlimit(resource.RLIMIT_NPROC, (PROCESSES_CAP, PROCESSES_CAP))
+        for step in self.before_exec:
+            step()
 
     def _spawn(self) -> None:
         seccomp = filter_fd() if self.mode == "bubblewrap" else None
+        install = None if self.mode == "bubblewrap" else installer(create_files=False)
+        if self.mode == "user" and install is None:     # user_mode_problem() refused it already
+            raise SandboxUnavailable("the unprivileged-user sandbox has no seccomp filter for this machine")
+        self.before_exec = [*([namespaces()] if self.mode == "user" else []), *([install] if install else [])]
         try:
             cmd, paths = self._command(seccomp)
             env = {"PATH": "/usr/bin:/bin", "HOME": paths["tmp"], "LANG": "C.UTF-8"}
             self.buffer = b""
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                                         cwd=self.root / "tmp", env=env, preexec_fn=self._limits,
-                                         start_new_session=True, close_fds=True,
-                                         pass_fds=() if seccomp is None else (seccomp,))
+            try:
+                self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+                                             cwd=self.root / "tmp", env=env, preexec_fn=self._limits,
+                                             start_new_session=True, close_fds=True,
+                                             pass_fds=() if seccomp is None else (seccomp,))
+            except (OSError, subprocess.SubprocessError) as exc:    # e.g. the kernel refused the filter
+                raise self._broken(f"{type(exc).__name__}: {exc}") from None
         finally:
             if seccomp is not None:
                 os.close(seccomp)
@@ -268,8 +285,6 @@ class Sandbox:
                     pass
             self.proc.wait()
             self.proc = None
-        if self.mode == "user":
-            kill_uid(self.uid)
 
     @property
     def alive(self) -> bool:
