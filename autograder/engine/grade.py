@@ -70,7 +70,8 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     config = config or load_config()
     show = config.show_expected if show_expected is None else show_expected
     budget = config.budget_s if budget_s is None else budget_s
-    submission = read_submission(submission_dir, assignment.id)   # its tree and notebook, read once
+    answers = [q.id for q in assignment.questions] + [c.id for c in assignment.challenges]
+    submission = read_submission(submission_dir, assignment.id, answers)   # its tree and notebook, read once
     mode = sandbox or choose_mode(config.sandbox, config.allow_unsandboxed)
     result = Result(assignment.id, student_id, sandbox_mode=mode)
     deadline = time.monotonic() + budget

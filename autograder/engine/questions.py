@@ -23,10 +23,7 @@ from typing import NamedTuple
 
 from autograder.engine.config import PREDICTION_MODES as MODES
 from autograder.engine.spec import Question
-from autograder.engine.submission import Submission, read_submission
-
-
-SOURCE_CAP = 10_000              # characters of an answer cell that is parsed
+from autograder.engine.submission import Submission, assigning_cells, parse_cell, pick_answer, read_submission
 
 
 def recorded_answers(cells: list[dict], questions, fallback: list[tuple[str, str]] = ()) -> dict[str, str]:
@@ -41,58 +38,16 @@ def recorded_answers(cells: list[dict], questions, fallback: list[tuple[str, str
     return first
 
 
-def _source(cell: dict) -> str:
-    src = cell.get("source", "")
-    if isinstance(src, list) and all(isinstance(line, str) for line in src):
-        return "".join(src)
-    return src if isinstance(src, str) else ""
-
-
-def _assigns(source: str, qid: str) -> bool:
-    """Whether the cell assigns qid at top level (parsed, or by its first characters if it does not
-    parse or is too long or deep to parse)."""
-    if qid not in source:  # cheap: most cells of a huge notebook never mention the question
-        return False
-    tree = _parse(source)
-    if tree is None:
-        return any(line.strip().startswith(qid) and "=" in line for line in source.splitlines())
-    return any(isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
-               and any(isinstance(t, ast.Name) and t.id == qid
-                       for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))
-               for node in tree.body)
-
-
-def _parse(source: str) -> ast.Module | None:
-    """ast.parse, or None for a cell that is not Python, too long, or nested too deeply."""
-    if len(source) > SOURCE_CAP:
-        return None
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-
-
 def answer_cell(cells: list[dict], qid: str) -> str | None:
-    """The source of the question's answer cell, or None when no cell assigns it."""
-    code = [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
-
-    def meta(c: dict) -> dict:
-        m = c.get("metadata")
-        m = m.get("nbgrader") if isinstance(m, dict) else None
-        return m if isinstance(m, dict) else {}
-
-    candidates = [c for c in code if _assigns(_source(c), qid)]
-    for rank in (lambda c: meta(c).get("grade_id") == qid, lambda c: bool(meta(c)), lambda c: True):
-        for cell in candidates:
-            if rank(cell):
-                return _source(cell)
-    return None
+    """The source of the question's answer cell among `cells`, or None when no cell assigns it
+    (submission.pick_answer; a Submission finds it with its own index, answer_source)."""
+    return pick_answer(cells, assigning_cells(cells, [qid])[qid], qid)
 
 
 def assigned_value(source: str, name: str, expected_form: str) -> tuple[ast.expr | None, str]:
     """(the expression of a cell that is exactly `<name> = <expression>`, "") else (None, reason);
     a cell still holding `<name> = None` is "not answered yet"."""
-    tree = _parse(source)
+    tree = parse_cell(source)
     if tree is None:
         return None, f"the answer cell is not short, valid Python; {expected_form}"
     body = tree.body
@@ -126,25 +81,27 @@ def grade_question(question: Question, submission_dir: Path, assignment_id: str,
                    predictions: str = "correctness") -> QuestionGrade:
     """One question of a submission folder: its points for the key (or, for a committed
     prediction, any option), else 0 with a reason or hint."""
-    return grade_questions([question], read_submission(submission_dir, assignment_id), predictions)[0]
+    return grade_questions([question], read_submission(submission_dir, assignment_id, [question.id]), predictions)[0]
 
 
 def grade_questions(questions: list[Question], submission: Submission,
                     predictions: str = "correctness") -> list[QuestionGrade]:
-    """Each question's grade from the submission's notebook, read once (its record). `predictions`: one of MODES."""
+    """Each question's grade from the submission's notebook, read once (its record, whose answer
+    cells are best indexed for every question and challenge at once: read_submission's `names`).
+    `predictions`: one of MODES."""
     if predictions not in MODES:
         raise ValueError(f"predictions must be one of {', '.join(MODES)}, not {predictions!r}")
     if submission.cells is None:
         return [QuestionGrade(0.0, submission.problem)] * len(questions)
     recorded = recorded_answers(submission.cells, questions, submission.records)
-    return [_grade_one(q, submission.cells, submission.notebook, recorded.get(q.id), predictions) for q in questions]
+    return [_grade_one(q, submission, recorded.get(q.id), predictions) for q in questions]
 
 
-def _answer_in_cell(question: Question, cells: list[dict], notebook_name: str) -> tuple[str | None, str]:
+def _answer_in_cell(question: Question, submission: Submission) -> tuple[str | None, str]:
     """(letter, "") from the answer cell as it stands, else (None, reason)."""
-    source = answer_cell(cells, question.id)
+    source = submission.answer_source(question.id)
     if source is None:
-        return None, f"no answer cell for {question.id} was found in {notebook_name}"
+        return None, f"no answer cell for {question.id} was found in {submission.notebook}"
     letter, problem = parse_answer(source, question.id)
     if letter is None:
         return None, problem
@@ -153,9 +110,8 @@ def _answer_in_cell(question: Question, cells: list[dict], notebook_name: str) -
     return letter, ""
 
 
-def _grade_one(question: Question, cells: list[dict], notebook_name: str, recorded: str | None,
-               predictions: str) -> QuestionGrade:
-    now, problem = _answer_in_cell(question, cells, notebook_name)
+def _grade_one(question: Question, submission: Submission, recorded: str | None, predictions: str) -> QuestionGrade:
+    now, problem = _answer_in_cell(question, submission)
     letter, notes = now, []
     if recorded is not None:
         letter = recorded
