@@ -9,6 +9,9 @@
   grades `submitted/<student>/<assignment>/` in the engine's sandbox and writes each grade cell's
   output (the item's feedback on stdout, the score as a float execute_result), so nbgrader's
   gradebook holds exactly the per-item scores of `scalelabs grade`.
+* `CappedNotebook`, the first sanitizing pass, cuts the submitted notebook's cells, sources and outputs
+  to sizes nbgrader's and bleach's passes can afford (one 19 MB markdown cell cost 60-70 CPU s of
+  them); the scores come from the submitted files, which it does not touch.
 * The sanitizing pass keeps the outputs the student saved (no `ClearOutput`): the feedback page
   shows the student's own outputs; grade cells are overwritten by the engine's. Stored stderr is
   dropped, `InertOutputs` keeps only text and images (no HTML/JavaScript for a TA's browser),
@@ -37,14 +40,15 @@ try:
                                         LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
     from autograder.engine.config import COURSE_ID
-    from autograder.doors.nbgrader import EngineScores, InertMarkup, InertOutputs, SubmittedMetadata
+    from autograder.doors.nbgrader import CappedNotebook, EngineScores, InertMarkup, InertOutputs, SubmittedMetadata
     from labs import all_assignments
 
     c.CourseDirectory.course_id = COURSE_ID
     c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
                                 ".hypothesis", ".pytest_cache"]
     c.Autograde.exclude_overwriting = {a.id: [f"{a.module}.py"] for a in all_assignments().values()}
-    c.Autograde.sanitize_preprocessors = [SubmittedMetadata, OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
+    c.Autograde.sanitize_preprocessors = [CappedNotebook, SubmittedMetadata, OverwriteKernelspec, OverwriteCells,
+                                          CheckCellMetadata]
     c.Autograde.autograde_preprocessors = [
         IgnorePattern, InertOutputs, InertMarkup, EngineScores, ClearMetadataPreprocessor, LimitOutput,
         SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
