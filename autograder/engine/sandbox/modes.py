@@ -84,5 +84,5 @@ def mode_note(mode: str) -> str:
     if mode == "user":
         return ("student code ran as a separate unprivileged user (no capabilities, no_new_privs, one process, "
                 "no network, no new files), without bubblewrap")
-    return ("WARNING: student code ran UNSANDBOXED (a plain subprocess with resource limits only; "
-            "the course opted in to grading without a sandbox)")
+    return ("WARNING: student code ran UNSANDBOXED (a plain subprocess with resource limits, which can read "
+            "what the grader can; the course opted in to grading without a sandbox)")
