@@ -7,7 +7,7 @@ Refused (EPERM), and why:
 * a new task (clone, clone3, fork, vfork): memory and CPU limits are per process, and bubblewrap's
   jail is root's outside its user namespace, where RLIMIT_NPROC counts nothing; 12 forked children
   held 2.3 GB under memory_mb = 256 in the user mode;
-* memory no limit of the worker counts: memfd files, System V IPC, POSIX message queues, keys, and
+* memory no limit of the worker counts: memfd files (and memfd_secret's), System V IPC, POSIX message queues, keys, and
   a user + mount namespace of its own (unshare, setns, mount and the new mount API), in which a
   tmpfs of its own took 512 MB outside memory_mb = 256 in both modes;
 * io_uring, which does all of the above and opens files by its own path;
@@ -27,7 +27,7 @@ from typing import Callable
 # its own (only the *at forms)
 SYSCALLS = {
     "x86_64": (0xC000003E, dict(
-        clone=56, clone3=435, fork=57, vfork=58, memfd_create=319, shmget=29, semget=64, msgget=68,
+        clone=56, clone3=435, fork=57, vfork=58, memfd_create=319, memfd_secret=447, shmget=29, semget=64, msgget=68,
         mq_open=240, add_key=248, request_key=249, keyctl=250, unshare=272, setns=308, mount=165,
         umount2=166, pivot_root=155, open_tree=428, move_mount=429, fsopen=430, fsconfig=431,
         fsmount=432, fspick=433, io_uring_setup=425, io_uring_enter=426, io_uring_register=427,
@@ -35,14 +35,14 @@ SYSCALLS = {
         open=2, openat=257, creat=85, mkdir=83, mkdirat=258, mknod=133, mknodat=259, link=86,
         linkat=265, symlink=88, symlinkat=266)),
     "aarch64": (0xC00000B7, dict(
-        clone=220, clone3=435, memfd_create=279, shmget=194, semget=190, msgget=186, mq_open=180,
+        clone=220, clone3=435, memfd_create=279, memfd_secret=447, shmget=194, semget=190, msgget=186, mq_open=180,
         add_key=217, request_key=218, keyctl=219, unshare=97, setns=268, mount=40, umount2=39,
         pivot_root=41, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433,
         io_uring_setup=425, io_uring_enter=426, io_uring_register=427, socket=198, socketpair=199,
         bpf=280, userfaultfd=282, openat2=437,
         openat=56, mkdirat=34, mknodat=33, linkat=37, symlinkat=36)),
 }
-REFUSED = ("clone", "clone3", "fork", "vfork", "memfd_create", "shmget", "semget", "msgget", "mq_open",
+REFUSED = ("clone", "clone3", "fork", "vfork", "memfd_create", "memfd_secret", "shmget", "semget", "msgget", "mq_open",
            "add_key", "request_key", "keyctl", "unshare", "setns", "mount", "umount2", "pivot_root",
            "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "io_uring_setup",
            "io_uring_enter", "io_uring_register", "socket", "socketpair", "bpf", "userfaultfd", "openat2")
