@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -309,22 +310,24 @@ def test_a_course_config_that_fails_to_load_stops_autograde_before_any_grade(bro
                 gb.find_submission(assignment.id, student)
 
 
-def test_a_sandbox_that_cannot_run_stops_autograde_before_any_grade(tmp_path):
+def test_a_sandbox_that_cannot_run_stops_autograde_before_any_grade(broken_install):
     """A jail that cannot run is the grader's fault and the same for every student: `nbgrader autograde`
     stops, non-zero, with one line naming the cause and the fix, and no student is scored (nbgrader
-    would otherwise log it per student and go on). Here the course asks for bubblewrap, which is not
-    on PATH."""
+    would otherwise log it per student and go on). Here the course (the honest class of
+    broken_install, its install intact) asks for bubblewrap, which is not on PATH."""
     from nbgrader.api import Gradebook, MissingEntry
 
     from door_helpers import env
 
-    root = tmp_path / "course"
-    assignment, folders = attacks.make_course(root, {})
-    (root / "scalelabs.toml").write_text('[grading]\nsandbox = "bubblewrap"\n')
+    root, _, assignment, folders = broken_install
     environment = env()
     environment["PATH"] = str(BIN)          # this venv's nbgrader and python, no bwrap
-    done = subprocess.run([str(BIN / "nbgrader"), "autograde", assignment.id, "--force"], cwd=root,
-                          capture_output=True, text=True, env=environment, timeout=600)
+    (root / "scalelabs.toml").write_text('[grading]\nsandbox = "bubblewrap"\n')
+    try:
+        done = subprocess.run([str(BIN / "nbgrader"), "autograde", assignment.id, "--force"], cwd=root,
+                              capture_output=True, text=True, env=environment, timeout=600)
+    finally:
+        (root / "scalelabs.toml").unlink()
     assert done.returncode != 0, done.stdout[-3000:] + done.stderr[-3000:]
     said = [line for line in done.stderr.splitlines() if line.startswith("scalelabs:")]
     assert len(said) == 1 and "apt-get install bubblewrap" in said[0], done.stderr[-3000:]
@@ -337,3 +340,11 @@ def test_a_sandbox_that_cannot_run_stops_autograde_before_any_grade(tmp_path):
             except MissingEntry:
                 pass
     assert graded == [], graded
+    # the course is broken_install's: leave it as that fixture's other tests expect it (nothing autograded)
+    shutil.rmtree(root / "autograded", ignore_errors=True)
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id="scalelabs") as gb:
+        for student in folders:
+            try:
+                gb.remove_submission(assignment.id, student)
+            except MissingEntry:
+                pass

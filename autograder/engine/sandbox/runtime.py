@@ -84,6 +84,10 @@ def site_dirs() -> list[str]:
     found = [*site.getsitepackages(), site.getusersitepackages(),
              *(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))]
     _, _, stdlib = python_paths()
-    found += [p for p in sys.path if p and os.path.realpath(p) != stdlib
-              and not os.path.realpath(p).startswith(stdlib + os.sep) and not p.endswith(".zip")]
-    return sorted({os.path.realpath(p) for p in found if os.path.isdir(p)})
+    found += [p for p in sys.path if p and not p.endswith(".zip")]
+    found += [os.path.join(stdlib, name) for name in ("site-packages", "dist-packages")]   # hidden, so empty
+
+    def stdlib_own(path: str) -> bool:      # the stdlib and lib-dynload are bound on purpose
+        inside = os.path.relpath(path, stdlib).split(os.sep)
+        return path == stdlib or (path.startswith(stdlib + os.sep) and inside[0] not in ("site-packages", "dist-packages"))
+    return sorted({real for real in map(os.path.realpath, found) if os.path.isdir(real) and not stdlib_own(real)})
