@@ -13,10 +13,11 @@ import time
 from pathlib import Path
 
 from autograder.engine import scoring
+from autograder.engine.attention import needs_person
 from autograder.engine.challenges import grade_challenges
 from autograder.engine.checks import CheckOutcome, grade_function
 from autograder.engine.config import GradingConfig, load_config
-from autograder.engine.questions import grade_questions
+from autograder.engine.questions import BadNotebook, grade_questions, submission_cells
 from autograder.engine.results import Result, TestResult
 from autograder.engine.sandbox import Sandbox
 from autograder.engine.sandbox.client import choose_mode, ignored_note, mode_note
@@ -50,6 +51,15 @@ def _function_tests(item, outcomes: list[CheckOutcome]) -> list[TestResult]:
     return tests
 
 
+def notebook_problem(submission_dir: Path, assignment_id: str) -> str:
+    """Why the notebook cannot be graded ('' when it can)."""
+    try:
+        submission_cells(submission_dir, assignment_id)
+    except BadNotebook as exc:
+        return str(exc)
+    return ""
+
+
 def grade_submission(assignment: Assignment, submission_dir: Path, student_id: str = "anonymous",
                      *, show_expected: bool | None = None, budget_s: float | None = None,
                      config: GradingConfig | None = None, sandbox: str | None = None,
@@ -78,6 +88,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     with box:
         if box is ahead:
             box.take(submission_dir, deadline, assignment.provided)
+        faults = []
         for item in assignment.functions:
             try:
                 outcomes = grade_function(assignment, item, box, student_id, config, show)
@@ -85,8 +96,10 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
                 outcomes = [CheckOutcome("item", "not graded", False,
                                          f"the grader could not grade this item ({type(exc).__name__}); "
                                          "tell the course staff")]
+                faults.append(f"{item.name} ({type(exc).__name__}: {str(exc)[:200]})")
             result.tests += _function_tests(item, outcomes)
         skipped, ignored = box.skipped, box.ignored
+        import_error, timeouts = box.import_error, list(box.timeouts)
     graded = grade_questions(assignment.questions, submission_dir, assignment.id, config.predictions)
     for q, (score, feedback, answer) in zip(assignment.questions, graded):
         result.tests.append(TestResult(q.id, q.kind, q.kind, score, float(q.points), cap_output(feedback), answer))
@@ -94,6 +107,8 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
                                             grade_challenges(assignment.challenges, submission_dir, assignment.id, show)):
         result.tests.append(TestResult(c.id, "design challenge", "challenge", score, float(c.points),
                                        cap_output(feedback), answer))
+    result.attention = needs_person(assignment.module, import_error, notebook_problem(submission_dir, assignment.id),
+                                    timeouts, faults)
     notes = [f"{assignment.title}: {mode_note(mode)}."]
     if skipped:
         notes.append("Not graded from your folder: " + "; ".join(skipped[:5])

@@ -32,8 +32,16 @@ def test_grade_json_is_gradescope_shaped(tmp_path):
     assert data["score"] == toy.ASSIGNMENT.total_points
     assert all(set(t) >= {"name", "score", "max_score", "output"} for t in data["tests"])
     assert {t["name"].split(":")[0] for t in data["tests"]} == set(toy.ASSIGNMENT.item_ids)
-    table = run("grade", TOY, folder)
+    table = run("grade", TOY, folder, "--student", "alice")
     assert table.returncode == 0 and "total 12.00 / 12.00" in table.stdout
+
+
+def test_grade_asks_which_student_rather_than_grading_as_anonymous(tmp_path):
+    """`scalelabs grade` graded as 'anonymous' without --student: hidden inputs no door gives that student."""
+    folder = toy.make_submission(tmp_path / "s", toy.reference_source(), toy.key)
+    proc = run("grade", TOY, folder)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "pass --student ID" in " ".join(proc.stderr.split()) and not proc.stdout
 
 
 @pytest.mark.parametrize("args, message", [
@@ -299,9 +307,13 @@ def test_one_student_without_the_provided_modules_does_not_stop_the_class(tmp_pa
     make_class(root, 2)
     (root / "s00" / "_domain.py").unlink()
     proc = run("grade-batch", TOY, root, "--jobs", "1", "--out", out)
-    assert proc.returncode == 0 and "graded 2" in proc.stdout, proc.stderr[-3000:]
+    assert "graded 2" in proc.stdout, proc.stderr[-3000:]
     s00 = json.loads((out / "results" / "s00.json").read_text())
     assert "No module named '_domain'" in s00["tests"][0]["output"]
+    # the class is graded, and the summary names the student a person must look at
+    lines = proc.stdout.splitlines()
+    assert any(line.startswith("s00: ") and "does not import" in line and "_domain" in line for line in lines), lines
+    assert lines[-1] == "needs attention: 1 (s00)" and proc.returncode == 1
 
 
 def test_a_second_assignment_into_the_same_output_folder_is_refused_and_overwrites_nothing(tmp_path):
@@ -351,7 +363,7 @@ def test_a_bad_course_setting_is_one_line_naming_the_file_key_and_value(tmp_path
     (tmp_path / "scalelabs.toml").write_text(f"[grading]\n{setting}\n")
     (tmp_path / "nbgrader_config.py").write_text("")      # tmp_path is the course: otter reads its settings
     shutil.copytree(REPO / "release" / "lab06_collectives", tmp_path / "release" / "lab06_collectives")
-    for args in (("grade", "lab06_collectives", tmp_path / "class" / "s00"),
+    for args in (("grade", "lab06_collectives", tmp_path / "class" / "s00", "--student", "s00"),
                  ("grade-batch", "lab06_collectives", tmp_path / "class", "--out", tmp_path / "out"),
                  ("otter", "lab06_collectives")):
         proc = run(*args, cwd=tmp_path)
