@@ -244,16 +244,16 @@ def forget(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collec
         for student in students:
             removed = forget_student(spec, student, target, db)
             if removed:
-                out.print(f"forgot {student}: removed " + "; ".join(removed), highlight=False)
+                out.print(f"forgot {student}: removed " + "; ".join(removed), highlight=False, soft_wrap=True)
             else:
-                err.print(f"{student}: nothing of theirs in {target} or the gradebook", highlight=False)
+                err.print(f"{student}: nothing of theirs in {target} or the gradebook", highlight=False, soft_wrap=True)
         results = all_results(target, spec.id)
         book = read_record(db, spec.id) if db else None
     except GradebookUnavailable as exc:
         fail(str(exc))
     if (target / "grades.csv").exists() or results:
         write_atomic(target / "grades.csv", grades_csv(spec, record_rows(spec, results, book)))
-        out.print(f"class CSV rebuilt: {target / 'grades.csv'}", highlight=False)
+        out.print(f"class CSV rebuilt: {target / 'grades.csv'}", highlight=False, soft_wrap=True)
 
 
 def _grades_dir(root: Optional[Path], assignment_id: str) -> Path:

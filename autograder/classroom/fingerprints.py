@@ -109,9 +109,10 @@ def _roots() -> tuple[Path, ...]:
 
 
 def _display(path: Path, roots: tuple[Path, ...]) -> str:
+    """`labs/<lab>/items.py`, `reference/collectives.py`; a declaration module of its own by its file name."""
     for root in roots:
         if path.is_relative_to(root):
-            return str(path.relative_to(root.parent))
+            return str(path.relative_to(root.parent if root in _roots() else root))
     return path.name
 
 

@@ -279,6 +279,21 @@ def _wrong_folder(tmp_path: Path, case: str) -> tuple[list, str]:
             if provided.name != "collectives.py":
                 provided.unlink()
         return [course / "class"], "holds _domain.py, constants.py beside collectives.py, so no module can import them"
+    if case == "one student's folder in nbgrader's layout":
+        (course / "submitted" / "s00").mkdir(parents=True)
+        (course / "class" / "s00").rename(course / "submitted" / "s00" / toy.ASSIGNMENT_ID)
+        return [course / "submitted" / "s00"], "is one student's folder in nbgrader's layout"
+    if case == "the course folder":
+        (course / "nbgrader_config.py").write_text("")
+        (course / "submitted").mkdir()
+        return [course], "is the course folder, not a class: pass the folder that holds one folder per student"
+    if case == "a folder of labs, like release/":
+        (course / "class" / "s00").rename(course / "class" / toy.ASSIGNMENT_ID)
+        return [course / "class"], "holds the labs' own folders"
+    if case == "a class beside a folder that is not a student's":
+        (course / "class" / "notes").mkdir()
+        (course / "class" / "notes" / "todo.txt").write_text("grade on friday")
+        return [course / "class"], "1 of 3 folders in"
     if case == "a zip of the class":
         return [shutil.make_archive(str(tmp_path / "class"), "zip", course / "class")], "unzip it first"
     if case == "an output folder inside a file":
@@ -289,7 +304,9 @@ def _wrong_folder(tmp_path: Path, case: str) -> tuple[list, str]:
 
 @pytest.mark.parametrize("case", ["the folder above the class", "one student's folder", "a flat download",
                                   "only the students' own files", "a zip of the class",
-                                  "an output folder inside a file"])
+                                  "an output folder inside a file", "one student's folder in nbgrader's layout",
+                                  "the course folder", "a folder of labs, like release/",
+                                  "a class beside a folder that is not a student's"])
 def test_a_wrong_folder_is_one_line_saying_what_to_pass_and_grades_nobody(tmp_path, case):
     """Before: the folder above the class graded each folder of students as one student with 0 and exit 0,
     as did a class of students' own files only (no module imported: 'No module named _domain' in each
@@ -339,6 +356,12 @@ def test_check_runs_a_released_folder_and_refuses_any_other(tmp_path):
     (released / "collectives.py").write_text(toy.reference_source())
     ok = run("check", released)
     assert ok.returncode == 0 and " passed" in ok.stdout and "failed" not in ok.stdout, ok.stdout[-2000:]
+    # a failing check is a failing exit status (issue 31: a student's script or CI must see it)
+    (released / "collectives.py").write_text(toy.with_function(toy.reference_source(), "ring_allreduce_time",
+                                             "def ring_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
+                                             "    return 1.0\n"))
+    failing = run("check", released)
+    assert failing.returncode == 1 and " failed" in failing.stdout, failing.stdout[-2000:]
     other = tmp_path / "other"
     other.mkdir()
     (other / "test_anything.py").write_text("def test_anything():\n    pass\n")
