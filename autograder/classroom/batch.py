@@ -34,7 +34,7 @@ from autograder.classroom.gradebook import GradebookUnavailable, GradebookWriter
 from autograder.classroom.record import grades_csv, record_rows, write_pointer
 from autograder.classroom.roster import NotAClass, Submitter, class_roster, students, submission_folder  # noqa: F401
 from autograder.engine.config import GradingConfig, load_config
-from autograder.engine.sandbox.client import Sandbox, choose_mode
+from autograder.engine.sandbox import Sandbox, choose_mode
 from autograder.engine.results import Result
 from autograder.engine.spec import Assignment
 from labs import load

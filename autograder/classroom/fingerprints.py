@@ -28,7 +28,7 @@ from importlib import metadata
 from pathlib import Path
 
 from autograder.engine.config import GradingConfig
-from autograder.engine.sandbox.client import TREE_BYTES_CAP, read_regular, walk_submission
+from autograder.engine.filetree import TREE_BYTES_CAP, read_regular, walk_submission
 from autograder.engine.spec import Assignment
 
 ENGINE_DIR = Path(__file__).resolve().parents[1] / "engine"
