@@ -298,6 +298,17 @@ def test_a_student_id_outside_the_safe_alphabet_is_refused_in_one_line_before_an
     assert one.returncode == 2 and "is not a safe student id" in " ".join(one.stderr.split())
 
 
+def test_the_nbgrader_door_refuses_an_unsafe_student_id_before_grading():
+    """nbgrader takes any folder name in submitted/ as an id; its autograde records the error for that
+    student alone and goes on with the class."""
+    import nbformat
+
+    from autograder.doors.nbgrader import EngineScores
+    with pytest.raises(ValueError, match=r"nbgrader student id '=HYPERLINK\(1\)' is not a safe student id"):
+        EngineScores().preprocess(nbformat.v4.new_notebook(), {"nbgrader": {"student": "=HYPERLINK(1)",
+                                                                             "assignment": "lab06_collectives"}})
+
+
 def test_no_csv_cell_starts_a_formula():
     from autograder.classroom.csvcells import csv_text, spreadsheet_safe
     from autograder.classroom.record import Row, grades_csv
