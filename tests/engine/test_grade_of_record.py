@@ -131,6 +131,28 @@ def test_the_grader_fingerprint_names_exactly_what_changed_and_only_for_the_lab_
         "the result records no grader (graded by an older scalelabs)"]
 
 
+def test_whatever_changes_the_seeds_changes_the_grader_and_nothing_secret_is_kept_in_clear(monkeypatch):
+    """A course secret mixed into the seeds (or any other change to them) regrades; the fingerprint
+    holds a hash of a probe's seeds, and a setting named secret only as its hash."""
+    from dataclasses import dataclass
+
+    from autograder.classroom import fingerprints
+    from autograder.engine import checks
+    from autograder.engine.config import GradingConfig
+    before = fingerprints.grader_fingerprint(TOY, toy.ASSIGNMENT, GradingConfig(), "bubblewrap")
+    real = checks.seed_for
+    monkeypatch.setattr(checks, "seed_for", lambda *args: real(*args) ^ 0x5EC12E7)
+    after = fingerprints.grader_fingerprint(TOY, toy.ASSIGNMENT, GradingConfig(), "bubblewrap")
+    assert fingerprints.grader_changes(before, after) == ["the hidden inputs' seeds (the course secret)"]
+    assert str(real(toy.ASSIGNMENT_ID, "scalelabs-probe", "comm_fraction", "hidden")) not in json.dumps(before)
+
+    @dataclass(frozen=True)
+    class WithSecret(GradingConfig):
+        course_secret: str = "hunter2-do-not-print"
+    kept = fingerprints.grader_fingerprint(TOY, toy.ASSIGNMENT, WithSecret(), "bubblewrap")
+    assert "hunter2" not in json.dumps(kept) and kept["settings"]["course_secret"].startswith("sha256:")
+
+
 # --- the record: the gradebook, a manual override, grades.csv and the report ------------------------
 
 def override(db_url: str, student: str, item: str, score: float) -> None:
