@@ -239,7 +239,9 @@ def forget(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collec
     grades_dir = grades_dir.resolve() if grades_dir else None
     root = _course(course, required=False)
     target = grades_dir or _grades_dir(root, spec.id)
-    db = db or read_pointer(target) or (default_gradebook(root, target) if grades_dir is None else None)
+    db = db or read_pointer(target) or default_gradebook(root if target == _grades_dir(root, spec.id) else None, target)
+    if db.startswith("sqlite:///") and not Path(db[len("sqlite:///"):]).is_file():
+        db = None   # no gradebook was ever written there: nothing of theirs in one
     try:
         for student in students:
             removed = forget_student(spec, student, target, db)

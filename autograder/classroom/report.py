@@ -23,7 +23,7 @@ from pathlib import Path
 from autograder.classroom.batch import load_result
 from autograder.classroom.csvcells import csv_text
 from autograder.classroom.feedback import page_templates, write_atomic
-from autograder.classroom.gradebook import read_record
+from autograder.classroom.gradebook import GradebookUnavailable, read_record
 from autograder.classroom.record import read_pointer, record_rows
 from autograder.engine.checks import PROPERTY_FAILED
 from autograder.engine.results import Result
@@ -90,6 +90,7 @@ class ClassReport:
     overridden: dict[str, list[str]] = field(default_factory=dict)   # student -> items scored by hand
     attention: dict[str, list[str]] = field(default_factory=dict)
     gradebook: str = ""                                              # "" when only results were read
+    record_problem: str = ""                                         # why the gradebook could not be read
 
 
 PAIRS = ("right/right", "wrong/right", "right/wrong", "wrong/wrong")
@@ -131,8 +132,11 @@ def build_report(assignment: Assignment, grades_dir: Path, db_url: str | None = 
     records = {s: Result.from_gradescope(data, student_id=s) for s, data in raw.items()}
     report = ClassReport(assignment.id, assignment.title, assignment.total_points, unreadable=unreadable)
     db_url = db_url or read_pointer(grades_dir)
-    book = read_record(db_url, assignment.id) if db_url else None
-    report.gradebook = db_url or ""
+    try:
+        book = read_record(db_url, assignment.id) if db_url else None
+    except GradebookUnavailable as exc:   # the report still shows the engine's scores, and says why
+        book, report.record_problem = None, str(exc)
+    report.gradebook = db_url if book is not None else ""
     rows = record_rows(assignment, raw, book)
     report.scores = {r.student: r.score for r in rows}
     report.engine_scores = {r.student: r.engine_score for r in rows}
