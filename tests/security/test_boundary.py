@@ -286,7 +286,8 @@ def test_opt_in_through_scalelabs_toml(tmp_path):
     env = env_with_only(tmp_path)
     env["PYTHONPATH"] = str(Path(toy.__file__).parent)
     (tmp_path / "scalelabs.toml").write_text('[grading]\nsandbox = "unsandboxed"\n')
-    data = json.loads(run("grade", TOY, honest(tmp_path / "class"), "--json", cwd=tmp_path, env=env).stdout)
+    data = json.loads(run("grade", TOY, honest(tmp_path / "class"), "--json", "--student", "honest", cwd=tmp_path,
+                          env=env).stdout)
     assert data["score"] == FULL and "UNSANDBOXED" in data["output"]
 
 
