@@ -205,7 +205,8 @@ def test_a_manual_override_is_the_grade_in_the_csv_and_the_report_with_the_engin
 
 
 def test_grades_csv_holds_every_student_of_the_lab_graded_into_the_record(tmp_path):
-    """Before: grades.csv listed only the folder graded last (two sections into one --out)."""
+    """Before: grades.csv listed only the folder graded last (two sections into one --out), and never a
+    student only nbgrader autograded."""
     out = tmp_path / "out"
     ref = toy.reference_source()
     class_of(tmp_path / "section1", alice=(ref, toy.key), bob=(ref, None))
@@ -213,6 +214,17 @@ def test_grades_csv_holds_every_student_of_the_lab_graded_into_the_record(tmp_pa
     for section in ("section1", "section2"):
         assert run("grade-batch", TOY, tmp_path / section, "--jobs", "1", "--out", out).returncode == 0
     assert sorted(rows(out)) == ["alice", "bob", "carol", "dave"]
+    # a student the gradebook holds and no batch graded (nbgrader autograde wrote them): in the record too
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{out / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+        gb.add_student("erin")
+        gb.add_submission(toy.ASSIGNMENT_ID, "erin")
+        grade = gb.find_grade("ring_allreduce_time", toy.ASSIGNMENT_ID, toy.ASSIGNMENT_ID, "erin")
+        grade.auto_score = 4.0
+        gb.db.commit()
+    assert run("grade-batch", TOY, tmp_path / "section2", "--jobs", "1", "--out", out).returncode == 0
+    erin = rows(out)["erin"]
+    assert float(erin["score"]) == 4.0 and float(erin["ring_allreduce_time"]) == 4.0 and erin["engine_score"] == "4.0"
 
 
 # --- the summary names who needs a person; the exit status says so ----------------------------------
