@@ -96,7 +96,7 @@ def main() -> int:
                                str(root), "--jobs", str(args.jobs), "--out", str(work / "out")],
                               cwd=ROOT / "tests" / "engine", capture_output=True, text=True)
         elapsed = time.perf_counter() - start
-        if proc.returncode != 0:
+        if proc.returncode not in (0, 1) or ", failed 0" not in proc.stdout:   # 1: needs a person (no notebook here)
             print(proc.stdout, proc.stderr)
             return 1
         print(f"{spec.id}: class of {args.class_size} with --jobs {args.jobs}: {elapsed:.1f} s "

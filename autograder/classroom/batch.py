@@ -17,6 +17,7 @@ grades.csv from it (autograder.classroom.record): nothing is lost, nothing count
 from __future__ import annotations
 
 import atexit
+import hashlib
 import json
 import multiprocessing
 import signal
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from autograder.classroom.feedback import render_feedback, write_atomic, write_feedback
+from autograder.classroom.feedback import render_feedback, write_atomic
 from autograder.classroom.fingerprints import grader_changes, grader_fingerprint, submission_fingerprint
 from autograder.classroom.gradebook import GradebookUnavailable, GradebookWriter, sqlite_url
 from autograder.classroom.record import grades_csv, record_rows, write_pointer
@@ -132,10 +133,12 @@ def grade_student(graded_as: str, folder: str, out_dir: str, sha: str, grader: d
                                                         Path(out_dir) / "feedback"], ahead=ahead)
     for student in members or (graded_as,):
         data = result.to_gradescope()
-        write_feedback(Path(out_dir) / "feedback" / f"{student}.html", _assignment.title, student, data)
+        page = render_feedback(_assignment.title, student, data)
+        write_atomic(Path(out_dir) / "feedback" / f"{student}.html", page)
         data["scalelabs"] = {"assignment": _assignment.id, "student": student, "graded_as": graded_as,
                              "fingerprint": sha, "grader": grader, "max_score": result.max_score,
-                             "sandbox": result.sandbox_mode, "attention": list(result.attention)}
+                             "sandbox": result.sandbox_mode, "attention": list(result.attention),
+                             "feedback": _sha256(page.encode())}
         write_atomic(Path(out_dir) / "results" / f"{student}.json", json.dumps(data, indent=1, sort_keys=True))
     return graded_as
 
@@ -224,16 +227,25 @@ def _why_regrade(done: dict | None, sha: str, grader: dict, force: bool) -> str 
     return None
 
 
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
 def _whole_feedback(out_dir: Path, title: str, student: str, data: dict) -> bool:
     """Make the student's feedback page the one their result gives (a crash or a hand may have left it
-    missing or another); True when it had to be written."""
+    missing or another): the page's hash is checked against the one the result records (rendered and
+    compared when the result records none); True when it had to be written."""
     path = out_dir / "feedback" / f"{student}.html"
-    page = render_feedback(title, student, data)
     try:
-        if path.read_text(encoding="utf-8") == page:
-            return False
-    except (OSError, UnicodeDecodeError):
-        pass
+        held = path.read_bytes()
+    except OSError:
+        held = None
+    recorded = data["scalelabs"].get("feedback")
+    if held is not None and recorded and _sha256(held) == recorded:
+        return False
+    page = render_feedback(title, student, data)
+    if held == page.encode():
+        return False
     write_atomic(path, page)
     return True
 

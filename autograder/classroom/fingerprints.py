@@ -26,6 +26,7 @@ from dataclasses import asdict
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
+from typing import Iterator
 
 from autograder.engine.config import GradingConfig
 from autograder.engine.filetree import TREE_BYTES_CAP, read_regular, walk_submission
@@ -64,15 +65,33 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:SHORT]
 
 
-def _imported_files(path: Path, package: str) -> set[Path]:
-    """The source files of the modules `path` imports (absolute or relative), found without
-    importing anything new."""
+def _ours(name: str, roots: tuple[Path, ...]) -> bool:
+    """Whether the module `name` could lie under one of `roots` (asking importlib about any other name,
+    matplotlib.pyplot in a notebook.py, would import its package: a second of a batch's start)."""
+    first = name.split(".")[0]
+    return any(first == root.name or (root / f"{first}.py").is_file() or (root / first / "__init__.py").is_file()
+               for root in roots)
+
+
+def _statements(body: list) -> Iterator[ast.stmt]:
+    """Every statement, nested ones (in functions, classes, if/try/with/loops) included; an import is a
+    statement, so the expressions (most of a module's nodes) are never walked."""
+    todo = list(body)
+    while todo:
+        node = todo.pop()
+        yield node
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            todo.extend(getattr(node, name, None) or [])
+
+
+def _imported_files(path: Path, package: str, roots: tuple[Path, ...]) -> set[Path]:
+    """The source files of the modules `path` imports (absolute or relative) that may lie under `roots`."""
     found = set()
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, UnicodeDecodeError):
         return found
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
@@ -84,7 +103,7 @@ def _imported_files(path: Path, package: str) -> set[Path]:
             names = [base] + [f"{base}.{a.name}" for a in node.names]
         for name in names:
             try:
-                spec = importlib.util.find_spec(name) if name else None
+                spec = importlib.util.find_spec(name) if name and _ours(name, roots) else None
             except (ImportError, ValueError, AttributeError):
                 spec = None
             if spec is not None and spec.origin and spec.origin.endswith(".py"):
@@ -126,7 +145,7 @@ def _reachable(start: list[Path], roots: tuple[Path, ...]) -> dict[str, str]:
         if path in seen or not path.is_file() or not any(path.is_relative_to(r) for r in roots):
             continue
         seen[path] = None
-        todo.extend(_imported_files(path, _package_of(path)))
+        todo.extend(_imported_files(path, _package_of(path), roots))
     return {_display(p, roots): _sha(p.read_bytes()) for p in sorted(seen)}
 
 
