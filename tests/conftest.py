@@ -51,6 +51,7 @@ SLOWEST_FIRST = (
     "tests/doors/test_door_labs.py",
     "tests/doors toy course",
     "tests/test_course_week.py",
+    "tests/engine/test_grade_of_record.py",
     "tests/security/test_door_otter.py",
     "tests/labs/test_misconceptions.py",
     "tests/labs/test_labs.py",
