@@ -263,7 +263,8 @@ def test_no_sandbox_refuses_with_the_fix(tmp_path):
     refuse (exit 2, one line naming the fix and the opt-in), and grade nothing."""
     env = env_with_only(tmp_path)
     folder = honest(tmp_path / "class")
-    for args in (("grade", TOY, folder), ("grade-batch", TOY, tmp_path / "class", "--out", tmp_path / "out")):
+    for args in (("grade", TOY, folder, "--student", "honest"),
+                 ("grade-batch", TOY, tmp_path / "class", "--out", tmp_path / "out")):
         proc = run(*args, env=env)
         message = " ".join(proc.stderr.split())
         assert proc.returncode == 2, proc.stdout + proc.stderr
