@@ -94,6 +94,8 @@ def _run_element(tmp_path: Path, lab: str, module_text: str | None) -> str:
     """The released element cell run in a copy of the lab's release folder, the module replaced."""
     folder = tmp_path / lab
     shutil.copytree(ROOT / "release" / lab, folder)
+    for helper in ("_measured.py", "_instruments.py"):       # the toolkit as built now (the release copy: below)
+        shutil.copyfile(STUDENT_DIR / helper, folder / helper)
     a = LABS[lab]
     if module_text is not None:
         (folder / f"{a.module}.py").write_text(module_text, encoding="utf-8")
