@@ -368,12 +368,12 @@ def names_used_before_defined(path: Path, predefined: Iterable[str] = ()) -> lis
 
 
 def assemble(package: str, *, title: str, reference: ModuleType, source_lab: str,
-             provided: Sequence[str] = ()) -> Assignment:
+             notebook_modules: Sequence[str] = ()) -> Assignment:
     """A lab folder's ASSIGNMENT from its parts: scenario.py and questions.py (the notebook's namespace),
     items.py (FUNCTIONS), notebook.py, and, where the lab has them, misconceptions.py (MISCONCEPTIONS),
     challenges.py (CHALLENGES) and measurements.py (MEASUREMENTS). The id is the package's name, the
-    student's module the reference's; `provided` names reference modules shipped beside the default
-    ones (`cluster`, for a notebook that needs a cluster's ring link)."""
+    student's module the reference's; `notebook_modules` names reference modules the notebook imports
+    (`cluster`, for a cluster's ring link), shipped beside the stub but never needed to grade."""
     def part(name: str):
         try:
             return importlib.import_module(f"{package}.{name}")
@@ -393,4 +393,4 @@ def assemble(package: str, *, title: str, reference: ModuleType, source_lab: str
         misconceptions=misconceptions.MISCONCEPTIONS if misconceptions else {},
         challenges=challenges.CHALLENGES if challenges else (),
         measurements=measurements.MEASUREMENTS if measurements else (),
-        **({"provided": (*Assignment.provided, *provided)} if provided else {}))
+        notebook_modules=tuple(notebook_modules))

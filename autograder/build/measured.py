@@ -106,9 +106,13 @@ def element_markdown(assignment: Assignment) -> str:
              "How close is the model you implemented to machines people measured? The cell below runs "
              "**your** functions at published setups and prints the published figure beside your value "
              "(ratio = your model / published). The setups and where each figure comes from:", ""]
+    quoted = set()
     for m in notebook_rows(assignment):
-        lines.append(f"- **{m.quantity}.** {m.setup} Published: {published_text(m)}, "
-                     f"[{m.source}]({m.url}): \"{m.quote}\"")
+        cited = f"[{m.source}]({m.url})"
+        # a source quoted once is named, not quoted again, for the next figure it holds
+        cited += " (quoted above)" if (m.url, m.quote) in quoted else f": \"{m.quote}\""
+        quoted.add((m.url, m.quote))
+        lines.append(f"- **{m.quantity}.** {m.setup} Published: {published_text(m)}, {cited}")
     return "\n".join(lines)
 
 

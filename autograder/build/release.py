@@ -50,6 +50,20 @@ def write_stub(assignment: Assignment, source_dir: Path) -> Path:
                               flat_modules=tuple(assignment.provided))
 
 
+def write_notebook_modules(assignment: Assignment, source_dir: Path) -> list[Path]:
+    """The reference modules the notebook imports (`Assignment.notebook_modules`), with the stub's flat
+    imports: they hold no solution region and no secret, and grading never needs them."""
+    written = []
+    for name in assignment.notebook_modules:
+        body = stubgen.strip_solutions((REFERENCE_DIR / f"{name}.py").read_text(encoding="utf-8"),
+                                       tuple(assignment.provided))
+        dest = source_dir / f"{name}.py"
+        dest.write_text(f"# Shipped by `scalelabs release` from the course's reference/{name}.py, for the notebook: "
+                        "read it, nothing to implement here.\n" + body, encoding="utf-8")
+        written.append(dest)
+    return written
+
+
 def copy_provided(assignment: Assignment, source_dir: Path) -> list[Path]:
     copied = []
     for name in assignment.provided:
@@ -76,6 +90,7 @@ def build_source(assignment: Assignment, root: Path, properties: Path | None = N
     source_dir.mkdir(parents=True)
     write_stub(assignment, source_dir)
     copy_provided(assignment, source_dir)
+    write_notebook_modules(assignment, source_dir)
     copy_student_files(source_dir)
     publictests.write_public_tests(assignment, source_dir, properties)
     notebook.write_notebook(assignment, source_dir / f"{assignment.id}.ipynb")

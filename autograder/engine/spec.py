@@ -203,6 +203,9 @@ class Assignment:
     # the notebook is first built (reading needs jupytext, ~2 s of imports grading never pays).
     notebook: Sequence[Cell]
     provided: Sequence[str] = ("_domain", "constants")  # reference modules shipped as-is (no secrets)
+    # reference modules the notebook imports but grading never needs (no secrets, no graded function):
+    # shipped beside the stub with flat imports, e.g. ("cluster",) for a cluster's ring link
+    notebook_modules: Sequence[str] = ()
     # The public lab this assignment retells and corrects: "Vol II Lab NN, Title: where it is published".
     source_lab: str = ""
     # function name -> its known wrong models, in the order they are tried (labs/<id>/misconceptions.py)
