@@ -37,7 +37,7 @@ def test_anchor_gradient_bytes():
 
 
 def test_anchor_transfer_time():
-    # nccl-tests / alpha-beta worked value: 1e9 B at 100e9 B/s plus alpha = 5 us.
+    # the project's alpha-beta worked example: 1e9 B at 100e9 B/s plus alpha = 5 us.
     assert close(ic.transfer_time(1e9, 100e9, 5e-6), 0.010005)
     # The lab's own (correct) division: 280 GB over 50 GB/s is 5.6 s.
     assert close(ic.transfer_time(280e9, 50e9), 5.6)
@@ -58,7 +58,7 @@ def test_anchor_intra_node_lab_volume():
 
 
 def test_anchor_hierarchical():
-    # One node: only the NVLink ring (the nccl-tests value); one GPU per node: only the node ring.
+    # One node: only the NVLink ring (the worked example's value); one GPU per node: only the node ring.
     assert close(ic.hierarchical_allreduce_time(1e9, 8, 1, 100e9, 1.0), 0.0175)
     assert close(ic.hierarchical_allreduce_time(1e9, 1, 8, 1.0, 100e9), 0.0175)
     # Worked by hand: the slower of 245 GB / 450 GB/s = 0.5444 s and 2 x 15/16 x 140 GB / 50 GB/s = 5.25 s.

@@ -28,7 +28,7 @@ def close(x, y, rel=1e-9):
 
 # --- anchors: independent values -------------------------------------------------------------------
 
-def test_nccl_tests_worked_value():
+def test_the_labs_own_worked_example():
     # anchors E.1: n = 8, S = 1e9 B, B = 100e9 B/s, alpha = 5 us -> 7.0e-5 + 0.0175 = 0.01757 s
     assert close(c.ring_allreduce_time(1e9, 8, 5e-6, 100e9), 0.01757)
     ideal = c.ring_allreduce_time(1e9, 8, 0.0, 100e9)
