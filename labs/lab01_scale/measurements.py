@@ -22,7 +22,7 @@ LLAMA_GPU_HOURS = s.training_time_s(total_flops=LLAMA_FLOPS, n_gpus=LLAMA_GPUS, 
 
 LLAMA_HOURS = Measurement(
     id="llama_gpu_hours", quantity="GPU-hours of Llama 3.1 405B's pre-training on H100",
-    setup=f"{LLAMA_FLOPS:.2g} FLOP on {LLAMA_GPUS:,} H100 at the {LLAMA_MFU:.0%} BF16 MFU the Llama 3 paper reports "
+    setup=f"{LLAMA_FLOPS / 1e25:g} × 10^25 FLOP on {LLAMA_GPUS:,} H100 at the {LLAMA_MFU:.0%} BF16 MFU the Llama 3 paper reports "
           "for that scale (arXiv:2407.21783, Table 4); the model: training_time_s times the GPUs, in hours.",
     model=LLAMA_GPU_HOURS, published=30.84e6, unit=(1e6, "M GPU-hours"),
     source="meta-llama/llama-models models/llama3_1/MODEL_CARD.md",
