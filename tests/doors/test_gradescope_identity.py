@@ -45,11 +45,17 @@ def export(course, assignment, tmp_path_factory):
         shutil.copytree(course / "release" / assignment.id, folder)
         (folder / "collectives.py").write_text(source.replace(DEPTH, BAND))
         folders[name] = folder
-    scores = {sid: tree_score(assignment, folders["submission_11"], sid) for sid in (f"{n}" for n in range(3100, 3120))}
-    folder_scores = {name: tree_score(assignment, folder, name) for name, folder in folders.items()}
-    single = next(s for s, v in scores.items() if v != folder_scores["submission_11"])
-    low = next(s for s, v in scores.items() if s != single and v != folder_scores["submission_12"])
-    high = next(s for s, v in scores.items() if s > low and v != scores[low])
+    scores: dict[str, float] = {}
+
+    def score(sid: str) -> float:   # the same files in every folder: one grading per id, asked lazily
+        if sid not in scores:
+            scores[sid] = tree_score(assignment, folders["submission_11"], sid)
+        return scores[sid]
+    candidates = [f"{n}" for n in range(3100, 3140)]
+    folder_scores = {name: score(name) for name in folders}
+    single = next(s for s in candidates if score(s) != folder_scores["submission_11"])
+    low = next(s for s in candidates if s != single and score(s) != folder_scores["submission_12"])
+    high = next(s for s in candidates if s > low and score(s) != score(low))
     email = "cy.lee@uni.example"
     users = {"submission_11": [{"name": "Ada", "sid": single, "email": "ada@uni.example"}],
              "submission_12": [{"name": "Bo", "sid": high, "email": "bo@uni.example"},
