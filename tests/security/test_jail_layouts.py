@@ -64,7 +64,8 @@ def test_a_debian_system_python_venv_grades_the_sample_class_as_declared(tmp_pat
     for student in declared:
         samples.materialise(LAB, student, tmp_path / "class" / student)
     proc = _cli(python, "grade-batch", LAB, tmp_path / "class", "--jobs", "1", "--out", tmp_path / "out", cwd=REPO)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    # exit 1 names the students who need a person (here `broken`, whose module does not import), 2 a refusal
+    assert proc.returncode in (0, 1) and "failed 0" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
     a = load(LAB)
     for student, entry in declared.items():
         data = json.loads((tmp_path / "out" / "results" / f"{student}.json").read_text())
