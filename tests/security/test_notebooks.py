@@ -68,11 +68,8 @@ def hostile(folder, count=1990, size=10_000):
     return folder
 
 
-def test_a_notebook_is_parsed_once_within_its_budget(tmp_path, monkeypatch):
-    """Each cell that names a question is parsed once for all questions and challenges, the cells
-    tagged with a question's grade id first, and at most 200,000 characters in all (the documented
-    budget, submission.PARSE_BUDGET_CHARS): the student's own tagged answer still counts."""
-    folder = hostile(toy.make_submission(tmp_path / "mallory", REF, toy.key))
+def parse_lengths(monkeypatch) -> list[int]:
+    """The length of every source ast.parse is given from now on, in the grader's process."""
     parsed = []
     real_parse = ast.parse
 
@@ -80,6 +77,15 @@ def test_a_notebook_is_parsed_once_within_its_budget(tmp_path, monkeypatch):
         parsed.append(len(source))
         return real_parse(source, *args, **kwargs)
     monkeypatch.setattr(ast, "parse", counting)
+    return parsed
+
+
+def test_a_notebook_is_parsed_once_within_its_budget(tmp_path, monkeypatch):
+    """Each cell that names a question is parsed once for all questions and challenges, the cells
+    tagged with a question's grade id first, and at most 200,000 characters in all (the documented
+    budget, submission.PARSE_BUDGET_CHARS): the student's own tagged answer still counts."""
+    folder = hostile(toy.make_submission(tmp_path / "mallory", REF, toy.key))
+    parsed = parse_lengths(monkeypatch)
     [(score, feedback, _)] = grade_questions(toy.ASSIGNMENT.questions,
                                              read_submission(folder, toy.ASSIGNMENT_ID, ["act1_prediction"]))
     assert score == 1 and "correct" in feedback, feedback
@@ -123,13 +129,7 @@ def test_a_labs_notebook_is_parsed_once_for_every_question_and_challenge(tmp_pat
     data = json.loads(notebook.read_text())
     data["cells"] += [cell((head + filler)[:10_000]) for _ in range(1990)]
     notebook.write_text(json.dumps(data))
-    parsed = []
-    real_parse = ast.parse
-
-    def counting(source, *args, **kwargs):
-        parsed.append(len(source))
-        return real_parse(source, *args, **kwargs)
-    monkeypatch.setattr(ast, "parse", counting)
+    parsed = parse_lengths(monkeypatch)
     result = grade_submission(lab, folder, "ada")
     assert result.score == lab.total_points
     assert sum(n for n in parsed if n == 10_000) <= 200_000, len(parsed)
