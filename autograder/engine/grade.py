@@ -30,6 +30,11 @@ def cap_output(text: str, cap: int = OUTPUT_CAP) -> str:
     return text if len(text) <= cap else text[:cap - 40] + "\n[feedback truncated]"
 
 
+def _capped_brief(full: str, brief: str | None) -> str | None:
+    """The before view's text, capped; None where it says what the full text says."""
+    return None if brief is None or brief == full else cap_output(brief)
+
+
 def _function_tests(item, outcomes: list[CheckOutcome]) -> list[TestResult]:
     """The item's tests: points per check (scoring.check_points), example/property points only
     through scoring.physics_gate, every output capped."""
@@ -42,11 +47,12 @@ def _function_tests(item, outcomes: list[CheckOutcome]) -> list[TestResult]:
                                     bool(stats and stats.constant))
     tests = []
     for o, pts in zip(outcomes, points):
-        score, output = (pts if o.passed else 0.0), o.output
+        score, output, brief = (pts if o.passed else 0.0), o.output, o.brief
         if gate and o.passed and o.kind in scoring.GATED_KINDS:
-            score, output = 0.0, f"{output}\n(no credit: {gate}; worked examples and properties count only for a function that computes the physics)"
+            note = f"\n(no credit: {gate}; worked examples and properties count only for a function that computes the physics)"
+            score, output, brief = 0.0, output + note, None if brief is None else brief + note
         tests.append(TestResult(item.name, o.name, o.kind, score, pts, cap_output(output),
-                                misconception=o.misconception))
+                                misconception=o.misconception, brief=None if brief is None else cap_output(brief)))
     return tests
 
 
@@ -87,13 +93,16 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
                                          "tell the course staff")]
             result.tests += _function_tests(item, outcomes)
         skipped, ignored = box.skipped, box.ignored
-    graded = grade_questions(assignment.questions, submission_dir, assignment.id, config.predictions)
-    for q, (score, feedback, answer) in zip(assignment.questions, graded):
-        result.tests.append(TestResult(q.id, q.kind, q.kind, score, float(q.points), cap_output(feedback), answer))
-    for c, (score, feedback, answer) in zip(assignment.challenges,
-                                            grade_challenges(assignment.challenges, submission_dir, assignment.id, show)):
-        result.tests.append(TestResult(c.id, "design challenge", "challenge", score, float(c.points),
-                                       cap_output(feedback), answer))
+    before = config.feedback.before
+    graded = grade_questions(assignment.questions, submission_dir, assignment.id, config.predictions, before)
+    for q, grade in zip(assignment.questions, graded):
+        result.tests.append(TestResult(q.id, q.kind, q.kind, grade.score, float(q.points), cap_output(grade.feedback),
+                                       grade.answer, brief=_capped_brief(grade.feedback, grade.brief)))
+    for c, grade in zip(assignment.challenges,
+                        grade_challenges(assignment.challenges, submission_dir, assignment.id, show, before)):
+        result.tests.append(TestResult(c.id, "design challenge", "challenge", grade.score, float(c.points),
+                                       cap_output(grade.feedback), grade.answer,
+                                       brief=_capped_brief(grade.feedback, grade.brief)))
     notes = [f"{assignment.title}: {mode_note(mode)}."]
     if skipped:
         notes.append("Not graded from your folder: " + "; ".join(skipped[:5])

@@ -15,6 +15,7 @@ Boundaries (`mode`, chosen by `choose_mode`; docs/ARCHITECTURE.md "Trust model")
 from __future__ import annotations
 
 import atexit
+import builtins
 import importlib.util
 import itertools
 import json
@@ -48,6 +49,7 @@ COPY_CAP_BYTES = 20 << 20       # submission files larger than this are not copi
 TREE_FILES_CAP = 2000           # entries of a submission tree looked at (copy and fingerprint)
 TREE_DEPTH_CAP = 16             # folder depth of a submission tree looked at
 TREE_BYTES_CAP = 100 << 20      # total bytes copied from one submission
+SOURCE_LINE_CAP = 120           # characters of a student's source line quoted in feedback
 MESSAGE_CAP = 200               # characters of student text (error message, printed output) kept from a reply
 PARAMS_CAP = 64                 # parameters of a student function's signature reply
 LIST_CAP = 10_000               # elements of a returned list (the worker's own cap, re-checked)
@@ -66,9 +68,14 @@ class StudentError(Exception):
     is pointless until the sandbox restarts it.
     """
 
-    def __init__(self, message: str, kind: str = "exception", *, fatal: bool = False, output: str = ""):
+    def __init__(self, message: str, kind: str = "exception", *, fatal: bool = False, output: str = "",
+                 reported: bool = False, exc_type: str = "", where: tuple[str, int] | None = None):
         super().__init__(message)
         self.message, self.kind, self.fatal, self.output = message, kind, fatal, output
+        # reported by the worker (so `message` and `output` are student text), with the exception's
+        # builtin class and the student's own line where the worker named them (_check_error checks
+        # their shape; the line is shown from the graded copy: autograder.engine.views)
+        self.reported, self.exc_type, self.where = reported, exc_type, where
 
 
 class SandboxUnavailable(RuntimeError):
@@ -546,7 +553,18 @@ def _check_error(reply: dict) -> StudentError:
     kind = "wrong_type" if err.get("wrong_type") is True else err.get("kind", "exception")
     if not isinstance(kind, str) or len(kind) > 40:
         raise BadReply("an error of unknown kind")
-    return StudentError(_text(err.get("message", "failed")), kind, output=_text(reply.get("output", "")))
+    exc_type = err.get("type") if err.get("type") in BUILTIN_EXCEPTIONS else ""
+    where = err.get("where")
+    where = ((where[0], where[1]) if isinstance(where, list) and len(where) == 2 and isinstance(where[0], str)
+             and _OWN_FILE.fullmatch(where[0]) and type(where[1]) is int and 0 < where[1] <= 1_000_000 else None)
+    return StudentError(_text(err.get("message", "failed")), kind, output=_text(reply.get("output", "")),
+                        reported=True, exc_type=exc_type, where=where)
+
+
+# what a worker may name as an error's type and file (anything else is dropped, never shown)
+BUILTIN_EXCEPTIONS = frozenset(name for name, obj in vars(builtins).items()
+                               if isinstance(obj, type) and issubclass(obj, BaseException))
+_OWN_FILE = re.compile(r"[A-Za-z0-9_]{1,80}\.py")
 
 
 def _check_call(reply: Any) -> tuple[bool, Any, str]:
@@ -593,6 +611,7 @@ class Sandbox:
         self.secrets = [*course_secrets(), *([self.submission_dir] if self.submission_dir else []), *map(Path, secrets)]
         self.outputs = list(map(Path, outputs))
         self.root: Path | None = None
+        self._source_lines: dict[str, list[str]] = {}   # file name -> lines of the graded copy (source_line)
         self.skipped: list[str] = []
         self.ignored: list[str] = []
         self.proc: subprocess.Popen | None = None
@@ -933,6 +952,24 @@ class Sandbox:
             return out
         return self._request({"op": "call_many", "name": name, "kwargs_list": kwargs_list},
                              self.config.call_timeout_s, name, check)
+
+    def source_line(self, filename: str, line: int) -> str | None:
+        """Line `line` of the graded copy's top-level `filename`, stripped and capped (SOURCE_LINE_CAP):
+        the student's own line an error points at, read by the grader from what was graded (a worker's
+        claim names only the place). None where there is no such line."""
+        if self.root is None or not _OWN_FILE.fullmatch(filename):
+            return None
+        lines = self._source_lines.get(filename)
+        if lines is None:
+            try:
+                lines = read_regular(self.root / "submission" / filename).decode("utf-8", "replace").splitlines()
+            except (OSError, ValueError):
+                lines = []
+            self._source_lines[filename] = lines
+        if not 0 < line <= len(lines):
+            return None
+        text = " ".join(lines[line - 1].split())
+        return text if len(text) <= SOURCE_LINE_CAP else text[:SOURCE_LINE_CAP - 3] + "..."
 
 
 ROOT_PREFIX = "scalelabs-sandbox-"
