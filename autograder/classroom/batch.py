@@ -202,7 +202,8 @@ def grade_student(student: str, folder: str, out_dir: str, sha: str, root: str =
                               secrets=secrets, outputs=[Path(out_dir), Path(out_dir) / "results",
                                                         Path(out_dir) / "feedback"], ahead=ahead)
     data = result.to_gradescope()
-    write_feedback(Path(out_dir) / "feedback" / f"{student}.html", _assignment.title, student, data)
+    write_feedback(Path(out_dir) / "feedback" / f"{student}.html", _assignment.title, student, data,
+                   _config.feedback.native)
     data["scalelabs"] = {"assignment": _assignment.id, "student": student, "fingerprint": sha,
                          "max_score": result.max_score, "sandbox": result.sandbox_mode}
     write_atomic(Path(out_dir) / "results" / f"{student}.json", json.dumps(data, indent=1, sort_keys=True))

@@ -113,10 +113,51 @@ class Result:
 
     @classmethod
     def from_gradescope(cls, data: dict, assignment_id: str = "", student_id: str = "") -> "Result":
-        """The record of a results.json dict (ours: every test carries its extra_data)."""
+        """The record of a results.json dict: ours (every test carries its extra_data), or what the
+        Gradescope door wrote (autograder.doors.gradescope: a test per item, its checks in
+        `extra_data.scalelabs`, the after view in the item's "(in full)" test where the before view
+        differs), e.g. from a Gradescope export."""
         if not isinstance(data, dict) or not isinstance(data.get("tests"), list):
             raise ValueError("results.json must be an object with a list of tests")
-        meta = data.get("scalelabs") if isinstance(data.get("scalelabs"), dict) else {}
+        extra = data.get("extra_data") if isinstance(data.get("extra_data"), dict) else {}
+        meta = next((m for m in (data.get("scalelabs"), extra.get("scalelabs")) if isinstance(m, dict)), {})
+        if any(_door_record(t) for t in data["tests"]):
+            tests, output = _from_door(data["tests"]), str(meta.get("output", data.get("output", "")))
+        else:
+            tests, output = [TestResult.from_json(t) for t in data["tests"]], str(data.get("output", ""))
         return cls(assignment_id or str(meta.get("assignment", "")), student_id or str(meta.get("student", "")),
-                   [TestResult.from_json(t) for t in data["tests"]], str(data.get("output", "")),
-                   str(meta.get("sandbox", "")))
+                   tests, output, str(meta.get("sandbox", "")))
+
+
+def _door_record(test) -> dict | None:
+    """A Gradescope door test's record ({"item", "view", "checks"}), or None."""
+    extra = test.get("extra_data") if isinstance(test, dict) else None
+    record = extra.get("scalelabs") if isinstance(extra, dict) else None
+    return record if isinstance(record, dict) and isinstance(record.get("checks"), list) else None
+
+
+def _from_door(tests: list) -> list[TestResult]:
+    """The engine's tests from the Gradescope door's per-item tests: each item's checks in the after
+    view where its "(in full)" test is there, with the before view's text as their brief."""
+    views: dict[str, dict[str, list]] = {}
+    for test in tests:
+        record = _door_record(test)
+        if record is None:
+            raise ValueError(f"results test {test.get('name') if isinstance(test, dict) else test!r} "
+                             "has no scalelabs record (extra_data.scalelabs)")
+        views.setdefault(str(record.get("item", "")), {})[str(record.get("view", "after"))] = record["checks"]
+    out = []
+    for item, by_view in views.items():
+        after, before = by_view.get("after"), by_view.get("before")
+        for index, check in enumerate(after if after is not None else before):
+            if not isinstance(check, dict):
+                raise ValueError(f"results of {item}: a check that is not an object")
+            brief = None
+            if after is not None and before is not None and index < len(before):
+                shown = str(before[index].get("output", ""))
+                brief = None if shown == str(check.get("output", "")) else shown
+            out.append(TestResult(item, str(check.get("check", "")), str(check.get("kind", "")),
+                                  float(check.get("score", 0.0)), float(check.get("max_score", 0.0)),
+                                  str(check.get("output", "")), str(check.get("answer", "")),
+                                  str(check.get("misconception", "")), brief))
+    return out

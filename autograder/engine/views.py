@@ -62,3 +62,19 @@ def printed(error, before: BeforeView | None) -> str:
     if not error.output or (before is not None and not before.student_text and getattr(error, "reported", False)):
         return ""
     return error.output
+
+
+def item_feedback(result, item: str, notes: bool = True) -> str:
+    """The item's tests with their scores and outputs (a grade cell's feedback, a Gradescope test's
+    output); with `notes`, the first graded item's also carries the result's notes on the whole
+    submission (Result.output), which no item's tests hold. Render `result.view(...)` for a view."""
+    lines = []
+    for test in result.tests:
+        if test.item != item:
+            continue
+        lines.append(f"{test.name}  [{test.score:g}/{test.max_score:g}]")
+        if test.output:
+            lines.append("    " + str(test.output).rstrip().replace("\n", "\n    "))
+    if notes and result.output and result.tests and item == result.tests[0].item:
+        lines.append(str(result.output).rstrip())
+    return "\n".join(lines) + "\n"
