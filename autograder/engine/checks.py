@@ -486,56 +486,110 @@ def planned_checks(item: FunctionItem) -> list[tuple[str, str]]:
             + [("property", p.name) for p in item.properties])
 
 
+class ItemGrading:
+    """The checks of one function item, run in two phases: `run(public=True)` (the item's import and
+    signature, its worked examples and public properties), then `run(public=False)` (the hidden check
+    and hidden properties). A submission runs every item's public phase before any item's hidden
+    phase (autograder.engine.grade), so no value the before view shows of a public check (a returned
+    value, a counterexample) comes from a worker that has seen a hidden input. `outcomes()` gives
+    them in declaration order; item-level failures (import, missing function, signature) give one
+    outcome of kind "item"; an abort fails the remaining checks with its reason. Each outcome carries
+    the before view of its text where it differs (config.feedback.before)."""
+
+    def __init__(self, assignment: Assignment, item: FunctionItem, sandbox: Sandbox, student_id: str,
+                 config: GradingConfig, show_expected: bool):
+        self.item, self.sandbox = item, sandbox
+        self.before = before = config.feedback.before
+        self.reference_fn = getattr(assignment.reference, item.name)
+        self.item_outcome: CheckOutcome | None = None
+        self.student_fn: StudentFunction | None = None
+        self.done: dict[int, CheckOutcome] = {}
+
+        def fn() -> StudentFunction:   # set by _start, before any check runs
+            return self.student_fn
+        # (kind, name, public: its inputs and values are the student's to see, run)
+        self.runs: list[tuple[str, str, bool, Callable[[], CheckOutcome]]] = []
+        for ex in item.examples:
+            self.runs.append(("example", f"worked example ({ex.label})", True,
+                              lambda ex=ex: run_example(fn(), ex.label, dict(ex.kwargs), item, before)))
+        hidden_n = item.hidden_examples or config.hidden_examples
+        self.runs.append(("hidden", "hidden checks", False, lambda: run_hidden(
+            fn(), item, seed_for(assignment.id, student_id, item.name, "hidden"), hidden_n, show_expected, before)))
+        for prop in item.properties:
+            self.runs.append(("property", prop.name, prop.public, lambda prop=prop: run_property(
+                fn(), prop, seed_for(assignment.id, student_id, item.name, prop.name),
+                prop.max_examples or config.property_examples, before)))
+
+    def _start(self) -> bool:
+        """Import and signature; False (and the item's one outcome) when the item cannot be graded."""
+        before, item, sandbox = self.before, self.item, self.sandbox
+        try:
+            if not sandbox.alive or not sandbox.imported:
+                sandbox.restart() if sandbox.imported else sandbox.load()
+            params = sandbox.signature(item.name)
+        except StudentError as exc:
+            brief = error_text(exc, sandbox, before)
+            self.item_outcome = CheckOutcome("item", "not graded", False, exc.message, brief=_brief(exc.message, brief))
+            return False
+        expected_params = list(inspect.signature(self.reference_fn).parameters)
+        if params != expected_params:
+            expected = f"expected ({', '.join(expected_params)}) in this order"
+            full = f"{item.name} has parameters ({', '.join(params)}); {expected}"
+            # the names come from the worker's reply: student text, like a message
+            brief = full if before.student_text else f"{item.name} has other parameters; {expected}"
+            self.item_outcome = CheckOutcome("item", "wrong signature", False, full, brief=_brief(full, brief))
+            return False
+        self.student_fn = StudentFunction(sandbox, item.name, self.reference_fn, expected_params)
+        return True
+
+    def run(self, public: bool) -> None:
+        """Run the checks of one phase (the first call also imports and reads the signature)."""
+        if self.item_outcome is not None or (self.student_fn is None and not self._start()):
+            return
+        student_fn, before = self.student_fn, self.before
+        for index, (kind, name, is_public, run) in enumerate(self.runs):
+            if is_public != public:
+                continue
+            if student_fn.abort is not None:
+                full = f"not run: {student_fn.abort.error.message}"
+                brief = f"not run: {student_fn.error_text(student_fn.abort.error, before)}"
+                self.done[index] = CheckOutcome(kind, name, False, full, brief=_brief(full, brief))
+                continue
+            if not public and not (self.sandbox.alive and self.sandbox.imported):
+                try:   # another item's check left the worker dead: this phase needs one
+                    self.sandbox.restart() if self.sandbox.imported else self.sandbox.load()
+                except StudentError as exc:
+                    student_fn.abort = Abort(exc, {})
+                    self.done[index] = aborted_outcome(kind, name, student_fn.abort, student_fn, is_public, before)
+                    continue
+            try:
+                self.done[index] = run()
+            except Abort as abort:
+                self.done[index] = aborted_outcome(kind, name, abort, student_fn, is_public, before)
+            except Exception as exc:  # a fault of the declaration or the grader, never the student's
+                self.done[index] = CheckOutcome(kind, name, False, f"the grader could not run this check "
+                                                                   f"({type(exc).__name__}); tell the course staff")
+
+    def outcomes(self, misconceptions=()) -> list[CheckOutcome]:
+        """Every check's outcome in declaration order (both phases must have run), diagnosed."""
+        if self.item_outcome is not None:
+            return [self.item_outcome]
+        if self.student_fn is None:
+            return [CheckOutcome("item", "not graded", False, "the grader did not grade this item; tell the course staff")]
+        missing = CheckOutcome("item", "not graded", False, "not run")
+        outcomes = [self.done.get(i, replace(missing, kind=kind, name=name))
+                    for i, (kind, name, _, _) in enumerate(self.runs)]
+        return with_diagnosis(outcomes, misconceptions, self.student_fn, self.item)
+
+
 def grade_function(assignment: Assignment, item: FunctionItem, sandbox: Sandbox, student_id: str,
                    config: GradingConfig, show_expected: bool) -> list[CheckOutcome]:
-    """Run all checks of one item. Item-level failures (import, missing function, signature)
-    give one outcome of kind "item"; an abort mid-item fails the remaining checks with its reason.
-    Each outcome carries the before view of its text where it differs (config.feedback.before)."""
-    before = config.feedback.before
-    reference_fn = getattr(assignment.reference, item.name)
-    try:
-        if not sandbox.alive or not sandbox.imported:
-            sandbox.restart() if sandbox.imported else sandbox.load()
-        params = sandbox.signature(item.name)
-    except StudentError as exc:
-        brief = error_text(exc, sandbox, before)
-        return [CheckOutcome("item", "not graded", False, exc.message, brief=_brief(exc.message, brief))]
-    expected_params = list(inspect.signature(reference_fn).parameters)
-    if params != expected_params:
-        expected = f"expected ({', '.join(expected_params)}) in this order"
-        full = f"{item.name} has parameters ({', '.join(params)}); {expected}"
-        # the names come from the worker's reply: student text, like a message
-        brief = full if before.student_text else f"{item.name} has other parameters; {expected}"
-        return [CheckOutcome("item", "wrong signature", False, full, brief=_brief(full, brief))]
-
-    student_fn = StudentFunction(sandbox, item.name, reference_fn, expected_params)
-    outcomes: list[CheckOutcome] = []
-    # (kind, name, public: its inputs are the student's to see, run)
-    runs: list[tuple[str, str, bool, Callable[[], CheckOutcome]]] = []
-    for ex in item.examples:
-        runs.append(("example", f"worked example ({ex.label})", True,
-                     lambda ex=ex: run_example(student_fn, ex.label, dict(ex.kwargs), item, before)))
-    hidden_n = item.hidden_examples or config.hidden_examples
-    runs.append(("hidden", "hidden checks", False, lambda: run_hidden(
-        student_fn, item, seed_for(assignment.id, student_id, item.name, "hidden"), hidden_n, show_expected, before)))
-    for prop in item.properties:
-        runs.append(("property", prop.name, prop.public, lambda prop=prop: run_property(
-            student_fn, prop, seed_for(assignment.id, student_id, item.name, prop.name),
-            prop.max_examples or config.property_examples, before)))
-    for kind, name, public, run in runs:
-        if student_fn.abort is not None:
-            full = f"not run: {student_fn.abort.error.message}"
-            brief = f"not run: {student_fn.error_text(student_fn.abort.error, before)}"
-            outcomes.append(CheckOutcome(kind, name, False, full, brief=_brief(full, brief)))
-            continue
-        try:
-            outcomes.append(run())
-        except Abort as abort:
-            outcomes.append(aborted_outcome(kind, name, abort, student_fn, public, before))
-        except Exception as exc:  # a fault of the declaration or the grader, never the student's
-            outcomes.append(CheckOutcome(kind, name, False,
-                                         f"the grader could not run this check ({type(exc).__name__}); tell the course staff"))
-    return with_diagnosis(outcomes, assignment.misconceptions.get(item.name, ()), student_fn, item)
+    """Every check of one item, both phases (ItemGrading); a submission grades all its items with
+    grade.grade_submission, public phases first."""
+    grading = ItemGrading(assignment, item, sandbox, student_id, config, show_expected)
+    grading.run(public=True)
+    grading.run(public=False)
+    return grading.outcomes(assignment.misconceptions.get(item.name, ()))
 
 
 def with_diagnosis(outcomes: list[CheckOutcome], misconceptions, student_fn: StudentFunction,

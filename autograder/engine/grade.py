@@ -14,7 +14,7 @@ from pathlib import Path
 
 from autograder.engine import scoring
 from autograder.engine.challenges import grade_challenges
-from autograder.engine.checks import CheckOutcome, grade_function
+from autograder.engine.checks import CheckOutcome, ItemGrading
 from autograder.engine.config import GradingConfig, load_config
 from autograder.engine.questions import grade_questions
 from autograder.engine.results import Result, TestResult
@@ -84,10 +84,25 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     with box:
         if box is ahead:
             box.take(submission_dir, deadline, assignment.provided)
+        gradings: dict[str, ItemGrading | Exception] = {}
+        for public in (True, False):   # every public check before any hidden input reaches the worker
+            for item in assignment.functions:
+                grading = gradings.get(item.name)
+                if isinstance(grading, Exception):
+                    continue
+                try:
+                    if grading is None:
+                        grading = gradings[item.name] = ItemGrading(assignment, item, box, student_id, config, show)
+                    grading.run(public)
+                except Exception as exc:  # one item's failure must not end the submission's grading
+                    gradings[item.name] = exc
         for item in assignment.functions:
+            grading = gradings[item.name]
             try:
-                outcomes = grade_function(assignment, item, box, student_id, config, show)
-            except Exception as exc:  # one item's failure must not end the submission's grading
+                if isinstance(grading, Exception):
+                    raise grading
+                outcomes = grading.outcomes(assignment.misconceptions.get(item.name, ()))
+            except Exception as exc:
                 outcomes = [CheckOutcome("item", "not graded", False,
                                          f"the grader could not grade this item ({type(exc).__name__}); "
                                          "tell the course staff")]
