@@ -267,3 +267,48 @@ def test_the_record_keeps_both_views_and_a_page_renders_the_one_asked(graded):
     assert "The best answer is" in after and WROTE.search(after)
     assert "The best answer is" not in before and not WROTE.search(before)
     assert "Feedback before the due date" in before and "Feedback before the due date" not in after
+
+
+# --- the order: no public check runs in a worker that has seen a hidden input ------------------------
+
+def test_every_public_check_runs_before_any_hidden_input_reaches_the_worker(tmp_path, monkeypatch):
+    """What the before view shows of a public check (a returned value, a counterexample) cannot carry
+    a hidden input the module saw: every item's worked examples and public properties run first."""
+    from autograder.engine import checks
+    ran = []
+    for name, public in (("run_example", lambda *a: True), ("run_hidden", lambda *a: False),
+                         ("run_property", lambda fn, prop, *a: prop.public)):
+        real = getattr(checks, name)
+        monkeypatch.setattr(checks, name, lambda *a, real=real, public=public, **k: (
+            ran.append((a[0].name, public(*a))), real(*a, **k))[1])
+    folder = toy.make_submission(tmp_path / "o", MODULE, toy.WRONG_LETTER)
+    grade_submission(ASSIGNMENT, folder, "order", config=toy.FAST)
+    publics = [p for _, p in ran]
+    assert publics.count(False) == len(ASSIGNMENT.functions) + 1   # each hidden check and the hidden property
+    assert publics == sorted(publics, reverse=True), ran          # every True before every False
+    assert {item for item, p in ran if p} == {f.name for f in ASSIGNMENT.functions}
+
+
+# --- the policy's settings: one line naming the file, the key and the value ---------------------------
+
+@pytest.mark.parametrize("toml, said", [
+    ('[feedback]\nnative = "later"\n', "[feedback] native = 'later': must be one of \"before\" or \"after\""),
+    ('[feedback]\ngradescope = "never"\n', "[feedback] gradescope = 'never': must be one of \"before\" or \"after\" or \"due_date\""),
+    ('[feedback]\nsubmission_limit = -1\n', "[feedback] submission_limit = -1: must be 0 or more"),
+    ('[feedback]\nshow_keys = true\n', "unknown [feedback] keys ['show_keys']"),
+    ('[feedback.before]\nkeys = "yes"\n', "[feedback.before] keys = 'yes': must be true or false"),
+    ('[feedback.before]\nanswers = true\n', "unknown [feedback.before] keys ['answers']"),
+])
+def test_a_bad_feedback_setting_stops_grading_with_one_line(tmp_path, toml, said):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    (tmp_path / "scalelabs.toml").write_text(toml)
+    folder = toy.make_submission(tmp_path / "s", toy.reference_source(), toy.key)
+    env = dict(os.environ, PYTHONPATH=str(Path(toy.__file__).parent))
+    done = subprocess.run([sys.executable, "-c", "from autograder.cli import main; main()", "grade", "toy:ASSIGNMENT",
+                           str(folder)], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"error: {tmp_path / 'scalelabs.toml'}: {said}"), lines

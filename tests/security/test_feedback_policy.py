@@ -198,23 +198,29 @@ def gradescope(tmp_path_factory):
     return dict(work=work, labs=labs, zips=zips)
 
 
-def test_gradescope_questions_stay_at_zero_on_the_second_try(gradescope):
-    """Lab 06: every answer wrong (0/6), the packing module beside them; the student reads the
-    visible feedback and resubmits: still 0/6. The same reader, given what shows after the due date,
-    finds every key (6/6 on the engine)."""
+@pytest.fixture(scope="module")
+def lab06_first_try(gradescope):
+    """Lab 06 on Gradescope, a first try: every answer wrong, the packing module beside them."""
     lab, work = gradescope["labs"]["lab06_collectives"], gradescope["work"]
     first = samples.materialise(lab.id, "correct", work / "try1")
     (first / "collectives.py").write_text(packer_module((first / "collectives.py").read_text(), "packer"))
     with_answers(lab, first, {q.id: "@wrong" for q in lab.questions})
-    results = _otter_run(gradescope["zips"][lab.id], first, work, "try1")
+    return first, _otter_run(gradescope["zips"][lab.id], first, work, "try1")
+
+
+def test_gradescope_questions_stay_at_zero_on_the_second_try(gradescope, lab06_first_try):
+    """Lab 06: every answer wrong (0/6); the student reads the visible feedback and resubmits: still
+    0/6, and nothing the module packed is readable. The same reader, given what shows after the due
+    date, finds every key (6/6 on the engine) and the packed inputs."""
+    lab, work = gradescope["labs"]["lab06_collectives"], gradescope["work"]
+    first, results = lab06_first_try
     assert question_points(results, lab) == 0
     shown = visible(results)
     assert read_keys(shown, lab) == {} and TOKEN.findall(shown) == []
     assert all(t["visibility"] in ("visible", "after_due_date") for t in results["tests"])
     assert all("score" in t for t in results["tests"] if t["visibility"] == "visible")
     second = with_answers(lab, shutil.copytree(first, work / "try2"),
-                          {q.id: {"source": f"{q.id} = {letter!r}"} for q, letter in
-                           ((lab.question(qid), letter) for qid, letter in read_keys(shown, lab).items())})
+                          {qid: {"source": f"{qid} = {letter!r}"} for qid, letter in read_keys(shown, lab).items()})
     assert question_points(_otter_run(gradescope["zips"][lab.id], second, work, "try2"), lab) == 0
     # after the due date the "(in full)" tests name every key: the reader works
     keys = read_keys(in_full(results), lab)
@@ -223,6 +229,21 @@ def test_gradescope_questions_stay_at_zero_on_the_second_try(gradescope):
                            {qid: {"source": f"{qid} = {letter!r}"} for qid, letter in keys.items()})
     assert sum(s for i, (s, _) in grade_submission(lab, control, "anonymous").item_scores().items()
                if i in keys) == sum(q.points for q in lab.questions)
+
+
+def test_a_gradescope_export_gives_back_the_engines_record(gradescope, lab06_first_try):
+    """Result.from_gradescope of the results.json Gradescope keeps (a class report's input) is the
+    engine's record: every check, its score, both views, the answers graded."""
+    from autograder.engine.results import Result
+    lab = gradescope["labs"]["lab06_collectives"]
+    first, results = lab06_first_try
+    back = Result.from_gradescope(json.loads(json.dumps(results)))
+    engine = grade_submission(lab, first, "anonymous")
+    assert back.assignment_id == lab.id and back.student_id == "anonymous" and back.score == engine.score
+    assert [(t.name, t.kind, t.score, t.max_score, t.answer, t.misconception) for t in back.tests] == \
+        [(t.name, t.kind, t.score, t.max_score, t.answer, t.misconception) for t in engine.tests]
+    for view in ("before", "after"):
+        assert [t.output for t in back.view(view).tests] == [t.output for t in engine.view(view).tests], view
 
 
 def _whatif(breakeven: float) -> dict:
@@ -250,9 +271,16 @@ def test_gradescope_design_challenge_stays_at_two_thirds_on_the_second_try(grade
     assert grade_submission(lab, control, "anonymous").item_scores()["lab01_whatif"] == (2.0, 2.0)
 
 
-def test_gradescope_honest_classmate_scores_in_full_with_nothing_withheld(gradescope):
+def test_gradescope_honest_classmate_in_a_zipped_folder_scores_in_full(gradescope):
+    """ada zips her lab06_collectives/ folder (a macOS zip, without _domain.py): graded like the flat
+    files, every point, nothing withheld, the total in the output."""
     lab, work = gradescope["labs"]["lab06_collectives"], gradescope["work"]
-    results = _otter_run(gradescope["zips"][lab.id], samples.materialise(lab.id, "correct", work / "ada"), work, "ada")
+    nest = work / "nest"
+    folder = samples.materialise(lab.id, "correct", nest / lab.id)
+    (folder / "_domain.py").unlink()
+    (nest / "__MACOSX" / lab.id).mkdir(parents=True)
+    (nest / "__MACOSX" / lab.id / "._collectives.py").write_bytes(b"\x00\x05\x16\x07")
+    results = _otter_run(gradescope["zips"][lab.id], nest, work, "ada")
     assert results["score"] == lab.total_points
     assert [t["name"] for t in results["tests"]] == lab.item_ids   # no "(in full)" test: nothing withheld
     assert f"Score: {lab.total_points:g} / {lab.total_points:g}" in results["output"]
@@ -282,7 +310,8 @@ def test_nbgrader_grade_cells_show_the_before_view(nbgrader_class):
     assignment, cells, pristine = nbgrader_class["assignment"], nbgrader_class["cells"], nbgrader_class["pristine"]
     q = assignment.questions[0]
     bob = cells["bob"][q.id]
-    assert "not the best answer" in bob and "best answer is" not in bob
+    wrong = samples.wrong_letter(q.options, q.key)
+    assert bob == f"{q.id}: {q.kind}  [0/{q.points:g}]\n    answered {wrong}: not the best answer. Hint: {q.hint}\n"
     assert not any(why in bob for why in q.why.values())
     assert f"The best answer is {q.key}" in next(t.output for t in pristine["bob"].tests if t.item == q.id)
     packer = "\n".join(cells["packer"].values())
