@@ -110,7 +110,7 @@ def assigned_value(source: str, name: str, expected_form: str) -> tuple[ast.expr
 
 def parse_answer(source: str, qid: str) -> tuple[str | None, str]:
     """(letter, "") for a literal answer, else (None, reason)."""
-    expected_form = f'the answer cell must be exactly {qid} = "B" (one letter in quotes)'
+    expected_form = f'the answer cell must be exactly {qid} = "<letter>": one option letter in quotes'
     value, problem = assigned_value(source, qid, expected_form)
     if value is None:
         return None, problem

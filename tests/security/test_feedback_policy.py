@@ -317,3 +317,40 @@ def test_nbgrader_grade_cells_show_the_before_view(nbgrader_class):
     packer = "\n".join(cells["packer"].values())
     assert TOKEN.findall(packer) == [] and TOKEN.findall("\n".join(t.output for t in pristine["packer"].tests))
     assert pristine["ada"].score == assignment.total_points and f"answered {q.key}: correct" in cells["ada"][q.id]
+
+
+# --- every lab: the before view of its sample class passes the leak scan ----------------------------
+
+LABS = ("lab01_scale", "lab02_interconnect", "lab05_parallelism", "lab06_collectives", "lab09_performance")
+
+
+@pytest.mark.parametrize("lab_id", LABS)
+def test_the_before_view_of_each_labs_sample_class_holds_no_answer(lab_id, tmp_path):
+    """The students of each lab who get things wrong (answers, functions, the design): their before
+    view holds no key, no explanation but a right pick's own, no reference design, no reference value
+    of a hidden check, no design number; the leak scan (keys on) finds nothing. Their after view does
+    show keys and reference values (the scan has something to find)."""
+    from autograder.build import leakscan
+    from autograder.engine.results import Result
+    lab = load(lab_id)
+    secrets = leakscan.secrets_for([lab])
+    reference_values = re.compile(r"^expected .*\(tolerance|the reference gives|; the reference's", re.M)
+    found_after = 0
+    for student in ("partly_wrong", "wrong_predictions"):
+        folder = samples.materialise(lab_id, student, tmp_path / student)
+        record = grade_submission(lab, folder, student)
+        right = {t.item: t.answer for t in record.tests if t.kind in ("prediction", "reflection") and t.score > 0}
+        allowed = {_ws(lab.question(qid).why[letter]) for qid, letter in right.items() if letter in lab.question(qid).why}
+        before = "\n".join(t.output for t in record.view("before").tests)
+        mine = leakscan.Secrets(secrets.solution_lines, secrets.declaration_lines, secrets.keys,
+                                secrets.explanations - allowed, secrets.designs)
+        # the student's own lines it quotes are theirs (own): a reference-based module holds solution lines
+        assert leakscan.scan_text(f"{lab_id}/{student}", before, mine, keys=True, own=leakscan.own_text([folder])) == []
+        assert "best answer is" not in before and not reference_values.search(before), before
+        after = "\n".join(t.output for t in record.view("after").tests)
+        found_after += len(re.findall("best answer is", after)) + len(reference_values.findall(after))
+    assert found_after > 0
+
+
+def _ws(text: str) -> str:
+    return re.sub(r"\s+", "", text)
