@@ -248,8 +248,9 @@ class EngineOverride(AbstractOtterPlugin):
             secrets = [p for p in (autograder_dir / "source", autograder_dir / METADATA, Path(AUTOGRADER_DIR) / "source")
                        if p.exists()]
             if folder is None:
-                self.error = (f"no {self.assignment.module}.py or {self.assignment.id}.ipynb in the upload: upload the "
-                              f"files of your {self.assignment.id} folder (or the folder, zipped)")
+                self.error = (f"the upload holds neither {self.assignment.module}.py nor {self.assignment.id}.ipynb, at its top "
+                              f"or in one folder: upload those files of your {self.assignment.id} folder (or that one "
+                              "folder, zipped)")
             else:
                 put_provided(folder, autograder_dir / "source" / PROVIDED_DIR, self.assignment.provided)
                 if folder == top:   # otter's copy of the support file is not the student's
