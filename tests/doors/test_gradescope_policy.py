@@ -132,3 +132,28 @@ def test_scalelabs_otter_prints_the_total_and_the_upload_steps(tmp_path):
     assert f"worth {total:g} points" in steps and f"upload {tmp_path / 'z.zip'}" in steps
     assert f"Students upload {lab.id}.ipynb and {lab.module}.py" in steps and "(the two files, or the folder zipped)" in steps
     assert lines[-1] == "Submission limit ([feedback] submission_limit): 3 graded submissions every 24 hours."
+
+
+# --- a zipped folder: which folder of the upload is graded ----------------------------------------------
+
+def test_the_graded_folder_is_the_one_holding_the_assignment(tmp_path):
+    from labs import load
+    lab = load("lab06_collectives")
+    def upload(*files):
+        top = tmp_path / f"u{len(list(tmp_path.iterdir()))}"
+        for f in files:
+            (top / f).parent.mkdir(parents=True, exist_ok=True)
+            (top / f).write_text("")
+        (top / "tests").mkdir(exist_ok=True)
+        return top
+    flat = upload("collectives.py", "lab06_collectives.ipynb", otter_door.UPLOAD_ENTRY)
+    assert otter_door.graded_folder(flat, lab) == flat
+    nested = upload(otter_door.UPLOAD_ENTRY, "lab06_collectives/collectives.py", "__MACOSX/lab06_collectives/collectives.py")
+    assert otter_door.graded_folder(nested, lab) == nested / "lab06_collectives"
+    deeper = upload("Downloads/lab06 (1)/lab06_collectives.ipynb")
+    assert otter_door.graded_folder(deeper, lab) == deeper / "Downloads" / "lab06 (1)"
+    assert otter_door.graded_folder(upload("a/collectives.py", "b/collectives.py"), lab) is None   # which one?
+    assert otter_door.graded_folder(upload("notes/readme.txt"), lab) is None
+    linked = upload("x.txt")
+    (linked / "elsewhere").symlink_to(nested / "lab06_collectives")
+    assert otter_door.graded_folder(linked, lab) is None
