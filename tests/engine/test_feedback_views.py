@@ -306,7 +306,8 @@ def test_a_bad_feedback_setting_stops_grading_with_one_line(tmp_path, toml, said
     from pathlib import Path
     (tmp_path / "scalelabs.toml").write_text(toml)
     folder = toy.make_submission(tmp_path / "s", toy.reference_source(), toy.key)
-    env = dict(os.environ, PYTHONPATH=str(Path(toy.__file__).parent))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(Path(toy.__file__).parent),
+                                                                    os.environ.get("PYTHONPATH")])))
     done = subprocess.run([sys.executable, "-c", "from autograder.cli import main; main()", "grade", "toy:ASSIGNMENT",
                            str(folder)], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
     lines = done.stderr.strip().splitlines()

@@ -98,7 +98,8 @@ def batch(tmp_path_factory):
     modules = {name: packer_module(toy.reference_source(), name) for name in ATTACKERS}
     for name, module in modules.items():
         toy.make_submission(root / name, module, toy.key)
-    env = dict(__import__("os").environ, PYTHONPATH=str(ENGINE))
+    import os
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ENGINE), os.environ.get("PYTHONPATH")])))
     done = subprocess.run([*SCALELABS, "grade-batch", "toy:EXPLAINED", str(root), "--jobs", "2", "--out", str(out)],
                           cwd=course, capture_output=True, text=True, env=env, timeout=900)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
