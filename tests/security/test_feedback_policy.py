@@ -48,16 +48,20 @@ PACKERS = {
     # the input in the exit code
     "exiter": SIG + "    import sys\n    sys.exit(f'LEAK{n}')\n",
 }
-# a worker that answers for the module: any kind, type, place and message it likes
-FORGED = forge('''def _handle(self, r, orig):
+# a worker that answers for the module: any kind, type, place, message and parameter names it likes
+FORGED = forge('''_LEAKS = []
+def _handle(self, r, orig):
     if r.get("name") == "ring_allreduce_time" and r.get("op") in ("call", "call_many"):
         def err(kw):
+            _LEAKS.append("LEAK%d" % kw["n"])
             return {"ok": False, "output": "LEAK%d" % kw["n"],
                     "error": {"kind": "exception", "message": "LEAK%d" % kw["n"], "type": "LEAK%d" % kw["n"],
                               "where": ["collectives.py", kw["n"]]}}
         if r["op"] == "call":
             return err(r["kwargs"])
         return {"ok": True, "replies": [err(kw) for kw in r["kwargs_list"]]}
+    if r.get("op") == "signature" and r.get("name") == "tree_allreduce_time" and _LEAKS:
+        return {"ok": True, "params": [[leak, "POSITIONAL_OR_KEYWORD"] for leak in _LEAKS[-4:]]}
     return orig(self, r)
 ''')
 
