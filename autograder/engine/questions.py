@@ -192,7 +192,7 @@ def explanations(question: Question, letter: str, before: BeforeView | None = No
     """Why the student's pick, and the key, are right or wrong (the question's `why`; shown only
     with a grade). Given `before` (the before view): a right pick's own explanation; a wrong pick's
     only with `before.explanations`, the key only with `before.keys` (and its why with both)."""
-    right = letter == question.key
+    right = question.key == letter
     lines = []
     if letter in question.why and (before is None or right or before.explanations):
         lines.append(f"Why {letter}: {question.why[letter]}")
