@@ -51,6 +51,7 @@ SLOWEST_FIRST = (
     "tests/doors toy course",
     "tests/test_course_week.py",
     "tests/security/test_door_otter.py",
+    "tests/security/test_feedback_policy.py",
     "tests/labs/test_misconceptions.py",
     "tests/labs/test_labs.py",
 )
