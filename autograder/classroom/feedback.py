@@ -65,8 +65,10 @@ def write_feedback(path: Path, title: str, student_id: str, results: dict, view:
 
 def rewrite_feedback(title: str, grades_dir: Path, view: str) -> list[Path]:
     """Render every student's page of a graded class again, in `view`, from its results/<student>.json
-    (the record keeps both views: staff release the after view without regrading). ValueError names a
-    results file that cannot be read."""
+    (the record keeps both views: staff release the after view without regrading). The result then
+    records the page's view and hash (grade-batch keeps a page whole in the view its result names).
+    ValueError names a results file that cannot be read."""
+    import hashlib
     import json
 
     grades_dir = Path(grades_dir)
@@ -79,5 +81,8 @@ def rewrite_feedback(title: str, grades_dir: Path, view: str) -> list[Path]:
             raise ValueError(f"{path} cannot be read as a scalelabs result: {exc}") from None
         target = grades_dir / "feedback" / f"{path.stem}.html"
         write_atomic(target, page)
+        if isinstance(data.get("scalelabs"), dict):
+            data["scalelabs"].update(view=view, feedback=hashlib.sha256(page.encode()).hexdigest())
+            write_atomic(path, json.dumps(data, indent=1, sort_keys=True))
         written.append(target)
     return written

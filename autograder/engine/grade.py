@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from autograder.engine import scoring
+from autograder.engine.attention import needs_person
 from autograder.engine.challenges import grade_challenges
 from autograder.engine.checks import CheckOutcome, ItemGrading
 from autograder.engine.config import GradingConfig, load_config
@@ -86,6 +87,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     with box:
         if box is ahead:
             box.take(submission, deadline, assignment.provided)
+        faults = []
         gradings: dict[str, ItemGrading | Exception] = {}
         for public in (True, False):   # every public check before any hidden input reaches the worker
             for item in assignment.functions:
@@ -108,8 +110,10 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
                 outcomes = [CheckOutcome("item", "not graded", False,
                                          f"the grader could not grade this item ({type(exc).__name__}); "
                                          "tell the course staff")]
+                faults.append(f"{item.name} ({type(exc).__name__}: {str(exc)[:200]})")
             result.tests += _function_tests(item, outcomes)
         skipped, ignored = box.skipped, box.ignored
+        import_error, timeouts = box.import_error, list(box.timeouts)
     before = config.feedback.before
     graded = grade_questions(assignment.questions, submission, config.predictions, before)
     for q, grade in zip(assignment.questions, graded):
@@ -119,6 +123,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
         result.tests.append(TestResult(c.id, "design challenge", "challenge", grade.score, float(c.points),
                                        cap_output(grade.feedback), grade.answer,
                                        brief=_capped_brief(grade.feedback, grade.brief)))
+    result.attention = needs_person(assignment.module, import_error, submission.problem, timeouts, faults)
     notes = [f"{assignment.title}: {mode_note(mode)}."]
     if skipped:
         notes.append("Not graded from your folder: " + "; ".join(skipped[:5])

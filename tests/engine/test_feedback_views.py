@@ -308,7 +308,7 @@ def test_a_bad_feedback_setting_stops_grading_with_one_line(tmp_path, toml, said
     folder = toy.make_submission(tmp_path / "s", toy.reference_source(), toy.key)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(Path(toy.__file__).parent),
                                                                     os.environ.get("PYTHONPATH")])))
-    done = subprocess.run([sys.executable, "-c", "from autograder.cli import main; main()", "grade", "toy:ASSIGNMENT",
+    done = subprocess.run([sys.executable, "-c", "from autograder.cli import main; main()", "grade", "toy:ASSIGNMENT", "--student", "s1",
                            str(folder)], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1, done.stderr
