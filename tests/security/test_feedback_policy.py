@@ -146,6 +146,18 @@ def test_a_wrong_answer_on_the_page_names_no_key_and_resubmitting_gains_nothing(
     assert grade_submission(toy.EXPLAINED, again, "bob").score == batch["results"]["bob"]["score"]
 
 
+def test_a_lost_page_is_written_again_in_the_view_it_was_given(batch):
+    """grade-batch makes a missing page whole from the student's result: in the result's view, never
+    the after view by default."""
+    (batch["out"] / "feedback" / "bob.html").unlink()
+    done = subprocess.run([*SCALELABS, "grade-batch", "toy:EXPLAINED", str(batch["root"]), "--jobs", "1", "--out",
+                           str(batch["out"])], cwd=batch["course"], capture_output=True, text=True, env=batch["env"],
+                          timeout=900)
+    assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr[-3000:]
+    bob = page_text((batch["out"] / "feedback" / "bob.html").read_text())
+    assert bob == batch["pages"]["bob"] and "best answer is" not in bob
+
+
 def test_staff_release_the_after_view_without_regrading(batch):
     done = subprocess.run([*SCALELABS, "feedback", "toy:EXPLAINED", str(batch["out"]), "--view", "after"],
                           cwd=batch["course"], capture_output=True, text=True, env=batch["env"], timeout=300)
@@ -155,6 +167,8 @@ def test_staff_release_the_after_view_without_regrading(batch):
     assert re.findall(r"best answer is ([A-Z])", bob) == [toy.key]
     packer = page_text((batch["out"] / "feedback" / "packer.html").read_text())
     assert TOKEN.findall(packer)
+    # the results now name the view released: a later batch run keeps it
+    assert json.loads((batch["out"] / "results" / "bob.json").read_text())["scalelabs"]["view"] == "after"
 
 
 # --- Gradescope: the issue's figures, a student's second try ----------------------------------------
