@@ -4,6 +4,7 @@
     scalelabs grade-batch ASSIGNMENT SUBMISSIONS_ROOT --jobs N [--out DIR] [--db URL] [--allow-unsandboxed]
     scalelabs report ASSIGNMENT [GRADES_DIR]
     scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check
+    scalelabs lint [LAB ...] | new-lab LAB_ID --module NAME | docs [--check]   (lab authors)
 
 ASSIGNMENT is a lab id (labs/) or `package.module:NAME` of an Assignment. Bad arguments
 print one line naming what is wrong and exit 2, without a traceback; so does grading where no sandbox
@@ -245,6 +246,22 @@ def check(folder: Path = typer.Argument(Path("."), help="a released assignment f
     import pytest
 
     raise typer.Exit(pytest.main(["-q", "-p", "no:cacheprovider", str(folder)]))
+
+
+@app.command()
+def docs(check_only: bool = typer.Option(False, "--check", help="only say which pages are stale (exit 1 if any)")) -> None:
+    """Regenerate what README.md, docs/physics.md, docs/errata/README.md and docs/instruments.md say
+    about each lab, from the labs' own files (run it after adding or changing a lab)."""
+    from autograder.author import docs as generated
+
+    try:
+        pages = generated.stale() if check_only else generated.write()
+    except generated.DocsError as exc:
+        fail(str(exc))
+    for page in pages:
+        out.print(f"{'stale' if check_only else 'wrote'} {page.relative_to(generated.REPO)}", highlight=False)
+    if check_only and pages:
+        raise typer.Exit(1)
 
 
 def main() -> None:

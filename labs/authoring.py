@@ -361,10 +361,11 @@ def names_used_before_defined(path: Path, predefined: Iterable[str] = ()) -> lis
     return missing
 
 
-def assemble(package: str, *, title: str, reference: ModuleType, source_lab: str) -> Assignment:
+def assemble(package: str, *, title: str, reference: ModuleType, source_lab: str, summary: str) -> Assignment:
     """A lab folder's ASSIGNMENT from its parts: scenario.py and questions.py (the notebook's namespace),
     items.py (FUNCTIONS), notebook.py, and, where the lab has them, misconceptions.py (MISCONCEPTIONS)
-    and challenges.py (CHALLENGES). The id is the package's name, the student's module the reference's."""
+    and challenges.py (CHALLENGES). The id is the package's name, the student's module the reference's;
+    `summary` (what students build, one line) is the lab's row of the README's table."""
     def part(name: str):
         try:
             return importlib.import_module(f"{package}.{name}")
@@ -380,6 +381,6 @@ def assemble(package: str, *, title: str, reference: ModuleType, source_lab: str
     return Assignment(
         id=package.rpartition(".")[2], title=title, module=reference.__name__.rpartition(".")[2],
         reference=reference, functions=items.FUNCTIONS, questions=questions.QUESTIONS, notebook=notebook,
-        source_lab=source_lab,
+        source_lab=source_lab, summary=summary,
         misconceptions=misconceptions.MISCONCEPTIONS if misconceptions else {},
         challenges=challenges.CHALLENGES if challenges else ())
