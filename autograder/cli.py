@@ -249,6 +249,30 @@ def check(folder: Path = typer.Argument(Path("."), help="a released assignment f
 
 
 @app.command()
+def lint(labs: Optional[List[str]] = typer.Argument(None, help="lab ids; default: every lab"),
+         rule: Optional[List[str]] = typer.Option(None, "--rule", help="only these rules (repeatable)")) -> None:
+    """Check a lab's own rules in seconds (the contract, computed keys, questions, misconceptions,
+    give-aways, leaks, the sample class, import time): one line per problem, naming file, line and fix."""
+    import time
+
+    from autograder.author import lint as linting
+
+    unknown = sorted(set(rule or ()) - set(linting.RULES))
+    if unknown:
+        fail(f"unknown rule {', '.join(unknown)}; rules: {', '.join(linting.RULES)}")
+    found = 0
+    for lab_id in labs or linting.lab_ids():
+        start = time.perf_counter()
+        problems, _ = linting.lint(lab_id, rule)
+        for problem in problems:
+            out.print(str(problem), highlight=False, soft_wrap=True)
+        found += len(problems)
+        out.print(f"{lab_id}: {len(problems)} problem(s), {time.perf_counter() - start:.1f} s", highlight=False)
+    if found:
+        raise typer.Exit(1)
+
+
+@app.command()
 def docs(check_only: bool = typer.Option(False, "--check", help="only say which pages are stale (exit 1 if any)")) -> None:
     """Regenerate what README.md, docs/physics.md, docs/errata/README.md and docs/instruments.md say
     about each lab, from the labs' own files (run it after adding or changing a lab)."""

@@ -206,14 +206,17 @@ def questions(source: str, namespace: Mapping[str, Any],
     section there, or the reverse, is an error naming both files."""
     path = Path(source).with_name("questions.md")
     prose = question_prose(path, namespace)
-    problems = []
-    if unwritten := sorted(set(declared) - set(prose)):
-        problems.append(f"no section for {unwritten}")
-    if undeclared := sorted(set(prose) - set(declared)):
-        problems.append(f"a section for undeclared {undeclared}")
-    if problems:
-        raise ValueError(f"{source} declares {sorted(declared)} and {path} writes {sorted(prose)}: "
-                         + "; ".join(problems))
+    if set(declared) != set(prose):
+        # the first mistake where it is (a section's line, or the question's line in questions.py), then both lists
+        if undeclared := sorted(set(prose) - set(declared)):
+            where = f"{path}:{read_prose(path)[undeclared[0]][0]}: a section for {undeclared}, which questions.py does not declare"
+        else:
+            unwritten = sorted(set(declared) - set(prose))
+            lines = Path(source).read_text(encoding="utf-8").splitlines() if Path(source).is_file() else []
+            line = next((n for n, text in enumerate(lines, 1) if f'"{unwritten[0]}"' in text), 1)
+            where = f"{source}:{line}: no section in questions.md for {unwritten}"
+        raise ValueError(f"{where} ({Path(source).name} declares {sorted(declared)}, questions.md writes "
+                         f"{sorted(prose)})")
     return tuple(Question(id=qid, kind=kind, points=points, prompt=prose[qid].prompt, options=options, key=key,
                           why=why, hint=prose[qid].hint)
                  for qid, (kind, points, (options, key, why)) in declared.items())

@@ -12,7 +12,7 @@ Each generated part sits between two markers in its page and is rewritten whole:
 * docs/instruments.md: a section per lab, its body `labs/<lab>/instruments.md`.
 
 A lab's `physics.md` must list exactly its graded functions, in grading order, one table row each:
-`| \`name\` | returns | formula | source |`. `contract_problems` says where it does not (lint reuses it).
+`| `name` | returns | formula | source |`. `contract_problems` says where it does not (lint reuses it).
 """
 from __future__ import annotations
 
@@ -182,6 +182,20 @@ def _replace(page: Path, generated: str) -> str:
     head, _, rest = text.partition(BEGIN)
     _, _, tail = rest.partition(END)
     return f"{head}{BEGIN}\n{generated}\n{END}{tail}"
+
+
+def lab_parts(assignment: Assignment) -> dict[str, str]:
+    """page -> what its generated part says about this one lab (lint checks each page holds it)."""
+    return {"README.md": readme_table([assignment]).splitlines()[-1],
+            "docs/physics.md": _contract_section(assignment),
+            "docs/errata/README.md": errata_index([assignment]).splitlines()[-1],
+            "docs/instruments.md": instrument_sections([assignment])}
+
+
+def lab_stale(assignment: Assignment, root: Path = REPO) -> list[Path]:
+    """The pages that do not yet say (or no longer say) what this lab's own files say."""
+    return [root / page for page, part in lab_parts(assignment).items()
+            if part not in (root / page).read_text(encoding="utf-8")]
 
 
 def generated(root: Path = REPO) -> dict[Path, str]:
