@@ -272,6 +272,28 @@ def lint(labs: Optional[List[str]] = typer.Argument(None, help="lab ids; default
         raise typer.Exit(1)
 
 
+@app.command("new-lab")
+def new_lab(lab_id: str = typer.Argument(..., help="lab<NN>_<topic>, e.g. lab07_fault_tolerance"),
+            module: str = typer.Option(..., "--module", help="the module students edit, e.g. fault_tolerance"),
+            title: Optional[str] = typer.Option(None, "--title", help="the lab's title (default: from the id)"),
+            source_lab: Optional[str] = typer.Option(None, "--source-lab",
+                                                     help="'Vol II Lab NN, Title: where it is published'"),
+            summary: Optional[str] = typer.Option(None, "--summary", help="what students build, one line")) -> None:
+    """Write a new lab's skeleton (reference module, lab folder, its tests) that releases, grades its
+    sample class and passes lint as generated, and add it to the generated docs."""
+    from autograder.author.docs import REPO
+    from autograder.author.scaffold import ScaffoldError, new_lab as scaffold
+
+    try:
+        written = scaffold(lab_id, module, title=title, source_lab=source_lab, summary=summary)
+    except ScaffoldError as exc:
+        fail(str(exc))
+    for path in written:
+        out.print(f"wrote {path.relative_to(REPO)}", highlight=False)
+    out.print(f"next: scalelabs lint {lab_id}; scalelabs release {lab_id}; pytest tests/labs -k {lab_id} "
+              "(docs/adding-a-lab.md walks every file)", highlight=False)
+
+
 @app.command()
 def docs(check_only: bool = typer.Option(False, "--check", help="only say which pages are stale (exit 1 if any)")) -> None:
     """Regenerate what README.md, docs/physics.md, docs/errata/README.md and docs/instruments.md say
