@@ -53,8 +53,9 @@ def test_goodput_matches_a_simulation_of_exponential_failures(interval_s, checkp
     assert ft.goodput(interval_s, checkpoint_s, mtbf_s, restart_s) == pytest.approx(simulated, rel=0.02)
 
 
-def test_goodput_stays_finite_far_past_the_mtbf():
-    assert 0 < ft.goodput(1e6, 0, 60) < 1e-300 or ft.goodput(1e6, 0, 60) == 0.0
+def test_goodput_stays_a_number_far_past_the_mtbf():
+    # e^(1e6 / 60) overflows a float; the reference works with logarithms, so the goodput underflows to 0
+    assert ft.goodput(1e6, 0, 60) == 0.0
     assert ft.goodput(1e-3, 0, 1e9) == pytest.approx(1.0)
 
 
