@@ -118,8 +118,9 @@ _WHERE = re.compile(r"^(/[^:]+|[\w./-]+\.\w+):(\d+): (.*)$", re.S)
 
 
 def import_problem(lab_id: str, exc: BaseException) -> Problem:
-    """The import error as one line, where it is: a message that starts with `path:line:` (questions.md
-    and questions.py mistakes), a SyntaxError's own place, else the innermost frame in the lab's files."""
+    """The error as one line, where it is: a message that starts with `path:line:` (questions.md and
+    questions.py mistakes), a SyntaxError's own place, else the innermost frame in a lab's files (its
+    folder, a reference module, its tests' impls)."""
     message = f"{type(exc).__name__}: {exc}".replace("\n", " ")
     match = _WHERE.match(str(exc))
     if match:
@@ -128,8 +129,7 @@ def import_problem(lab_id: str, exc: BaseException) -> Problem:
     if isinstance(exc, SyntaxError) and exc.filename:
         return Problem("import", Path(exc.filename), exc.lineno or 1, message, "correct the syntax")
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
-              if Path(f.filename).resolve().is_relative_to(REPO / "labs")
-              or Path(f.filename).resolve().is_relative_to(REPO / "reference")]
+              if any(Path(f.filename).resolve().is_relative_to(REPO / place) for place in ("labs", "reference", "tests"))]
     where = frames[-1] if frames else None
     return Problem("import", Path(where.filename) if where else REPO / "labs" / lab_id / "__init__.py",
                    where.lineno if where else 1, message, "correct it there; a lab that does not import is not graded")
