@@ -18,4 +18,5 @@ ASSIGNMENT = assemble(
     summary='data-parallel MFU collapse, ZeRO model states, activations, pipeline bubble, a 3D layout for GPT-3 on 1,024 H100s',
     source_lab=("Vol II Lab 05, The Parallelism Paradox: "
                "the Lab 05 Marimo notebook in labs/vol2/ of https://github.com/harvard-edge/cs249r_book"),
+    notebook_modules=("cluster",),   # cluster.ring_link: the multi-node ring link the notebook uses
 )

@@ -33,7 +33,8 @@ def _cells(root, assignment):
 def test_release_folder_holds_stub_provided_public_checks_and_notebook(toy_root, toy_assignment):
     names = sorted(p.name for p in (toy_root / "release" / toy_assignment.id).iterdir())
     assert names == sorted(["collectives.py", "_domain.py", "constants.py", "_properties.py", "_property_kit.py",
-                            "_instruments.py", "test_collectives.py", "pytest.ini", f"{toy_assignment.id}.ipynb"])
+                            "_instruments.py", "_measured.py", "test_collectives.py", "pytest.ini",
+                            f"{toy_assignment.id}.ipynb"])
 
 
 def test_notebook_has_one_grade_cell_per_item_with_its_points(toy_root, toy_assignment):
