@@ -296,8 +296,8 @@ def new_lab(lab_id: str = typer.Argument(..., help="lab<NN>_<topic>, e.g. lab07_
 
 @app.command()
 def docs(check_only: bool = typer.Option(False, "--check", help="only say which pages are stale (exit 1 if any)")) -> None:
-    """Regenerate what README.md, docs/physics.md, docs/errata/README.md and docs/instruments.md say
-    about each lab, from the labs' own files (run it after adding or changing a lab)."""
+    """Regenerate what README.md, docs/physics.md, docs/errata/README.md, docs/instruments.md and
+    docs/measurements.md say about each lab, from the labs' own files (run it after adding or changing a lab)."""
     from autograder.author import docs as generated
 
     try:

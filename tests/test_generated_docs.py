@@ -33,6 +33,8 @@ def test_every_page_names_every_lab(lab):
     assert link and (REPO / "docs" / "errata" / link.group(1)).resolve() == REPO / "labs" / lab / "errata.md"
     assert (REPO / "labs" / lab / "errata.md").is_file()
     assert f"(`labs/{lab}/notebook.py`)" in (REPO / "docs" / "instruments.md").read_text(encoding="utf-8")
+    if a.measurements:
+        assert f"Declared in `labs/{lab}/measurements.py`" in (REPO / "docs" / "measurements.md").read_text(encoding="utf-8")
 
 
 def test_a_contract_that_misses_or_misorders_a_function_is_named(tmp_path, monkeypatch):

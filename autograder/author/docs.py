@@ -9,7 +9,9 @@ Each generated part sits between two markers in its page and is rewritten whole:
   function row's name completed by the reference function's parameters (so the contract's signatures
   are the reference's);
 * docs/errata/README.md, the index: a row per lab linking its `labs/<lab>/errata.md`;
-* docs/instruments.md: a section per lab, its body `labs/<lab>/instruments.md`.
+* docs/instruments.md: a section per lab, its body `labs/<lab>/instruments.md`;
+* docs/measurements.md, whole: a table per lab from its `labs/<lab>/measurements.py`
+  (autograder/build/measured.py, also `python -m autograder.build.measured`).
 
 A lab's `physics.md` must list exactly its graded functions, in grading order, one table row each:
 `| `name` | returns | formula | source |`. `contract_problems` says where it does not (lint reuses it).
@@ -171,6 +173,7 @@ def instrument_sections(assignments: list[Assignment]) -> str:
                        for a in assignments)
 
 
+MEASUREMENTS_PAGE = "docs/measurements.md"
 PAGES = {"README.md": readme_table, "docs/physics.md": physics_sections,
          "docs/errata/README.md": errata_index, "docs/instruments.md": instrument_sections}
 
@@ -186,10 +189,15 @@ def _replace(page: Path, generated: str) -> str:
 
 def lab_parts(assignment: Assignment) -> dict[str, str]:
     """page -> what its generated part says about this one lab (lint checks each page holds it)."""
-    return {"README.md": readme_table([assignment]).splitlines()[-1],
-            "docs/physics.md": _contract_section(assignment),
-            "docs/errata/README.md": errata_index([assignment]).splitlines()[-1],
-            "docs/instruments.md": instrument_sections([assignment])}
+    from autograder.build import measured
+
+    parts = {"README.md": readme_table([assignment]).splitlines()[-1],
+             "docs/physics.md": _contract_section(assignment),
+             "docs/errata/README.md": errata_index([assignment]).splitlines()[-1],
+             "docs/instruments.md": instrument_sections([assignment])}
+    if assignment.measurements:
+        parts[MEASUREMENTS_PAGE] = "\n".join(measured.lab_table(assignment))
+    return parts
 
 
 def lab_stale(assignment: Assignment, root: Path = REPO) -> list[Path]:
@@ -200,8 +208,12 @@ def lab_stale(assignment: Assignment, root: Path = REPO) -> list[Path]:
 
 def generated(root: Path = REPO) -> dict[Path, str]:
     """page -> its text with the generated part rewritten from every declared lab (in id order)."""
+    from autograder.build import measured
+
     assignments = [labs.all_assignments()[lab] for lab in sorted(labs.all_assignments())]
-    return {root / page: _replace(root / page, build(assignments)) for page, build in PAGES.items()}
+    pages = {root / page: _replace(root / page, build(assignments)) for page, build in PAGES.items()}
+    pages[root / MEASUREMENTS_PAGE] = measured.page(assignments)   # generated whole (autograder/build/measured.py)
+    return pages
 
 
 def stale(root: Path = REPO) -> list[Path]:

@@ -18,6 +18,8 @@ tests/author/test_lint.py breaks each on purpose. The rules, in the order they r
                 package, a cell reading an answer waits for it
   misconceptions  every numeric wrong function of tests/labs/<lab>/impls/wrong_a.py and wrong_b.py
                 computes a declared wrong model; each model short and pointing at a section of the story
+  measurements  three published measurements, the notebook's element and its reflection, each row quoting its
+                figure and agreeing within the band or naming the effect the lab teaches
   giveaways     nothing readable before a question states its key; options comparable and explained
   leaks         the built notebook holds no staff-only code line, key or reference design
   samples       samples.toml parses, each sample module differs from the reference where declared
@@ -445,6 +447,31 @@ def rule_misconceptions(lab: Lab) -> Iterable[Problem]:
                               "(a model built from the reference with labs.slips), or make it one of those declared")
 
 
+# --- measurements --------------------------------------------------------------------------------
+
+def rule_measurements(lab: Lab) -> Iterable[Problem]:
+    """The model against the record (autograder/build/measured.py): at least three rows, the notebook's
+    element and its reflection, every row quoting its figure and agreeing or naming its effect."""
+    from autograder.build import measured
+
+    a, path = lab.assignment, lab.file("measurements.py")
+    if len(a.measurements) < 3:
+        yield Problem("measurements", path, 1, f"{len(a.measurements)} published measurement(s), not three",
+                      "declare MEASUREMENTS: published figures at setups the lab's functions can compute")
+    try:
+        measured.notebook_rows(a)
+    except ValueError as exc:
+        yield Problem("measurements", path, 1, str(exc), "mark the rows the notebook shows notebook=True")
+    if a.measurements and "measurement_reflection" not in {q.id for q in a.questions}:
+        yield Problem("measurements", lab.file("questions.py"), line_of(lab.file("questions.py"), r"^QUESTIONS"),
+                      "no measurement_reflection question", "ask why model and measurement differ, after the element")
+    text = lab.file("notebook.py").read_text(encoding="utf-8") if lab.file("notebook.py").is_file() else ""
+    for m in a.measurements:
+        for problem in measured.problems(m, text):
+            yield Problem("measurements", path, line_of(path, rf"id=[\"']{re.escape(m.id)}[\"']"), problem,
+                          "quote the figure exactly as the source writes it; name the effect that explains a gap")
+
+
 # --- giveaways -----------------------------------------------------------------------------------
 
 def rule_giveaways(lab: Lab) -> Iterable[Problem]:
@@ -628,6 +655,7 @@ def rule_import_time(lab: Lab) -> Iterable[Problem]:
 RULES: dict[str, Callable[[Lab], Iterable[Problem]]] = {
     "contract": rule_contract, "items": rule_items, "sampler": rule_sampler, "keys": rule_keys,
     "properties": rule_properties, "notebook": rule_notebook, "misconceptions": rule_misconceptions,
+    "measurements": rule_measurements,
     "giveaways": rule_giveaways, "leaks": rule_leaks, "samples": rule_samples, "import-time": rule_import_time,
 }
 

@@ -22,16 +22,12 @@ from labs.lab07_fault_tolerance.scenario import ACT2_GPUS as gpus
 from labs.lab07_fault_tolerance.scenario import GPUS_PER_NODE as gpus_per_node
 from labs.lab07_fault_tolerance.scenario import ACT2_PARAMS as params   # the 1T-parameter model
 from labs.lab07_fault_tolerance.scenario import GPU_MTBF_S as gpu_mtbf_s   # 50,000 hours per GPU, s
-from labs.lab07_fault_tolerance.scenario import LAB_GPU_MTBF_S as lab_gpu_mtbf_s   # the source lab's 200 hours, s
 from labs.lab07_fault_tolerance.scenario import STORAGE_BANDWIDTH as storage_bandwidth   # bytes/s, all writers
 from labs.lab07_fault_tolerance.scenario import NODE_BANDWIDTH as node_bandwidth   # bytes/s a node sends to storage
 from labs.lab07_fault_tolerance.scenario import COPY_BANDWIDTH as copy_bandwidth   # GPU -> host, bytes/s
 from labs.lab07_fault_tolerance.scenario import RESTART_S as restart_s
 from labs.lab07_fault_tolerance.scenario import LEAD_INTERVAL_S as lead_interval_s   # the fleet lead's plan, s
 from labs.lab07_fault_tolerance.scenario import OVERHEAD_BUDGET as overhead_budget   # stall share: the failure state
-from labs.lab07_fault_tolerance.scenario import LLAMA3_GPUS as llama3_gpus
-from labs.lab07_fault_tolerance.scenario import LLAMA3_DAYS as llama3_days
-from labs.lab07_fault_tolerance.scenario import LLAMA3_INTERRUPTIONS as llama3_interruptions
 from labs.lab07_fault_tolerance.questions import ACT1_OPTIONS as act1_options
 from labs.lab07_fault_tolerance.questions import ACT2_OPTIONS as act2_options
 
@@ -159,22 +155,12 @@ print(f"  your young_daly_interval_s: every {best / 60:.1f} min, goodput "
 #
 # **Takeaway (Act II).** At {{ ACT2_GPUS | fmt(",") }} GPUs failure is routine: every {{ ACT2_MTBF_S | fmt(".2f", 3600) }} hours here, and the source lab's 200-hour GPUs would fail every {{ LAB_MTBF_S | fmt(".0f") }} seconds. The lead's {{ LEAD_INTERVAL_S | fmt(".0f", 60) }}-minute plan stalls {{ ACT2_LEAD_STALL | percent }} of the time, the failure state; Young's interval keeps a goodput of {{ ACT2_SYNC_GOODPUT | percent }}, and no synchronous plan within twice today's storage reaches {{ GOODPUT_TARGET | percent }} ({{ BUDGET_SYNC_GOODPUT | fmt(".1%") }} at best). The design challenge below asks for one that does.
 
-# %% [markdown]
-# ## The model against the record
-#
-# Meta's Llama 3 405B pre-training (Dubey et al., arXiv:2407.21783, sec. 3.3.4) ran on up to {{ LLAMA3_GPUS | fmt(",") }} H100s and saw {{ LLAMA3_INTERRUPTIONS }} unexpected interruptions in a {{ LLAMA3_DAYS }}-day snapshot: one every {{ LLAMA3_MTBF_S | fmt(".2f", 3600) }} hours. Your functions below predict that count from a per-GPU MTBF: the source lab's, and this lab's.
+# %% measurements=true
 
-# %%
-measured_mtbf_h = llama3_days * 24 / llama3_interruptions
-print(f"Llama 3, measured: {llama3_interruptions} interruptions in {llama3_days} days on {llama3_gpus:,} GPUs "
-      f"(one every {measured_mtbf_h:.2f} h)")
-for label, per_gpu_s in (("the source lab's 200 h per GPU", lab_gpu_mtbf_s), ("this lab's 50,000 h per GPU", gpu_mtbf_s)):
-    predicted = fault_tolerance.expected_failures(llama3_days * 86400,
-                                                  fault_tolerance.cluster_mtbf_s(per_gpu_s, llama3_gpus))
-    print(f"  your functions, {label:32s}: {predicted:,.0f} failures, {predicted / llama3_interruptions:.3g}x the record")
+# %% answer="measurement_reflection"
 
 # %% [markdown]
-# The 1/n law is not what the source lab got wrong: its input was. Llama 3's record implies about {{ (LLAMA3_MTBF_S * LLAMA3_GPUS) | fmt(",.0f", 3600) }} hours per GPU, counting every cause (GPUs, their memory, hosts, network) as the GPU's; the lab's own learning objective states 50,000.
+# The 1/n law is not what the source lab got wrong: its input was. Llama 3's record implies about {{ (LLAMA3_MTBF_S * LLAMA3_GPUS) | fmt(",.0f", 3600) }} hours per GPU, counting every cause (GPUs, their memory, hosts, network) as the GPU's; the lab's own learning objective states 50,000, and at the source lab's 200-hour GPU a 16,384-GPU job would stop every {{ LAB_MTBF_S | fmt(".0f") }} seconds.
 
 # %% challenge="lab07_plan"
 

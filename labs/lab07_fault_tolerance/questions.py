@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from labs.authoring import Option, fmt_bytes, fmt_percent, fmt_seconds, letters, questions, range_key
 from labs.lab07_fault_tolerance import scenario
+from labs.lab07_fault_tolerance.measurements import LLAMA3_AT_200_H, LLAMA3_AT_50000_H
 from labs.lab07_fault_tolerance.scenario import (ACT1_CHECKPOINT_S, ACT1_INTERVAL_S, ACT1_RANGES, ACT1_RATIO,
                                                  ACT1_SCALE, ACT1_SCALED_FACTOR, ACT1_STALL_NOW, ACT1_VERDICTS,
                                                  ACT1_WASTE_BEST, ACT1_WASTE_NOW, ACT1_YOUNG_S, ACT2_CHECKPOINT_BYTES,
@@ -71,10 +72,28 @@ _act2_refl = letters([
            "C is the time training stalls, and that is what the snapshot shortens."),
 ], 1, offset=0)   # conceptual: index 1 (C is the stall, not the write)
 
+# --- Model vs measurement (measurements.py): the same law, two inputs, one record ----------------------
+MODEL_INTERRUPTIONS = LLAMA3_AT_50000_H.reference_value()
+LAB_INTERRUPTIONS = LLAMA3_AT_200_H.reference_value()
+_model_ratio, _lab_ratio = LLAMA3_AT_50000_H.ratio(MODEL_INTERRUPTIONS), LLAMA3_AT_200_H.ratio(LAB_INTERRUPTIONS)
+_measured = letters([
+    Option("The 1/n law holds; the source lab's per-GPU MTBF is far too short",
+           f"Right: the same functions give {MODEL_INTERRUPTIONS:,.0f} at 50,000 hours per GPU "
+           f"({_model_ratio:.2f}x the record) and {LAB_INTERRUPTIONS:,.0f} at 200 hours ({_lab_ratio:,.0f}x)."),
+    Option("Failures come in bursts, so the 1/n law overcounts them at scale",
+           f"At 50,000 hours the law is within {abs(_model_ratio - 1):.0%} of the record: it does not overcount."),
+    Option("Most GPU failures leave a synchronous job running, so few are counted",
+           "Any GPU's failure stops a synchronous job: the record counts exactly those interruptions."),
+    Option("Meta replaced failing GPUs before they failed, hiding most failures",
+           f"Whatever the maintenance, 200 hours per GPU would mean a failure every {fmt_seconds(LAB_MTBF_S)}."),
+], 0, offset=1)   # conceptual: index 0; premises below
+assert 0.9 < _model_ratio < 1.1 and _lab_ratio > 100
+
 QUESTIONS = questions(__file__, vars(scenario) | vars(), {   # id: (kind, points, letters(...)) in order
     "act1_prediction": ("prediction", 2, _act1), "act1_reflection": ("reflection", 1, _act1_refl),
-    "act2_prediction": ("prediction", 2, _act2), "act2_reflection": ("reflection", 1, _act2_refl)})
-ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION = QUESTIONS
+    "act2_prediction": ("prediction", 2, _act2), "act2_reflection": ("reflection", 1, _act2_refl),
+    "measurement_reflection": ("reflection", 1, _measured)})
+ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION, MEASUREMENT_REFLECTION = QUESTIONS
 # what the readouts echo: the student's own choice, never the key
 ACT1_OPTIONS, ACT2_OPTIONS = (dict(q.options) for q in (ACT1_PREDICTION, ACT2_PREDICTION))
 # Texts that state a question's keyed figure or conclusion: none may be readable before the question.

@@ -46,6 +46,8 @@ BREAKS = [
      "    return message_bytes / bandwidth                       # forgets the latency",
      "    return 3 * message_bytes / bandwidth                   # a factor nobody explains",
      r"^def p2p_time\(", "wrong_a's p2p_time computes none of the lab's declared wrong models"),
+    ("measurements", f"{L06}/measurements.py", "busbw is about 365-370 GBps", "busbw is about 360-370 GBps",
+     r'id="ring_one_node"', "ring_one_node: the quote does not contain the published figure 365"),
     ("giveaways", f"{L06}/notebook.py", "# **The setup.** Each of the n GPUs",
      "# **The setup.** The master carries 128× a ring rank's bytes. Each of the n GPUs",
      r'^# %% answer="act1_prediction"', "act1_prediction: keyed figure '128×' is readable before the question"),

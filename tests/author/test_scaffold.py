@@ -15,7 +15,8 @@ from repo_copy import copy_repository
 
 LAB, MODULE = "lab98_toy", "toyphysics"
 OWN_PLACES = (f"reference/{MODULE}.py", f"labs/{LAB}/", f"tests/labs/{LAB}/", f"source/{LAB}/", f"release/{LAB}/")
-GENERATED_DOCS = ("README.md", "docs/physics.md", "docs/errata/README.md", "docs/instruments.md")
+GENERATED_DOCS = ("README.md", "docs/physics.md", "docs/errata/README.md", "docs/instruments.md",
+                  "docs/measurements.md")
 GRADE = f"""
 import json, tempfile
 from autograder.classroom.samples import grade_class
