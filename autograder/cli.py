@@ -6,6 +6,7 @@
     scalelabs report ASSIGNMENT [GRADES_DIR]
     scalelabs feedback ASSIGNMENT [GRADES_DIR] --view before|after
     scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check
+    scalelabs lint [LAB ...] | new-lab LAB_ID --module NAME | docs [--check]   (lab authors)
 
 ASSIGNMENT is a lab id (labs/) or `package.module:NAME` of an Assignment. Bad arguments
 print one line naming what is wrong and exit 2, without a traceback; so does grading where no sandbox
@@ -374,6 +375,68 @@ def check(folder: Path = typer.Argument(Path("."), help="a released assignment f
     import pytest
 
     raise typer.Exit(pytest.main(["-q", "-p", "no:cacheprovider", str(folder)]))
+
+
+@app.command()
+def lint(labs: Optional[List[str]] = typer.Argument(None, help="lab ids; default: every lab"),
+         rule: Optional[List[str]] = typer.Option(None, "--rule", help="only these rules (repeatable)")) -> None:
+    """Check a lab's own rules in seconds (the contract, computed keys, questions, misconceptions,
+    give-aways, leaks, the sample class, import time): one line per problem, naming file, line and fix."""
+    import time
+
+    from autograder.author import lint as linting
+
+    unknown = sorted(set(rule or ()) - set(linting.RULES))
+    if unknown:
+        fail(f"unknown rule {', '.join(unknown)}; rules: {', '.join(linting.RULES)}")
+    found = 0
+    for lab_id in labs or linting.lab_ids():
+        start = time.perf_counter()
+        problems, _ = linting.lint(lab_id, rule)
+        for problem in problems:
+            out.print(str(problem), highlight=False, soft_wrap=True)
+        found += len(problems)
+        out.print(f"{lab_id}: {len(problems)} problem(s), {time.perf_counter() - start:.1f} s", highlight=False)
+    if found:
+        raise typer.Exit(1)
+
+
+@app.command("new-lab")
+def new_lab(lab_id: str = typer.Argument(..., help="lab<NN>_<topic>, e.g. lab07_fault_tolerance"),
+            module: str = typer.Option(..., "--module", help="the module students edit, e.g. fault_tolerance"),
+            title: Optional[str] = typer.Option(None, "--title", help="the lab's title (default: from the id)"),
+            source_lab: Optional[str] = typer.Option(None, "--source-lab",
+                                                     help="'Vol II Lab NN, Title: where it is published'"),
+            summary: Optional[str] = typer.Option(None, "--summary", help="what students build, one line")) -> None:
+    """Write a new lab's skeleton (reference module, lab folder, its tests) that releases, grades its
+    sample class and passes lint as generated, and add it to the generated docs."""
+    from autograder.author.docs import REPO
+    from autograder.author.scaffold import ScaffoldError, new_lab as scaffold
+
+    try:
+        written = scaffold(lab_id, module, title=title, source_lab=source_lab, summary=summary)
+    except ScaffoldError as exc:
+        fail(str(exc))
+    for path in written:
+        out.print(f"wrote {path.relative_to(REPO)}", highlight=False)
+    out.print(f"next: scalelabs lint {lab_id}; scalelabs release {lab_id}; pytest tests/labs -k {lab_id} "
+              "(docs/adding-a-lab.md walks every file)", highlight=False)
+
+
+@app.command()
+def docs(check_only: bool = typer.Option(False, "--check", help="only say which pages are stale (exit 1 if any)")) -> None:
+    """Regenerate what README.md, docs/physics.md, docs/errata/README.md, docs/instruments.md and
+    docs/measurements.md say about each lab, from the labs' own files (run it after adding or changing a lab)."""
+    from autograder.author import docs as generated
+
+    try:
+        pages = generated.stale() if check_only else generated.write()
+    except generated.DocsError as exc:
+        fail(str(exc))
+    for page in pages:
+        out.print(f"{'stale' if check_only else 'wrote'} {page.relative_to(generated.REPO)}", highlight=False)
+    if check_only and pages:
+        raise typer.Exit(1)
 
 
 def main() -> None:
