@@ -14,6 +14,8 @@ refused and for a namespace that is not the grader's, with no interface but lo."
 from __future__ import annotations
 
 import os
+import select
+import socket
 import subprocess
 
 import pytest
@@ -102,6 +104,15 @@ def network():
         except OSError as exc:
             out[family.name] = _error(exc)
     return sorted([key, value] for key, value in out.items())      # the worker returns lists, not dicts
+
+def connect(port):
+    """Connect to the grader's loopback listener: "connected", else why not."""
+    import socket
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=3).close()
+        return "connected"
+    except OSError as exc:
+        return _error(exc)
 '''
 
 
@@ -191,3 +202,17 @@ def test_no_network_isolated_not_merely_offline(box):
     if mode == "bubblewrap" or _can_unshare_net():
         assert found["netns"] != os.readlink("/proc/self/ns/net"), found
         assert found["interfaces"] == ["lo"], found
+
+
+@pytest.mark.parametrize("box", MODES, indirect=True)
+def test_a_listener_on_the_graders_loopback_is_out_of_reach(box):
+    """A listener the test opens on the grader's 127.0.0.1: this process reaches it (so the host's
+    network is up), student code in the jail does not, and the listener never sees a connection."""
+    mode, sandbox = box
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port), timeout=3):
+            listener.accept()[0].close()                      # outside the jail: reached
+        answer = sandbox.call("connect", {"port": port})
+        assert answer != "connected", answer
+        assert select.select([listener], [], [], 0.5)[0] == [], "the jail's connection reached the listener"
