@@ -1,16 +1,15 @@
 """The bubblewrap jail holds wherever Python and scalelabs live (issue 26): it binds what the worker
 needs (the interpreter, its stdlib, the libraries the loader maps, numpy), not /usr. On Debian's own
 Python (a venv of /usr/bin/python3, whose stdlib has no site-packages to hide) the sample class gets
-its declared scores; with scalelabs under /usr (a clone in /usr/local/src) a module that imports the
-reference gets nothing and its honest classmate keeps full marks. A jail that would show a secret, or
-cannot start Python, is the grader's fault: grading refuses in one line naming the cause and the fix,
-and no student is scored."""
+its declared scores; with scalelabs under /usr (a clone in /usr/local/src, or pip-installed with a
+prefix under /usr/local) a module that imports the reference gets nothing and its honest classmate
+keeps full marks. A jail that would show a secret, or cannot start Python, is the grader's fault:
+grading refuses in one line naming the cause and the fix, and no student is scored."""
 from __future__ import annotations
 
 import json
 import os
 import shutil
-import site
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,7 @@ import pytest
 
 import toy
 from attack import FULL, REPO, UNHOOK, honest
+from debian_venv import debian_venv
 from autograder.classroom import samples
 from autograder.classroom.gradebook import item_scores
 from autograder.engine.config import GradingConfig
@@ -28,7 +28,6 @@ from autograder.engine.sandbox import SandboxUnavailable, bwrap_available, clien
 from labs import load
 
 pytestmark = pytest.mark.skipif(not bwrap_available(), reason="no usable bwrap")
-DEBIAN_PYTHON = Path("/usr/bin/python3")
 LAB = "lab06_collectives"
 
 
@@ -37,26 +36,10 @@ def _cli(python: str, *args, cwd: Path, env: dict | None = None) -> subprocess.C
                           cwd=cwd, capture_output=True, text=True, env=env, timeout=900)
 
 
-def _debian_venv(where: Path) -> Path | None:
-    """A venv of Debian's /usr/bin/python3 that imports this environment's packages (a .pth adds our
-    site folders: same Python minor version, so the same compiled packages), or None."""
-    if not DEBIAN_PYTHON.exists():
-        return None
-    version = subprocess.run([DEBIAN_PYTHON, "-c", "import sys; print(sys.version_info[:2])"],
-                             capture_output=True, text=True).stdout.strip()
-    if version != str(tuple(sys.version_info[:2])):
-        return None
-    subprocess.run([DEBIAN_PYTHON, "-m", "venv", "--without-pip", where], check=True, capture_output=True)
-    sites = [p for p in site.getsitepackages() if os.path.isdir(p)]
-    [target] = (where / "lib").glob("python3*/site-packages")
-    (target / "scalelabs_host.pth").write_text("import site; " + "; ".join(f"site.addsitedir({p!r})" for p in sites) + "\n")
-    return where / "bin" / "python"
-
-
 def test_a_debian_system_python_venv_grades_the_sample_class_as_declared(tmp_path):
     """The jail binds Debian's stdlib (/usr/lib/python3.11, no site-packages inside) and its libraries:
     before, a tmpfs over the missing site-packages killed every worker and the correct module scored 6/29."""
-    python = _debian_venv(tmp_path / "venv")
+    python = debian_venv(tmp_path / "venv")
     if python is None:
         pytest.skip("no Debian /usr/bin/python3 of this Python version")
     assert subprocess.run([python, "-c", "import sys; assert sys.base_prefix == '/usr'"]).returncode == 0
@@ -96,23 +79,46 @@ def comm_fraction(comm_s, compute_s):
 '''
 
 
-def test_scalelabs_under_usr_stays_out_of_the_jails_reach(tmp_path):
-    """A clone in /usr/local/src (or a root `pip install .` under /usr/local): the grader runs from
-    it, and a module that imports its reference (the hook cleared) earned 23/29 when the jail bound all
-    of /usr. Now it earns no function point; the honest classmate keeps full marks."""
-    copy = Path("/usr/local/src") / f"scalelabs-jail-test-{os.getpid()}"
-    if not os.access("/usr/local/src", os.W_OK):
-        pytest.skip("/usr/local/src is not writable")
+def _usr_layout(layout: str, where: Path) -> Path:
+    """scalelabs under /usr at `where`: a clone (its packages there), or `pip install --prefix` of one
+    (its packages in the prefix's site-packages). The folder the grader imports them from."""
+    clone = where / "clone" if layout == "prefix" else where
+    clone.mkdir(parents=True)
+    for name in ("autograder", "labs", "reference", "pyproject.toml"):
+        (shutil.copytree if (REPO / name).is_dir() else shutil.copy2)(REPO / name, clone / name)
+    if layout == "clone":
+        return clone
+    env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.pop("PYTHONPATH", None)
+    # --ignore-installed: without it pip first uninstalls the environment's own scalelabs (the editable install)
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed",
+                           "--prefix", where / "prefix", clone],
+                          capture_output=True, text=True, env=env, timeout=600)   # built as tests/test_install.py builds
+    assert done.returncode == 0, done.stderr[-3000:]
+    shutil.rmtree(clone)
+    [found] = (where / "prefix").glob("lib/python3*/*-packages")
+    return found
+
+
+@pytest.mark.parametrize("layout", ["clone", "prefix"])
+def test_scalelabs_under_usr_stays_out_of_the_jails_reach(tmp_path, layout):
+    """A clone in /usr/local/src, or a root `pip install --prefix` under /usr/local: the grader runs
+    from it, and a module that imports its reference (the hook cleared) earned 23/29 when the jail bound
+    all of /usr. Now it earns no function point; the honest classmate keeps full marks."""
+    parent = Path("/usr/local/src" if layout == "clone" else "/usr/local")
+    if not os.access(parent, os.W_OK):
+        pytest.skip(f"{parent} is not writable")
+    where = parent / f"scalelabs-jail-test-{os.getpid()}"
     try:
-        copy.mkdir(parents=True)
-        for name in ("autograder", "labs", "reference", "pyproject.toml"):
-            (shutil.copytree if (REPO / name).is_dir() else shutil.copy2)(REPO / name, copy / name)
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(copy), str(Path(toy.__file__).parent)]))
-        assert subprocess.run([sys.executable, "-c", "import reference, sys; sys.exit(not reference.__file__.startswith"
-                               f"({str(copy)!r}))"], env=env, cwd=tmp_path).returncode == 0
+        packages = _usr_layout(layout, where)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(packages), str(Path(toy.__file__).parent)]))
+        imported = subprocess.run([sys.executable, "-c", "import autograder, reference; "
+                                   "print(autograder.__file__); print(reference.__file__)"],
+                                  env=env, cwd=tmp_path, capture_output=True, text=True).stdout.split()
+        assert len(imported) == 2 and all(f.startswith(str(packages) + "/") for f in imported), imported
         root = tmp_path / "class"
         honest(root)
-        toy.make_submission(root / "mallory", UNHOOK + THIEF.format(copy=str(copy)), toy.key)
+        toy.make_submission(root / "mallory", UNHOOK + THIEF.format(copy=str(packages)), toy.key)
         proc = _cli(sys.executable, "grade-batch", "toy:ASSIGNMENT", root, "--jobs", "1", "--out", tmp_path / "out",
                     cwd=tmp_path, env=env)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
@@ -121,7 +127,7 @@ def test_scalelabs_under_usr_stays_out_of_the_jails_reach(tmp_path):
         functions = [t for t in results["mallory"]["tests"] if t["name"].startswith("comm_fraction")]
         assert functions and sum(t["score"] for t in functions) == 0, functions
     finally:
-        shutil.rmtree(copy, ignore_errors=True)
+        shutil.rmtree(where, ignore_errors=True)
 
 
 @pytest.fixture
@@ -150,6 +156,23 @@ def test_a_jail_that_cannot_start_refuses_with_one_line_and_scores_nobody(tmp_pa
     with pytest.raises(SandboxUnavailable):
         grade_batch("toy:ASSIGNMENT", tmp_path / "class", tmp_path / "out", jobs=1)
     assert not (tmp_path / "out" / "results").exists() or not list((tmp_path / "out" / "results").iterdir())
+
+
+def test_the_otter_door_fails_the_run_rather_than_score_in_a_jail_that_cannot_start(tmp_path, monkeypatch, fresh_check):
+    """On Gradescope a jail that cannot start must not become a results.json of zeros: the plugin lets
+    SandboxUnavailable end `otter run` (the staff see a failed autograder), with the one line; nothing
+    is graded or written for the student."""
+    from autograder.doors import otter as otter_door
+    broken = jail.Mounts(fresh_check.binds, fresh_check.links,
+                         (*fresh_check.hidden, os.path.join(client.python_paths()[2], "no-such-packages")))
+    monkeypatch.setattr(jail, "runtime_mounts", lambda: broken)
+    folder = samples.materialise(LAB, "correct", tmp_path / "submission")
+    config = otter_door.otter_config(LAB)["plugins"][0][otter_door.PLUGIN]
+    plugin = otter_door.EngineOverride(str(folder / f"{LAB}.ipynb"), {}, config)
+    with pytest.raises(SandboxUnavailable) as refused:
+        plugin.before_grading(None)
+    assert "\n" not in str(refused.value) and "Fix:" in str(refused.value), refused.value
+    assert plugin.result is None and not plugin.error
 
 
 def test_a_worker_that_dies_before_it_is_ready_is_the_graders_fault(tmp_path, monkeypatch):
