@@ -9,7 +9,8 @@ item, `<item> (in full)`, carries everything with Gradescope's own `visibility`:
 "before", "hidden" (staff only). It has no score, so it never changes the total. (Gradescope hides
 the total score from students while a test is not yet visible; the top-level output states it.)
 
-Every test keeps its checks in `extra_data.scalelabs` ({"item", "view", "checks": [{check, kind,
+What the grader prints (otter's summary) stays staff's: `stdout_visibility` is "hidden" in every
+mode. Every test keeps its checks in `extra_data.scalelabs` ({"item", "view", "checks": [{check, kind,
 score, max_score, output, answer, misconception}]}, the output in that test's view), and the top
 level the submission's record ({"assignment", "student", "max_score", "sandbox", "view", "output":
 the engine's notes, "summary": the top-level output}), so `Result.from_gradescope` rebuilds the engine's record, both views, from a Gradescope
@@ -77,7 +78,8 @@ def results_json(assignment, result: Result | None, policy: FeedbackPolicy, stud
     if details and VIEW_LINE[mode]:
         lines.append(VIEW_LINE[mode].format(in_full=IN_FULL.strip(" ()")))
     summary = "\n".join(lines)
-    return {"score": total, "output": summary, "tests": tests + details,
+    # the grader's stdout is staff's (Gradescope's default, stated: otter sets it only when all is hidden)
+    return {"score": total, "output": summary, "stdout_visibility": "hidden", "tests": tests + details,
             "extra_data": {"scalelabs": {"assignment": assignment.id, "student": student or record.student_id,
                                          "max_score": possible, "sandbox": record.sandbox_mode, "view": mode,
                                          "output": record.output, "summary": summary}}}
@@ -125,6 +127,7 @@ def over_limit(metadata: dict, policy: FeedbackPolicy) -> dict | None:
     per = (f" every {policy.submission_window_hours:g} hours" if policy.submission_window_hours else "")
     kept = meta.get("kept_from") or str(last.get("submission_time", "an earlier submission"))
     meta["kept_from"] = kept
+    results["stdout_visibility"] = "hidden"
     results["output"] = (f"Submission limit reached: {policy.submission_limit} graded submissions{per}. This upload "
                          f"was not graded; your score is that of your submission of {kept}.\n\n"
                          + str(meta.get("summary") or ""))
