@@ -45,6 +45,8 @@ PACKERS = {
     "classname": SIG + "    raise type(f'E_{n}_{int(message_bytes)}', (ValueError,), {})()\n",
     # the input as the line an exception claims to come from (a line of the file only where n is small)
     "liner": SIG + "    exec(compile('\\n' * (n - 1) + 'raise ValueError(n)', __file__, 'exec'))\n",
+    # the same, in a file padded so that every n is a line of it: a line number of any hidden input
+    "padded": SIG + "    exec(compile('\\n' * (n - 1) + 'raise ValueError(n)', __file__, 'exec'))\n",
     # the input in the exit code
     "exiter": SIG + "    import sys\n    sys.exit(f'LEAK{n}')\n",
 }
@@ -69,7 +71,8 @@ def _handle(self, r, orig):
 def packer_module(base: str, name: str) -> str:
     if name == "forged":
         return base + "\n" + FORGED
-    return toy.with_function(base, "ring_allreduce_time", PACKERS[name]) + "\n_SEEN = []\n"
+    padding = "".join(f"_pad{i} = {i}\n" for i in range(5000)) if name == "padded" else ""
+    return toy.with_function(base, "ring_allreduce_time", PACKERS[name]) + "\n_SEEN = []\n" + padding
 
 
 ATTACKERS = [*PACKERS, "forged"]
@@ -117,11 +120,19 @@ def test_a_packing_module_recovers_nothing_from_its_page(batch, attacker):
     from autograder.engine.results import Result
     record = Result.from_gradescope(batch["results"][attacker])
     after = "\n".join(t.output for t in record.tests)
-    if attacker != "liner":   # its line numbers are its channel: the after view shows what it raised
+    if attacker not in ("liner", "padded"):   # line numbers are their channel: the after view shows what they raised
         assert len(set(TOKEN.findall(after))) >= 3, after[:2000]   # the attack works on the full record
     page = batch["pages"][attacker]
     assert TOKEN.findall(page) == [], page[:3000]
     own_lines_are_the_files(page, batch["modules"][attacker])
+    if attacker == "padded":   # a hidden input's error names only a line a public check showed (or none)
+        shown = {"hidden": set(), "public": set()}
+        for t in record.view("before").tests:
+            for text in t.output.splitlines():
+                phase = "hidden" if t.kind == "hidden" or text.startswith("On one of its inputs") else "public"
+                shown[phase] |= set(re.findall(r"collectives\.py, line (\d+)", text))
+        assert "(on a line no public check reached: shown after the due date)" in page
+        assert shown["public"] and shown["hidden"] <= shown["public"], shown
     if attacker == "classname":   # a class made up on the spot is named by its builtin base, at the raising line
         line = next(n for n, text in enumerate(batch["modules"][attacker].splitlines(), 1) if "raise type(" in text)
         assert f"raised ValueError (collectives.py, line {line}: raise type(" in page
