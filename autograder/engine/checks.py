@@ -120,6 +120,11 @@ def expected_kind(reference_fn: Callable) -> str:
         annotation.replace("<class '", "").replace("'>", ""), "a number")
 
 
+# a worker that stopped on a hidden input: one text before the due date, whatever the way
+WORKER_STOPS = ("died", "protocol", "timeout")
+STOPPED_ON_HIDDEN = "stopped the worker process (how: shown after the due date)"
+
+
 class StudentFunction:
     """Stands for the student's function: f(**kwargs) -> JSON value, or StudentError.
 
@@ -240,6 +245,8 @@ class StudentFunction:
         if not self.hidden_phase:
             self.public_lines.add(where)
             return error_text(error, self.sandbox, before)
+        if error.kind in WORKER_STOPS and not before.hidden_inputs:
+            return STOPPED_ON_HIDDEN   # how it stopped (an exit code, a signal, which reply broke) is the code's choice
         return error_text(error, self.sandbox, before, line=before.hidden_inputs or where in self.public_lines)
 
     def describe_calls(self, limit: int = 3, before: BeforeView | None = None) -> list[str]:

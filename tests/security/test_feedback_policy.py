@@ -50,6 +50,25 @@ PACKERS = {
     # the input in the exit code
     "exiter": SIG + "    import sys\n    sys.exit(f'LEAK{n}')\n",
 }
+# the input in the exit code of a worker stopped on a hidden input: ring_allreduce_time behaves until
+# tree_allreduce_time has been called, i.e. once every public check has run (they all run first); the
+# grader then retries the hidden batch live in a fresh worker, whose first call is a hidden input
+STOPPER = """
+_ring, _tree, _PUBLIC_DONE, _CALLS = ring_allreduce_time, tree_allreduce_time, [], []
+
+
+def tree_allreduce_time(message_bytes, n, alpha_s, bandwidth):
+    _PUBLIC_DONE.append(1)
+    return _tree(message_bytes, n, alpha_s, bandwidth)
+
+
+def ring_allreduce_time(message_bytes, n, alpha_s, bandwidth):
+    _CALLS.append(1)
+    if _PUBLIC_DONE or (len(_CALLS) == 1 and message_bytes != 140e9):
+        import os
+        os._exit(n % 256)
+    return _ring(message_bytes, n, alpha_s, bandwidth)
+"""
 # a worker that answers for the module: any kind, type, place, message and parameter names it likes
 FORGED = forge('''_LEAKS = []
 def _handle(self, r, orig):
@@ -71,11 +90,13 @@ def _handle(self, r, orig):
 def packer_module(base: str, name: str) -> str:
     if name == "forged":
         return base + "\n" + FORGED
+    if name == "stopper":
+        return base + "\n" + STOPPER
     padding = "".join(f"_pad{i} = {i}\n" for i in range(5000)) if name == "padded" else ""
     return toy.with_function(base, "ring_allreduce_time", PACKERS[name]) + "\n_SEEN = []\n" + padding
 
 
-ATTACKERS = [*PACKERS, "forged"]
+ATTACKERS = [*PACKERS, "forged", "stopper"]
 
 
 def page_text(page: str) -> str:
@@ -120,11 +141,18 @@ def test_a_packing_module_recovers_nothing_from_its_page(batch, attacker):
     from autograder.engine.results import Result
     record = Result.from_gradescope(batch["results"][attacker])
     after = "\n".join(t.output for t in record.tests)
-    if attacker not in ("liner", "padded"):   # line numbers are their channel: the after view shows what they raised
+    if attacker == "stopper":   # the exit code is its channel: after the due date it is there to read
+        assert re.search(r"ring_allreduce_time stopped the worker process \(exit code \d+", after), after[:3000]
+    elif attacker not in ("liner", "padded"):   # line numbers are their channel: the after view shows what they raised
         assert len(set(TOKEN.findall(after))) >= 3, after[:2000]   # the attack works on the full record
     page = batch["pages"][attacker]
     assert TOKEN.findall(page) == [], page[:3000]
     own_lines_are_the_files(page, batch["modules"][attacker])
+    if attacker == "stopper":   # (another item's public check, calling ring_allreduce_time, shows its exit code)
+        hidden = next(t for t in record.view("before").tests if t.item == "ring_allreduce_time" and t.kind == "hidden")
+        assert hidden.output == "stopped the worker process (how: shown after the due date)", hidden.output
+        assert re.search(r"ring_allreduce_time: hidden checks 0\.00 / [\d.]+ stopped the worker process \(how: shown "
+                         r"after the due date\)", " ".join(page.split())), page[:3000]
     if attacker == "padded":   # a hidden input's error names only a line a public check showed (or none)
         shown = {"hidden": set(), "public": set()}
         for t in record.view("before").tests:
