@@ -128,7 +128,8 @@ def over_limit(metadata: dict, policy: FeedbackPolicy) -> dict | None:
     kept = meta.get("kept_from") or str(last.get("submission_time", "an earlier submission"))
     meta["kept_from"] = kept
     results["stdout_visibility"] = "hidden"
-    results["output"] = (f"Submission limit reached: {policy.submission_limit} graded submissions{per}. This upload "
+    plural = "" if policy.submission_limit == 1 else "s"
+    results["output"] = (f"Submission limit reached: {policy.submission_limit} graded submission{plural}{per}. This upload "
                          f"was not graded; your score is that of your submission of {kept}.\n\n"
                          + str(meta.get("summary") or ""))
     return results
@@ -140,7 +141,7 @@ def upload_steps(assignment, zip_path, policy: FeedbackPolicy) -> str:
     """What `scalelabs otter` prints under the zip's path: the assignment's total and how to set it up
     on Gradescope, with what students upload and see."""
     files = f"{assignment.id}.ipynb and {assignment.module}.py"
-    limit = (f"{policy.submission_limit} graded submissions"
+    limit = (f"{policy.submission_limit} graded submission{'' if policy.submission_limit == 1 else 's'}"
              + (f" every {policy.submission_window_hours:g} hours" if policy.submission_window_hours else "")
              if policy.submission_limit else "none")
     shown = {"due_date": "scores at once; the rest of the feedback after the due date (Gradescope's "

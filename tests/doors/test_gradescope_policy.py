@@ -122,7 +122,7 @@ def test_the_plugin_grades_nothing_over_the_limit(tmp_path):
     results = GradingResults([])
     plugin.after_grading(results)
     out = results.to_gradescope_dict(None)
-    assert out["score"] == 0.0 and out["output"].startswith("Submission limit reached: 1 graded submissions.")
+    assert out["score"] == 0.0 and out["output"].startswith("Submission limit reached: 1 graded submission.")
 
 
 def test_scalelabs_otter_prints_the_total_and_the_upload_steps(tmp_path):
