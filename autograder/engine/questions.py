@@ -5,15 +5,18 @@ executed, so computed or disguised answers score 0 with a reason. The cell is th
 `grade_id` is the question id, else a cell with nbgrader metadata that assigns it, else the first
 code cell that assigns it.
 
-A prediction whose reveal ran has a *record* in the notebook's outputs (autograder.build.predictions:
-a display_data of RECORD_MIMETYPE `{"question": qid, "answer": "B"}`): the first valid record in
-notebook order is the answer graded, whatever the answer cell says now (a change is reported, not
-counted); where the outputs were cleared, the record file the reveal wrote beside the notebook.
-Records are as untrusted as the rest of the notebook: malformed ones are ignored, a forged one can
-only choose a letter (which `[grading] predictions = "commitment"` makes pointless). Without a
-record, and for reflections, the answer cell is graded. A wrong answer's feedback never names the
-key, unless the question explains its options (`Question.why`): then the grade shows why the pick and
-the key are right or wrong.
+A prediction is graded on its *record*, made when its reveal first ran (autograder.build.predictions:
+a display_data of RECORD_MIMETYPE `{"question": qid, "answer": "B"}` in the notebook's outputs): the
+first valid record in notebook order is the answer graded, whatever the answer cell says now (a change
+is reported, not counted); where the outputs were cleared, the record file the reveal wrote beside the
+notebook. A prediction without any record (its reveal never ran, or the outputs were cleared and the
+file is not there) is *unrecorded*: it earns nothing and its feedback says why (beginning with
+UNRECORDED, which the class report counts); it is never graded from its answer cell, which anyone
+can edit after seeing the reveal. Records are as untrusted as the rest of the notebook: malformed
+ones are ignored, a forged one can only choose a letter (which `[grading] predictions =
+"commitment"`, the default, makes pointless). Reflections are graded from their answer cell. A wrong
+answer's feedback never names the key, unless the question explains its options (`Question.why`):
+then the grade shows why the pick and the key are right or wrong, and the question's takeaway.
 """
 from __future__ import annotations
 
@@ -37,6 +40,7 @@ RECORD_MIMETYPE = "application/vnd.scalelabs.prediction+json"  # = autograder.bu
 RECORD_FILE = ".scalelabs_predictions.json"  # the kernel's copy of the records (predictions.RECORD_FILE)
 RECORD_FILE_CAP = 64 << 10       # bytes of the record file read
 MODES = ("correctness", "commitment")  # how predictions earn points ([grading] predictions)
+UNRECORDED = "unrecorded:"       # the feedback of a prediction without a record begins with this
 
 
 class BadNotebook(ValueError):
@@ -224,7 +228,7 @@ class QuestionGrade(NamedTuple):
 
 
 def grade_question(question: Question, submission_dir: Path, assignment_id: str,
-                   predictions: str = "correctness") -> QuestionGrade:
+                   predictions: str = "commitment") -> QuestionGrade:
     """One question: its points for the key (or, for a committed prediction, any option), else 0
     with a reason or hint."""
     return grade_questions([question], submission_dir, assignment_id, predictions)[0]
@@ -245,7 +249,7 @@ def submission_cells(submission_dir: Path, assignment_id: str) -> tuple[list[dic
 
 
 def grade_questions(questions: list[Question], submission_dir: Path, assignment_id: str,
-                    predictions: str = "correctness") -> list[QuestionGrade]:
+                    predictions: str = "commitment") -> list[QuestionGrade]:
     """Each question's grade, reading the notebook once. `predictions`: one of MODES."""
     if predictions not in MODES:
         raise ValueError(f"predictions must be one of {', '.join(MODES)}, not {predictions!r}")
@@ -270,9 +274,21 @@ def _answer_in_cell(question: Question, cells: list[dict], notebook_name: str) -
     return letter, ""
 
 
+def unrecorded(question: Question, now: str | None, problem: str) -> QuestionGrade:
+    """A prediction with no record: nothing earned, the reason and the way to a record."""
+    cell = f"your answer cell says {now}" if now else f"your answer cell: {problem}"
+    lines = [f"{UNRECORDED} the notebook holds no record of {question.id} ({cell}). A prediction is "
+             "recorded when its reveal cell first runs, and only a recorded prediction earns points: its reveal "
+             "never ran, or the notebook's outputs were cleared before it was submitted. Run the notebook from "
+             "the top and submit it with its outputs."]
+    return QuestionGrade(0.0, "\n".join(lines + (explanations(question, now) if now else [])), "")
+
+
 def _grade_one(question: Question, cells: list[dict], notebook_name: str, recorded: str | None,
                predictions: str) -> QuestionGrade:
     now, problem = _answer_in_cell(question, cells, notebook_name)
+    if question.kind == "prediction" and recorded is None:
+        return unrecorded(question, now, problem)
     letter, notes = now, []
     if recorded is not None:
         letter = recorded
@@ -299,11 +315,13 @@ def _grade_one(question: Question, cells: list[dict], notebook_name: str, record
 
 
 def explanations(question: Question, letter: str) -> list[str]:
-    """Why the student's pick, and the key, are right or wrong (the question's `why`; shown only
-    with a grade)."""
+    """Why the student's pick, and the key, are right or wrong (the question's `why`), and what the
+    question teaches (its takeaway); shown only with a grade."""
     lines = []
     if letter in question.why:
         lines.append(f"Why {letter}: {question.why[letter]}")
     if letter != question.key and question.key in question.why:
         lines.append(f"The best answer is {question.key}: {question.why[question.key]}")
+    if question.takeaway:
+        lines.append(f"Takeaway: {question.takeaway}")
     return lines

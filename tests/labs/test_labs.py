@@ -263,7 +263,8 @@ def _student_kernel(a, tmp: Path):
 def run_notebook(a, tmp: Path, answers: dict) -> str:
     """Execute the built notebook's code cells in order with these answer cell values; the output."""
     out, namespace = io.StringIO(), {}
-    with _student_kernel(a, tmp), contextlib.chdir(tmp), contextlib.redirect_stdout(out):
+    with _student_kernel(a, tmp), contextlib.chdir(tmp), contextlib.redirect_stdout(out), \
+            mock_display(__import__("builtins")):
         for cell in build_notebook(a).cells:
             if cell.cell_type != "code":
                 continue
@@ -278,7 +279,7 @@ def test_notebook_locks_its_reveals_until_answered(lab, tmp_path):
     a = _assignment(lab)
     printed = run_notebook(a, tmp_path, {q.id: None for q in a.questions})
     for qid in {qid for cell in a.notebook if isinstance(cell, Code) for qid in cell.requires}:
-        assert f"answer {qid} above first" in printed
+        assert f"Answer {qid} above first" in printed
 
 
 @pytest.mark.parametrize("lab", LABS)
@@ -314,23 +315,32 @@ def test_notebook_file_is_linted_python(lab):
         if cell.cell_type == "code":
             compile(cell.source, str(path), "exec")
     assert names_used_before_defined(path) == []
-    setup = build_notebook(_assignment(lab)).cells[0].source
+    setup = next(c.source for c in build_notebook(_assignment(lab)).cells if c.id == "setup")
     imported = {n.module or "" for n in ast.walk(ast.parse(setup)) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(ast.parse(setup)) if isinstance(n, ast.Import) for a in n.names}
     assert not {m for m in imported if m.split(".")[0] in ("labs", "reference", "autograder")}, imported
 
 
 @pytest.mark.parametrize("lab", FOLDER_LABS)
-def test_reveals_and_function_grade_cells_open_collapsed(lab):
+def test_the_notebook_opens_on_the_lab_and_hides_its_machinery(lab):
+    """The title first, the setup right after the story (collapsed), reveals and instruments
+    collapsed, every grade cell under the collapsed Grades heading (none between the questions), and
+    nothing telling the student that running a cell does nothing."""
     a = _assignment(lab)
     cells = build_notebook(a).cells
+    assert cells[0].cell_type == "markdown" and cells[0].source.startswith("# ") and cells[1].id == "setup"
     hidden = {c.id for c in cells if c.metadata.get("jupyter", {}).get("source_hidden")}
     reveals = {f"code-{i:03d}" for i, c in enumerate(a.notebook) if isinstance(c, Code) and c.requires}
-    functions = {f.name for f in a.functions}
-    assert reveals and hidden == reveals | functions
+    instruments = {f"code-{i:03d}" for i, c in enumerate(a.notebook) if isinstance(c, Code) and c.hidden}
+    assert reveals and hidden == reveals | instruments | set(a.item_ids) | {"setup"}
     ids = [c.id for c in cells]
     heading = ids.index("grades-heading")
-    assert set(ids[heading + 1:heading + 1 + len(functions)]) == functions
+    assert cells[heading].metadata["jp-MarkdownHeadingCollapsed"] is True
+    assert ids[heading + 1:heading + 1 + len(a.item_ids)] == \
+        [i for i in ids if i.endswith("-answer") for i in [i.removesuffix("-answer")]] + [f.name for f in a.functions]
+    assert ids[-1] == "before-you-submit"
+    assert not any("does nothing" in c.source or "Grade cell" in c.source for c in cells)
+    assert len(cells[1].source.splitlines()) <= 25 and "def " not in cells[1].source   # machinery is shipped
 
 
 # --- grading power -----------------------------------------------------------------------------------
@@ -360,7 +370,8 @@ def power(lab, tmp_path_factory):
         if name in modules:
             (folder / f"{a.module}.py").write_text(modules[name], encoding="utf-8")
         else:
-            samples.write_answers(a, folder / f"{lab}.ipynb", samples.reference_answers(a))   # keys, valid designs
+            samples.write_answers(a, folder / f"{lab}.ipynb", samples.reference_answers(a),   # keys, valid designs,
+                                  record=True)                                                 # the reveals run
         folders[name] = folder
     with ProcessPoolExecutor(max_workers=2) as pool:
         futures = {name: pool.submit(_grade, lab, folder, name) for name, folder in folders.items()}
@@ -436,7 +447,7 @@ def _differing(a, module_text: str, tmp: Path) -> set[str]:
 def test_sample_modules_differ_from_the_reference_exactly_where_declared(lab, tmp_path):
     a = _assignment(lab)
     declared = samples.sample_class(lab)
-    assert sorted(declared) == ["broken", "correct", "partly_wrong", "untouched", "wrong_predictions"]
+    assert set(declared) >= {"broken", "correct", "partly_wrong", "untouched", "wrong_predictions"}
     for student, entry in declared.items():
         text = samples.sample_module(a, student)
         if entry.get("module") == "stub":
@@ -474,7 +485,9 @@ def sample_class(folder_lab, tmp_path_factory):
 
 def test_each_sample_scores_as_declared(sample_class):
     """Functions: full marks unless declared wrong; none for a broken or untouched module.
-    Questions: the points exactly where the declared answer is the key."""
+    Predictions (commitment, the default): the points exactly where an option was recorded at the
+    reveal (the answer cell's value, key or wrong, unless the student is declared `recorded = false`);
+    reflections: the points exactly where the declared answer is the key."""
     a, declared, graded = sample_class
     assert sorted(graded) == sorted(declared)
     collateral = EXPECTED.get(a.id, {}).get("collateral", {})
@@ -490,7 +503,14 @@ def test_each_sample_scores_as_declared(sample_class):
                 assert kept is None or score >= kept * top, (student, f.name, score)
         for q in a.questions:
             score, top = graded[student][q.id]
-            assert score == (top if entry.get("answers", {}).get(q.id) == "key" else 0), (student, q.id)
+            answer = entry.get("answers", {}).get(q.id)
+            if q.kind == "prediction":
+                word = samples._ANSWER_WORDS.get(answer, answer) if isinstance(answer, str) else answer
+                value = samples.kernel_value(samples.answer_source(a, q.id, word), q.id) if answer else None
+                committed = entry.get("recorded", True) and isinstance(value, str) and value.strip().upper() in q.options
+                assert score == (top if committed else 0), (student, q.id)
+            else:
+                assert score == (top if answer == "key" else 0), (student, q.id)
         for c in a.challenges:
             share = EXPECTED.get(a.id, {}).get("challenges", {}).get(c.id, {}).get(student, 0)
             assert graded[student][c.id] == pytest.approx((share * c.points, c.points)), (student, c.id)
