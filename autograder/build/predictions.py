@@ -25,8 +25,8 @@ import textwrap
 from typing import Sequence
 
 from autograder.build.student import _reveal as kernel
-from autograder.engine.questions import RECORD_FILE as ENGINE_RECORD_FILE, RECORD_MIMETYPE
 from autograder.engine.spec import Answer, Assignment, Code, Markdown
+from autograder.engine.submission import RECORD_FILE as ENGINE_RECORD_FILE, RECORD_MIMETYPE
 
 RECORD_FILE: str = kernel.RECORD_FILE   # in the notebook's folder, written by the kernel
 MIMETYPE: str = kernel.MIMETYPE         # the record's output type, read by the engine

@@ -30,7 +30,7 @@ import nbformat
 
 from autograder.course import course_root
 from autograder.engine.challenges import design_source
-from autograder.engine.questions import RECORD_MIMETYPE
+from autograder.engine.submission import RECORD_MIMETYPE
 from autograder.engine.spec import Assignment
 from autograder.build.stubgen import flat_imports, solved_module
 from labs import lab_folder, load

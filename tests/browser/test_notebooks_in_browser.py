@@ -26,7 +26,8 @@ import jupyter_browser as jb  # noqa: E402
 
 from autograder.classroom import samples  # noqa: E402
 from autograder.classroom.samples import reference_submission  # noqa: E402
-from autograder.engine.questions import RECORD_FILE, UNRECORDED, grade_questions  # noqa: E402
+from autograder.engine.questions import UNRECORDED, grade_question  # noqa: E402
+from autograder.engine.submission import RECORD_FILE  # noqa: E402
 from labs import all_assignments, load  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -237,14 +238,14 @@ def test_cleared_outputs_leave_the_predictions_unrecorded(course, server, page, 
     nb.run_all()
     lab = load("lab06_collectives")
     predictions = [q for q in lab.questions if q.kind == "prediction"]
-    before = grade_questions(predictions, folder, lab.id)
+    before = [grade_question(q, folder, lab.id) for q in predictions]
     assert all(g.score == q.points for g, q in zip(before, predictions)), before
     nb.menu("Edit", "Clear Outputs of All Cells", "Clear All Outputs")
     nb.save()
     handed_in = tmp_path / "handed-in"
     handed_in.mkdir()
     shutil.copyfile(notebook, handed_in / notebook.name)
-    graded = grade_questions(predictions, handed_in, lab.id)
+    graded = [grade_question(q, handed_in, lab.id) for q in predictions]
     assert all(g.score == 0 and g.feedback.startswith(UNRECORDED) for g in graded), graded
     (folder / RECORD_FILE).unlink()
-    assert all(g.score == 0 for g in grade_questions(predictions, folder, lab.id))
+    assert all(grade_question(q, folder, lab.id).score == 0 for q in predictions)

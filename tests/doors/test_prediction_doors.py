@@ -21,7 +21,8 @@ from nbgrader.api import Gradebook
 from autograder.classroom import samples
 from autograder.doors import otter as otter_door
 from autograder.engine.grade import grade_submission
-from autograder.engine.questions import RECORD_FILE, UNRECORDED
+from autograder.engine.questions import UNRECORDED
+from autograder.engine.submission import RECORD_FILE
 from labs import load
 
 from door_helpers import BIN, REPO, env, run

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import reference
 from autograder.engine.config import GradingConfig
-from autograder.engine.questions import RECORD_MIMETYPE
+from autograder.engine.submission import RECORD_MIMETYPE
 from autograder.build.stubgen import flat_imports, generate_stub
 from autograder.engine.spec import Answer, Assignment, Example, FunctionItem, Property, Question, letters
 from reference import collectives as C

@@ -20,7 +20,8 @@ import pytest
 from autograder.build import leakscan, predictions
 from autograder.build.release import STUDENT_DIR
 from autograder.classroom import samples
-from autograder.engine.questions import RECORD_MIMETYPE, UNRECORDED, grade_question
+from autograder.engine.questions import UNRECORDED, grade_question
+from autograder.engine.submission import RECORD_MIMETYPE
 
 import release_toy as toy
 from release_helpers import REPO, execute_notebook
