@@ -44,6 +44,9 @@ _WIDTH = "480px"
 CONTROLS_CLASS = "scalelabs-instrument"
 READOUT_CLASS = "scalelabs-readout"
 PROBLEM_CLASS = "scalelabs-instrument-problem"
+# What each instrument shown in this kernel could not draw (None: it drew), in order: a reveal
+# (_reveal.py) explains a prediction only once the instruments it showed have drawn.
+shown_problems: list[str | None] = []
 
 
 def _format(value) -> str:
@@ -374,6 +377,7 @@ class Instrument:
         from IPython.display import display
 
         self.frame = self.render()
+        shown_problems.append(self.frame.problem)
         display(self._controls_bundle(self._controls()), raw=True)
         self._figure_display = display(self._figure_bundle(self.frame), raw=True, display_id=True)
         self._readout_display = display(self._readout_bundle(self.frame), raw=True, display_id=True)
