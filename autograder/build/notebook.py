@@ -12,6 +12,9 @@ shipped modules), then the lab's cells in order. Cell kinds (nbgrader metadata s
   cell requires gets a reveal of its own after its answer cell;
 * `Answer` -> locked prompt+options markdown and an editable answer cell `<qid> = None` (solution,
   no key anywhere);
+* `Measurements` -> the model-vs-measurement element (autograder.build.measured): a locked markdown
+  cell with the published setups and their sources, and a locked code cell evaluating the student's
+  functions there;
 * `Challenge` -> the same for a design challenge (autograder.engine.challenges); a declared
   challenge placed nowhere goes after the last `Answer` and the code cells right after it, where
   the acts end;
@@ -32,9 +35,10 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from autograder.build import measured
 from autograder.build.predictions import explained_here, first_here, locked_source, peeks, setup_prelude, with_reveals
 from autograder.engine import challenges
-from autograder.engine.spec import Answer, Assignment, Challenge, Code, FunctionGrades, Markdown
+from autograder.engine.spec import Answer, Assignment, Challenge, Code, FunctionGrades, Markdown, Measurements
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
@@ -155,6 +159,9 @@ def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:
         elif isinstance(cell, Challenge):
             cells.extend(challenge_cells(assignment, cell.challenge_id))
             asked.append(cell.challenge_id)
+        elif isinstance(cell, Measurements):
+            cells.append(_markdown("measurements", measured.element_markdown(assignment)))
+            cells.append(_code("measurements-compare", measured.element_source(assignment), locked=True, hidden=True))
         else:
             raise TypeError(f"unknown notebook cell {cell!r}")
         if index == acts_end:

@@ -15,4 +15,5 @@ ASSIGNMENT = assemble(
     reference=scaling,
     source_lab=("Vol II Lab 01, The Scale Illusion: "
                "the Lab 01 Marimo notebook in labs/vol2/ of https://github.com/harvard-edge/cs249r_book"),
+    notebook_modules=("cluster",),   # cluster.ring_link: the multi-node ring link the notebook uses
 )

@@ -17,4 +17,5 @@ ASSIGNMENT = assemble(
     reference=parallelism,
     source_lab=("Vol II Lab 05, The Parallelism Paradox: "
                "the Lab 05 Marimo notebook in labs/vol2/ of https://github.com/harvard-edge/cs249r_book"),
+    notebook_modules=("cluster",),   # cluster.ring_link: the multi-node ring link the notebook uses
 )

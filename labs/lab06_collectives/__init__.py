@@ -14,4 +14,5 @@ ASSIGNMENT = assemble(
     reference=collectives,
     source_lab=("Vol II Lab 06, The Bandwidth Invariant: "
                "labs/vol2/lab_06_collective_comms.py of https://github.com/harvard-edge/cs249r_book"),
+    notebook_modules=("cluster",),   # cluster.ring_link: the multi-node ring link the notebook uses
 )

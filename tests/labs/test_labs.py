@@ -54,16 +54,21 @@ EXPECTED = {
     # collateral: a function a sample does not redefine but that calls one it gets wrong (partly_wrong's
     # cheapest_option prices on-prem with its own wrong on_prem_cost: it loses the hidden share only);
     # challenges: the share of each design challenge's points each sample's answer earns
-    "lab01_scale": {"printed": ["313x on 1,000 GPUs", "OVER BUDGET: on-demand running continuously"],
+    "lab01_scale": {"printed": ["784x on 1,000 GPUs", "OVER BUDGET: on-demand running continuously",
+                                "your model / published = 0.84"],
                     "collateral": {"partly_wrong": {"cheapest_option": 0.5}},
                     "challenges": {"lab01_whatif": {"correct": 1, "partly_wrong": 1 / 3, "wrong_predictions": 0,
                                                     "broken": 0, "untouched": 0}}},
-    "lab02_interconnect": {"challenges": {"lab02_pipeline": {"correct": 1, "partly_wrong": 1 / 3, "wrong_predictions": 0,
+    "lab02_interconnect": {"printed": ["your model / published = 1.36", "your model / published = 0.62"],
+                           "challenges": {"lab02_pipeline": {"correct": 1, "partly_wrong": 1 / 3, "wrong_predictions": 0,
                                                              "broken": 0, "untouched": 0}}},
-    "lab05_parallelism": {"challenges": {"lab05_layout": {"correct": 1, "partly_wrong": 2 / 3, "wrong_predictions": 0,
+    "lab05_parallelism": {"printed": ["the same ('TP=8 PP=16 DP=8'", "your model / published = 0.99"],
+                          "challenges": {"lab05_layout": {"correct": 1, "partly_wrong": 2 / 3, "wrong_predictions": 0,
                                                           "broken": 0, "untouched": 0}}},
-    "lab06_collectives": {"printed": ["128.00x", "FAILURE: communication over half the step"], "at_most_half": True},
-    "lab09_performance": {"printed": ["cuts the step time by 8.0%", "Your best_fix: pipeline_bubble", "(OVER BUDGET)"],
+    "lab06_collectives": {"printed": ["128.00x", "FAILURE: communication over half the step",
+                                      "your model / published = 1.22"], "at_most_half": True},
+    "lab09_performance": {"printed": ["cuts the step time by 8.0%", "Your best_fix: pipeline_bubble", "(OVER BUDGET)",
+                                      "your model / published = 0.73"],
                           "challenges": {"lab09_plan": {"correct": 1, "partly_wrong": 1 / 2, "wrong_predictions": 0,
                                                         "broken": 0, "untouched": 0}}},
 }
@@ -332,7 +337,8 @@ def test_the_notebook_opens_on_the_lab_and_hides_its_machinery(lab):
     hidden = {c.id for c in cells if c.metadata.get("jupyter", {}).get("source_hidden")}
     reveals = {f"code-{i:03d}" for i, c in enumerate(a.notebook) if isinstance(c, Code) and c.requires}
     instruments = {f"code-{i:03d}" for i, c in enumerate(a.notebook) if isinstance(c, Code) and c.hidden}
-    assert reveals and hidden == reveals | instruments | set(a.item_ids) | {"setup"}
+    element = {"measurements-compare"}           # the model-vs-measurement cell (generated code, its output shown)
+    assert reveals and hidden == reveals | instruments | set(a.item_ids) | {"setup"} | element
     ids = [c.id for c in cells]
     heading = ids.index("grades-heading")
     assert cells[heading].metadata["jp-MarkdownHeadingCollapsed"] is True
