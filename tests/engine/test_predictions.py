@@ -49,18 +49,18 @@ def grade(folder, question=Q, mode="correctness"):
 
 def test_a_change_after_the_reveal_does_not_count(tmp_path):
     early = submission(tmp_path, WRONG, reveal_cell(record_output(answer=KEY)), name="early")
-    score, text, letter = grade(early)
+    score, text, letter, _brief = grade(early)
     assert (score, letter) == (Q.points, KEY)
     assert f"you changed act1_prediction from {KEY} to {WRONG} after its reveal; your first answer {KEY} counts" in text
     late = submission(tmp_path, KEY, reveal_cell(record_output(answer=WRONG)), name="late")
-    score, text, letter = grade(late)
+    score, text, letter, _brief = grade(late)
     assert (score, letter) == (0, WRONG)
     assert f"from {WRONG} to {KEY} after its reveal" in text and Q.hint in text
 
 
 def test_an_unchanged_answer_is_graded_without_a_change_note(tmp_path):
     folder = submission(tmp_path, KEY, reveal_cell(record_output(answer=KEY)))
-    score, text, _ = grade(folder)
+    score, text, _, _brief = grade(folder)
     assert score == Q.points and "changed" not in text and "recorded at its reveal" in text
 
 
@@ -89,7 +89,7 @@ def test_the_first_record_in_notebook_order_counts(tmp_path):
 
 def test_a_record_survives_a_cleared_answer_cell(tmp_path):
     folder = submission(tmp_path, None, reveal_cell(record_output(answer=KEY)))
-    score, text, _ = grade(folder)
+    score, text, _, _brief = grade(folder)
     assert score == Q.points and "no longer gives a letter" in text
 
 
@@ -179,7 +179,7 @@ def test_commitment_mode_credits_any_recorded_option(tmp_path):
     """A prediction recorded as wrong earns its points in commitment mode, whatever the answer cell
     says later; the feedback still says whether it was the best answer."""
     recorded_wrong = submission(tmp_path, KEY, reveal_cell(record_output(answer=WRONG)), name="rw")
-    score, text, letter = grade(recorded_wrong, mode="commitment")
+    score, text, letter, _brief = grade(recorded_wrong, mode="commitment")
     assert (score, letter) == (Q.points, WRONG)
     assert "it was not the best answer" in text and f"from {WRONG} to {KEY}" in text
     recorded_key = submission(tmp_path, WRONG, reveal_cell(record_output(answer=KEY)), name="rk")

@@ -5,7 +5,8 @@ parameters and the usual symbols (T = 2(n-1) * alpha_s + ...), an equation whose
 an operator, or a one-operator expression whose operands are the function's own parameters
 (`comm_s / compute_s`, not a count such as `n-1`). A mechanism in words, with its partial quantities (one M/n chunk per
 step, n-1 steps), does not. Measured on the stubs before issue 29: Lab 06 12 of 14, Lab 02 8 of 9
-(the issue's counts), Lab 05 5 of 9, Lab 01 7 of 8, Lab 09 5 of 12.
+(the issue's counts), Lab 05 5 of 9, Lab 01 7 of 8, Lab 09 5 of 12. `scalelabs lint`'s derive
+rule counts with it.
 """
 from __future__ import annotations
 
