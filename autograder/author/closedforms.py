@@ -15,7 +15,7 @@ import re
 
 OP = r"[-+*/^·×÷]"
 RUN = re.compile(r"[\w().]+(?:\s*" + OP + r"\s*[\w().]+)+")
-FUNCTIONS = ("log2", "ceil", "log", "sqrt", "max", "min", "sum_i", "floor")
+FUNCTIONS = ("log2", "ceil", "log", "sqrt", "exp", "max", "min", "sum_i", "floor")
 
 
 def _operand(token: str, params: set[str]) -> str | None:

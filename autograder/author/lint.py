@@ -392,6 +392,7 @@ def rule_notebook(lab: Lab) -> Iterable[Problem]:
     for module in sorted(m for m in imported if m.split(".")[0] in STAFF_PACKAGES):
         yield Problem("notebook", path, line_of(path, re.escape(module)), f"the released setup imports {module}",
                       "import only scenario values (they become literals) and the student's own modules")
+    yield from _notebook_conventions(a, path, text)
     qids = {q.id for q in a.questions}
     for cell in a.notebook:
         if isinstance(cell, Code):
@@ -401,6 +402,28 @@ def rule_notebook(lab: Lab) -> Iterable[Problem]:
                 yield Problem("notebook", path, line_of(path, re.escape(first)),
                               f"a cell reads {sorted(read - set(cell.requires))} without waiting for the answer",
                               f"head it # %% requires={sorted(read)}")
+
+
+def _notebook_conventions(a, path: Path, text: str) -> Iterable[Problem]:
+    """Issue 29's notebook: no takeaway in it (it states a reflection's answer: questions.md's
+    ### takeaway, shown with the grade), no math peek a student reads before the functions ran (a
+    reveal's 'Check your derivation'), no readout of the options (the reveal speaks of the recorded
+    answer, with the current one if it differs)."""
+    from autograder.engine.spec import Markdown
+
+    for cell in a.notebook:
+        if not isinstance(cell, Markdown) or cell.reveal:
+            continue
+        for tell, fix in (("**Takeaway", "move it to the reflection's ### takeaway in questions.md (shown with its grade)"),
+                          ("Math peek", "make it the prediction's reveal: # %% [markdown] reveal=\"<prediction id>\", "
+                                        "summary 'Check your derivation: ...'")):
+            if tell in cell.text:
+                first = next((line for line in cell.text.splitlines() if tell in line), tell)[:20]
+                yield Problem("notebook", path, line_of(path, re.escape(first), line_of(path, re.escape(tell))),
+                              f"a markdown cell holds a {tell.strip('*')}", fix)
+    for name in sorted(set(re.findall(r"import ([A-Z0-9_]*OPTIONS)\b", text))):
+        yield Problem("notebook", path, line_of(path, re.escape(name)), f"the notebook imports the options ({name})",
+                      "drop it and the readout's 'You predicted ...' line: the reveal shows the recorded answer")
 
 
 # --- misconceptions ------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ _public = partial(public_properties, public.PROPERTIES)
 # definition or a published count a student is not asked to derive; at most a third of the lab's
 # functions (`scalelabs lint`'s derive rule). Every other function's formula is in the reference's
 # Formula: paragraph, which the stub leaves out.
-DEFINITIONS = ("daly_interval_s",)
+DEFINITIONS = ("daly_interval_s", "goodput")   # published models: Daly 2006
 
 
 # --- hidden properties (they may call the trusted reference) ------------------------------------------

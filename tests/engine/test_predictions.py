@@ -206,11 +206,15 @@ def test_explanations_of_the_pick_and_the_key_follow_the_grade(tmp_path):
 
 def test_a_takeaway_follows_the_grade_never_the_notebook(tmp_path):
     """A reflection's takeaway states its answer: it is shown with the grade (right or wrong), and
-    the built notebook does not carry it."""
+    the built notebook does not carry it. Before the due date (the brief view, where a student may
+    resubmit) a wrong answer's grade leaves it out: it would hand over the key."""
     takeaway = "ring keeps every link busy at once, which is why it reaches the bound"
     reflection = dataclasses.replace(Q, kind="reflection", takeaway=takeaway)
     for answer in (KEY, WRONG):
-        assert f"Takeaway: {takeaway}" in grade(submission(tmp_path, answer, name=answer), reflection).feedback
+        graded = grade(submission(tmp_path, answer, name=answer), reflection)
+        assert f"Takeaway: {takeaway}" in graded.feedback
+        before = graded.brief if graded.brief is not None else graded.feedback
+        assert (takeaway in before) == (answer == KEY), (answer, before)
     from autograder.build.notebook import build_notebook
     a = dataclasses.replace(toy.ASSIGNMENT, questions=[reflection])
     assert takeaway not in json.dumps(build_notebook(a))
