@@ -3,9 +3,9 @@ released folder whose module is the reference solution (and the computed answers
 output anywhere, a screenshot per notebook under the test's tmp folder; every instrument rendered as
 widgets, one control moved per instrument and its readout seen to change. The instrument demo (a test
 notebook on Lab 06, never released) has every control moved, in JupyterLab and in Jupyter Notebook 7.
-The student's first screen of every lab (the title, not code), and Lab 06 as a student meets it: a
-prediction answered before the functions are written (no key, no traceback, Run All completes, the
-grade cells stay hidden), the reveal once they are written (one card per option, the recorded answer
+The student's first screen of every lab (the title, not code), a prediction of every lab answered
+before the functions are written (no key, no traceback, Run All completes, the grade cells stay
+hidden), and Lab 06 as a student meets it: the reveal once they are written (one card per option, the recorded answer
 marked), and a notebook whose outputs were cleared graded as unrecorded.
 
 Skips only where chromium cannot start (SCALELABS_CHROMIUM names another executable); with CI=true
@@ -13,6 +13,7 @@ that is a failure (tests/browser/test_browser_availability.py).
 """
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -61,11 +62,13 @@ def course(tmp_path_factory):
     shutil.copytree(REPO / "release" / "lab06_collectives", stub)
     demo_notebook.write(stub)
     lab06 = load("lab06_collectives")
-    for name, write in (("answered06", False), ("written06", True)):   # the stub / the reference, answered
-        folder = (reference_submission(lab06, root / name, REPO / "release" / "lab06_collectives", recorded=False)
-                  if write else shutil.copytree(REPO / "release" / "lab06_collectives", root / name))
-        samples.write_answers(lab06, folder / "lab06_collectives.ipynb",
-                              {q.id: "@wrong" for q in lab06.questions if q.kind == "prediction"})
+    written = reference_submission(lab06, root / "written06", REPO / "release" / "lab06_collectives", recorded=False)
+    samples.write_answers(lab06, written / "lab06_collectives.ipynb",
+                          {q.id: "@wrong" for q in lab06.questions if q.kind == "prediction"})
+    for lab in LABS:   # the untouched stub, every prediction answered
+        a = load(lab)
+        folder = shutil.copytree(REPO / "release" / lab, root / f"answered-{lab}")
+        samples.write_answers(a, folder / f"{lab}.ipynb", {q.id: "@wrong" for q in a.questions if q.kind == "prediction"})
     return root
 
 
@@ -186,23 +189,29 @@ def test_the_first_screen_is_the_labs_title_and_story_not_code(released, course,
     assert not nb.error_outputs()
 
 
-def test_a_prediction_answered_before_the_functions_are_written_shows_no_key(course, server, page, tmp_path):
+@pytest.mark.parametrize("released", LABS)
+def test_a_prediction_answered_before_the_functions_are_written_shows_no_key(released, course, server, page, tmp_path):
     """The untouched stub, every prediction answered: Run All completes, no error or traceback, no key
     or explanation, each reveal says which function to implement; the grade cells stay hidden."""
-    notebook = course / "answered06" / "lab06_collectives.ipynb"
+    notebook = course / f"answered-{released}" / f"{released}.ipynb"
     nb = jb.NotebookPage(page, server, notebook).open()
     nb.run_all()
-    nb.screenshot_notebook(tmp_path / "answered-with-the-stub.png")
+    nb.screenshot_notebook(tmp_path / f"{released}-answered-with-the-stub.png")
     problems, unrun = jb.saved_problems(notebook)
     assert unrun == [] and not [p for p in problems if "instrument problem" not in p and "reveal problem" not in p]
     assert page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]').count() == 0
     text = page.locator(".jp-Notebook").inner_text()
-    lab = load("lab06_collectives")
+    lab = load(released)
     assert "best answer" not in text and "Traceback" not in text
     assert not any(why in text for q in lab.questions for why in q.why.values())
     stops = page.locator(".scalelabs-reveal-problem")
-    assert stops.count() >= 2 and all("Implement collectives." in stops.nth(i).inner_text() for i in range(stops.count()))
-    assert page.locator(".scalelabs-reveal").filter(has_text="Your prediction for act1_prediction").count() >= 1
+    predicted = [q for q in lab.questions if q.kind == "prediction"]
+    assert stops.count() >= len(predicted) and \
+        all(re.search(r"Implement \w+\.\w+ to see this", stops.nth(i).inner_text()) for i in range(stops.count()))
+    for q in predicted:
+        assert page.locator(".scalelabs-reveal").filter(has_text=f"Your prediction for {q.id}").count() >= 1, q.id
+    print(f"{released}: Run All with the stub ran {len(predicted)} predictions to their records, "
+          f"{stops.count()} reveals name the function to implement, no error output, no key")
     cells = page.locator(".jp-Notebook .jp-Cell")   # the grade cells, under the collapsed Grades heading
     assert cells.count() - len(_visible(page, ".jp-Notebook .jp-Cell")) == len(lab.item_ids)
 

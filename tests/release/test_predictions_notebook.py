@@ -175,6 +175,19 @@ def test_a_missing_function_stops_the_reveal_cleanly_without_a_key(kernel):
     assert "collectives.py, line 6" in _text(shown) and "best answer" not in _text(shown)
 
 
+def test_a_reveal_reading_what_a_stopped_cell_never_computed_says_so(kernel):
+    """An earlier cell stopped at a function to implement, so a name the reveal reads is undefined:
+    the reveal says to implement what the cells above name (Labs 01 and 02 printed 'could not run
+    (NameError ...)'), records the prediction and shows no key."""
+    a = toy.make()
+    q = a.questions[0]
+    shown = kernel.run(_reveal(a, source="print(step_seconds_of_a_stopped_cell)"), act1_prediction=q.key)
+    text = _text(shown)
+    assert _records(shown) == [q.key]
+    assert "This reveal needs step_seconds_of_a_stopped_cell, which a cell above computes with your functions" in text
+    assert "could not run" not in text and "best answer" not in text
+
+
 def test_an_instrument_that_cannot_draw_keeps_the_explanations_back(kernel):
     a = toy.make()
     q = a.questions[0]
@@ -322,6 +335,7 @@ def test_the_stub_with_every_prediction_answered_runs_to_the_end_with_no_key_sho
     assert not [o for o in outputs if o.get("output_type") == "error"]
     assert not [o for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stderr"]
     text = _all_text(nb)
+    assert "could not run" not in text and "could not draw" not in text   # each stop names what to implement
     for q in predicted:
         assert not any(why in text for why in q.why.values()), q.id
         assert "best answer" not in text
