@@ -262,6 +262,11 @@ def _error(exc: BaseException) -> str:
 def explain(exc: BaseException, settings: str, rerun: Callable[[], list[tuple[str, Any]]]) -> tuple[str, str | None]:
     """(message for the student, traceback for staff or None) for an exception raised while drawing."""
     frames = _student_frames(exc.__traceback__)
+    if type(exc) is NameError and getattr(exc, "name", None) and not frames:
+        # a name the notebook's own code reads that a cell above stopped before computing (it named
+        # the function to implement): not a fault of this instrument
+        return (f"This instrument needs {exc.name}, which a cell above computes with your functions: implement "
+                "the functions the cells above name, then run the notebook again.", None)
     if isinstance(exc, NotImplementedError) and frames:
         # the innermost student frame is the stub that raised (maybe called by an implemented one)
         return f"Implement {_student_name(frames[-1][0].f_code)} to see this instrument.", None

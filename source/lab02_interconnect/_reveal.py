@@ -274,18 +274,17 @@ def reveal(namespace: dict, qids: Sequence[str], data: str = "") -> Reveal:
 
 
 def _problem(exc: Exception) -> str:
-    """What to tell the student when the reveal's code raised: the function to implement or fix."""
+    """What to tell the student when the reveal's code raised: the function to implement or fix (or,
+    for a name a stopped cell above never computed, to implement what the cells above name)."""
     try:
         from _instruments import explain
     except ImportError:
-        explain = None
-    if explain is not None:
-        message, _ = explain(exc, "the scenario", lambda: [])
-        message = message.replace("to see this instrument", "to see this reveal")
-        if message.startswith("This instrument could not draw"):
-            message = message.replace("This instrument could not draw", "This reveal could not run")
-        return message
-    return f"This reveal could not run ({type(exc).__name__}: {str(exc)[:200]})."
+        return f"This reveal could not run ({type(exc).__name__}: {str(exc)[:200]})."
+    message, _ = explain(exc, "the scenario", lambda: [])
+    message = message.replace("to see this instrument", "to see this reveal")
+    for said in ("This instrument could not draw", "This instrument needs"):
+        message = message.replace(said, said.replace("This instrument", "This reveal").replace("could not draw", "could not run"))
+    return message
 
 
 def _instruments_shown() -> int:
