@@ -2,11 +2,11 @@
 
 A TA often runs `nbgrader autograde LAB --CourseDirectory.root=/srv/course` from a shell that is not
 in the course folder (a cron job, a home directory). The course's scalelabs.toml must still decide how
-the door grades: here it credits any recorded prediction (`[grading] predictions = "commitment"`) and
-shows the before view in the grade cells (`[feedback] nbgrader = "before"`, no keys), so a door that
-read the settings of the folder it was started from (the defaults) would give bob no point for his
-wrong prediction and print its key in his grade cell. ada, who answered the key, scores the same
-either way."""
+the door grades: here it grades predictions the way the defaults do not (`[grading] predictions`, the
+other of "correctness" and "commitment") and shows the before view in the grade cells (`[feedback]
+nbgrader = "before"`, no keys), so a door that read the settings of the folder it was started from (the
+defaults) would score bob's wrong prediction the other way and print its key in his grade cell. ada,
+who answered the key, scores the same either way."""
 from __future__ import annotations
 
 import subprocess
@@ -19,10 +19,11 @@ from door_helpers import BIN, env, sample_class, toy_course
 import release_toy as toy
 
 from autograder.classroom import samples
-from autograder.engine.config import COURSE_ID, GradingConfig, load_config
+from autograder.engine.config import COURSE_ID, PREDICTION_MODES, GradingConfig, load_config
 from autograder.engine.grade import grade_submission
 
-SETTINGS = '[grading]\npredictions = "commitment"\n\n[feedback]\nnbgrader = "before"\n'
+NOT_DEFAULT = next(mode for mode in PREDICTION_MODES if mode != GradingConfig().predictions)
+SETTINGS = f'[grading]\npredictions = "{NOT_DEFAULT}"\n\n[feedback]\nnbgrader = "before"\n'
 QID = "act1_prediction"
 
 
@@ -62,14 +63,16 @@ def test_the_courses_grading_settings_decide_the_scores(graded):
     assignment, course, folders, _, book = graded
     q = assignment.question(QID)
     course_config = load_config(course / "scalelabs.toml")
-    assert course_config.predictions == "commitment" and GradingConfig().predictions == "correctness"
+    assert course_config.predictions == NOT_DEFAULT != GradingConfig().predictions
     for student, folder in folders.items():
         expected = {item: score for item, (score, _) in
                     grade_submission(assignment, folder, student, config=course_config).item_scores().items()}
         assert book[student] == pytest.approx(expected, abs=1e-6), student
-    # bob's wrong prediction earns its points under commitment (0 under the defaults); ada's is the key
+    # bob's wrong prediction: its points under commitment, none under correctness; the defaults give
+    # the other; ada's answer is the key, full points either way
     defaults = grade_submission(assignment, folders["bob"], "bob").item_scores()
-    assert defaults[QID][0] == 0 and book["bob"][QID] == q.points
+    wanted = q.points if NOT_DEFAULT == "commitment" else 0
+    assert book["bob"][QID] == wanted and defaults[QID][0] == q.points - wanted
     assert book["ada"][QID] == q.points
 
 
@@ -80,4 +83,4 @@ def test_the_grade_cells_show_the_courses_feedback_view(graded):
     wrong = samples.wrong_letter(q.options, q.key)
     assert f"answered {wrong}" in bob and "not the best answer" in bob, bob
     assert f"The best answer is {q.key}" not in bob and not any(why in bob for why in q.why.values()), bob
-    assert f"answered {q.key}: a committed prediction earns its points; it was the best answer" in ada, ada
+    assert f"answered {q.key}" in ada and "not the best answer" not in ada, ada
