@@ -58,8 +58,15 @@ def test_a_debian_system_python_venv_grades_the_sample_class_as_declared(tmp_pat
         for f in a.functions:
             full = scores[f.name] == pytest.approx(f.points)
             assert full == (not no_module and f.name not in entry.get("wrong", ())), (student, f.name, scores[f.name])
-        for q in a.questions:
-            assert scores[q.id] == (q.points if entry.get("answers", {}).get(q.id) == "key" else 0), (student, q.id)
+        for q in a.questions:   # the default commitment mode: a recorded prediction earns its points (as test_labs)
+            answer = entry.get("answers", {}).get(q.id)
+            if q.kind == "prediction":
+                word = samples._ANSWER_WORDS.get(answer, answer) if isinstance(answer, str) else answer
+                value = samples.kernel_value(samples.answer_source(a, q.id, word), q.id) if answer else None
+                earns = entry.get("recorded", True) and isinstance(value, str) and value.strip().upper() in q.options
+            else:
+                earns = answer == "key"
+            assert scores[q.id] == (q.points if earns else 0), (student, q.id)
     assert json.loads((tmp_path / "out" / "results" / "correct.json").read_text())["score"] == a.total_points
 
 

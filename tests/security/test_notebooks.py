@@ -86,7 +86,8 @@ def test_a_notebook_is_parsed_once_within_its_budget(tmp_path, monkeypatch):
     budget, submission.PARSE_BUDGET_CHARS): the student's own tagged answer still counts."""
     folder = hostile(toy.make_submission(tmp_path / "mallory", REF, toy.key))
     parsed = parse_lengths(monkeypatch)
-    [grade] = grade_questions(toy.ASSIGNMENT.questions, read_submission(folder, toy.ASSIGNMENT_ID, ["act1_prediction"]))
+    [grade] = grade_questions(toy.ASSIGNMENT.questions, read_submission(folder, toy.ASSIGNMENT_ID, ["act1_prediction"]),
+                              "correctness")     # the key, not any committed letter, earns the point
     assert grade.score == 1 and "correct" in grade.feedback, grade.feedback
     assert sum(parsed) <= 200_000 + 100, sum(parsed)     # + the answer cell parsed again for its value
 
