@@ -3,7 +3,7 @@
     scalelabs grade ASSIGNMENT SUBMISSION_DIR [--student ID] [--json] [--allow-unsandboxed]
     scalelabs grade-batch ASSIGNMENT SUBMISSIONS_ROOT --jobs N [--out DIR] [--db URL] [--allow-unsandboxed]
     scalelabs report ASSIGNMENT [GRADES_DIR]
-    scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check
+    scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check | secret [--create]
 
 ASSIGNMENT is a lab id (labs/) or `package.module:NAME` of an Assignment. Bad arguments
 print one line naming what is wrong and exit 2, without a traceback; so does grading where no sandbox
@@ -76,6 +76,20 @@ def _course(course: Optional[Path], required: bool = True) -> Optional[Path]:
     return root
 
 
+def _course_secret():
+    """The course secret the graders load (autograder.engine.secret); without one, a warning line:
+    hidden inputs then come from public values."""
+    from autograder.engine.secret import load_secret, secret_path
+
+    secret = load_secret()
+    if secret is None:
+        where = secret_path()
+        err.print(f"[yellow]warning:[/] no course secret{f' at {where}' if where else ''}: hidden inputs are drawn "
+                  "from public values, so a student can compute them from the released files. `scalelabs release` "
+                  "creates one; a second grading machine copies the first one's (docs/tas.md)", highlight=False)
+    return secret
+
+
 def _folder(path: Path, what: str) -> Path:
     if not path.exists():
         fail(f"{what} {path} does not exist")
@@ -107,8 +121,9 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     _course(course, required=False)
     config = load_config()
     config = replace(config, allow_unsandboxed=allow_unsandboxed or config.allow_unsandboxed)
+    secret = _course_secret()
     try:
-        result = grade_submission(spec, submission_dir, student, config=config)
+        result = grade_submission(spec, submission_dir, student, config=config, secret=secret)
     except SandboxUnavailable as exc:
         fail(str(exc))
     if as_json:
@@ -152,6 +167,7 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     if why := misplaced_class(submissions_root, spec):
         fail(why)
     target = out_dir or _grades_dir(root, spec.id)
+    _course_secret()    # the grading processes load it the same way
     try:
         summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err,
                                             allow_unsandboxed=allow_unsandboxed)
@@ -203,11 +219,17 @@ def release(assignments: Optional[List[str]] = typer.Argument(None, help="defaul
     """Regenerate the course's stubs, source/ and release/, and register every released assignment in
     the course gradebook (gradebook.db), so `nbgrader autograde` works next."""
     from autograder.build.release import release as run_release
+    from autograder.engine.secret import create_secret
 
     root = _course(course)
     ids = [_assignment(a).id for a in assignments or []]
+    secret, created = create_secret(root)
     for path in run_release(ids or None, root=root):
         out.print(f"released {path}", highlight=False)
+    if created:
+        out.print(f"created the course secret {secret.path} (fingerprint {secret.fingerprint}): it keys every "
+                  "student's hidden inputs. Keep it out of git and copy it to every machine that grades this "
+                  "course (docs/tas.md)", highlight=False)
 
 
 @app.command()
@@ -223,7 +245,30 @@ def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     release_dir = root / "release" / spec.id
     if not release_dir.is_dir():
         fail(f"{release_dir} does not exist: run `scalelabs release {spec.id}` first")
+    from autograder.engine.secret import create_secret
+    secret, created = create_secret(root)      # the zip carries it: Gradescope draws hidden inputs under it
+    if created:
+        err.print(f"created the course secret {secret.path} (fingerprint {secret.fingerprint}): copy it to every "
+                  "machine that grades this course (docs/tas.md)", highlight=False)
     print(build_zip(spec.id, out_zip, assignment=spec, course=root))   # with the course's [grading] table
+
+
+@app.command()
+def secret(create: bool = typer.Option(False, "--create", help="make one if the course has none (release does)"),
+           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Where the course secret is and its fingerprint (compare it on every machine that grades)."""
+    from autograder.engine.secret import create_secret, load_secret, secret_path
+
+    root = _course(course)
+    if create:
+        found, created = create_secret(root)
+        out.print(f"{'created' if created else 'kept'} {found.path}, fingerprint {found.fingerprint}", highlight=False)
+        return
+    found = load_secret(root)
+    if found is None:
+        fail(f"no course secret at {secret_path(root)}: `scalelabs release` (or `scalelabs secret --create`) makes "
+             "one on the machine that releases; every other grading machine copies that file (docs/tas.md)", code=1)
+    out.print(f"{found.path}, fingerprint {found.fingerprint}", highlight=False)
 
 
 @app.command()
@@ -249,10 +294,11 @@ def check(folder: Path = typer.Argument(Path("."), help="a released assignment f
 
 def main() -> None:
     from autograder.engine.config import ConfigError
+    from autograder.engine.secret import SecretError
 
     try:
         app()
-    except ConfigError as exc:   # a bad scalelabs.toml, whichever command read it: one line, exit 2
+    except (ConfigError, SecretError) as exc:   # a bad scalelabs.toml or course secret: one line, exit 2
         _error_line(str(exc))
         raise SystemExit(2) from None
 

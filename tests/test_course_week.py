@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 import subprocess
 import sys
 import zipfile
@@ -17,6 +19,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.classroom import samples
+from autograder.engine import secret
 from autograder.engine.config import COURSE_ID
 from repo_copy import copy_tracked
 
@@ -27,8 +30,12 @@ STUDENTS = ("correct", "partly_wrong", "untouched")
 BIN = Path(sys.executable).parent
 
 
+# the course's own secret, made by its first release (the tests' shared one is not this course's)
+COURSE_ENV = {k: v for k, v in os.environ.items() if k != secret.ENV}
+
+
 def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600, env=COURSE_ENV)
     assert done.returncode == 0, f"{command} in {cwd} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done
 
@@ -37,7 +44,8 @@ def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
 def week(tmp_path_factory):
     """The course after the week's commands; returns (course, the sample students)."""
     course = copy_tracked(tmp_path_factory.mktemp("week") / "course")
-    run([str(BIN / "scalelabs"), "release"], course)
+    released = run([str(BIN / "scalelabs"), "release"], course)
+    assert "created the course secret" in released.stdout
     students = [s for s in samples.students(LAB, course / "samples" / LAB) if s in STUDENTS]
     assert len(students) == len(STUDENTS), f"the sample class of {LAB} lacks some of {STUDENTS}"
     for student in students:
@@ -90,3 +98,25 @@ def test_otter_zip_is_built_in_the_course(week, tmp_path):
     assert "scalelabs/pyproject.toml" in names and "scalelabs/autograder/course.py" in names
     assert not list(tmp_path.rglob("*.zip")), "otter wrote where it was run, not into the course"
 
+
+
+def test_the_first_release_made_the_course_secret_every_door_grades_under(week, tmp_path):
+    """`scalelabs release` made .scalelabs/course_secret (the owner's alone), nowhere under release/,
+    source/ or the graded output; grade-batch recorded its fingerprint; the otter zip carries it."""
+    course, students = week
+    made = secret.read_secret(course / secret.RELATIVE)
+    assert made is not None
+    assert stat.S_IMODE((course / secret.RELATIVE).stat().st_mode) == 0o600
+    assert stat.S_IMODE((course / secret.RELATIVE).parent.stat().st_mode) == 0o700
+    hex_key = made.key.hex()
+    for folder in ("release", "source", "grades", "feedback", "autograded"):
+        for path in (course / folder).rglob("*"):
+            assert not path.is_file() or hex_key not in path.read_bytes().decode("utf-8", "replace").lower(), path
+    results = [json.loads((course / "grades" / LAB / "results" / f"{s}.json").read_text()) for s in students]
+    assert {r["scalelabs"]["course_secret"] for r in results} == {made.fingerprint}
+    assert all(secret.NO_SECRET_NOTE not in r["output"] for r in results)
+    again = run([str(BIN / "scalelabs"), "secret"], course)
+    assert made.fingerprint in again.stdout
+    run([str(BIN / "scalelabs"), "otter", LAB, "--course", str(course)], tmp_path)
+    with zipfile.ZipFile(course / "dist" / f"{LAB}-autograder.zip") as zf:
+        assert zf.read(secret.ZIP_NAME).decode().strip() == hex_key

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from autograder.engine.config import GradingConfig, load_config
+from autograder.engine.secret import CourseSecret, load_secret
 from autograder.classroom.feedback import write_atomic, write_feedback
 from autograder.classroom.gradebook import GradebookWriter, item_scores, sqlite_url
 from autograder.engine.sandbox.client import TREE_BYTES_CAP, Sandbox, choose_mode, read_regular, walk_submission
@@ -159,14 +160,16 @@ def load_result(path: Path) -> dict | None:
 _assignment: Assignment | None = None
 _mode: str = ""
 _config: GradingConfig | None = None
+_secret: CourseSecret | None = None
 _ahead: Sandbox | None = None     # the next student's jail, booting while this student is graded
 
 
 def _init_worker(assignment_name: str, mode: str) -> None:
-    global _assignment, _mode, _config
+    global _assignment, _mode, _config, _secret
     _assignment = load(assignment_name)
     _mode = mode
     _config = load_config()
+    _secret = load_secret()
     _start_ahead()
 
 
@@ -200,11 +203,12 @@ def grade_student(student: str, folder: str, out_dir: str, sha: str, root: str =
     secrets = [Path(root)] if root else []
     result = grade_submission(_assignment, Path(folder), student, sandbox=_mode or None, config=_config,
                               secrets=secrets, outputs=[Path(out_dir), Path(out_dir) / "results",
-                                                        Path(out_dir) / "feedback"], ahead=ahead)
+                                                        Path(out_dir) / "feedback"], ahead=ahead, secret=_secret)
     data = result.to_gradescope()
     write_feedback(Path(out_dir) / "feedback" / f"{student}.html", _assignment.title, student, data)
     data["scalelabs"] = {"assignment": _assignment.id, "student": student, "fingerprint": sha,
-                         "max_score": result.max_score, "sandbox": result.sandbox_mode}
+                         "max_score": result.max_score, "sandbox": result.sandbox_mode,
+                         "course_secret": _secret.fingerprint if _secret else ""}
     write_atomic(Path(out_dir) / "results" / f"{student}.json", json.dumps(data, indent=1, sort_keys=True))
     return student
 
@@ -285,6 +289,8 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
     """
     config = load_config()
     mode = choose_mode(config.sandbox, allow_unsandboxed or config.allow_unsandboxed)
+    secret = load_secret()      # the grading processes load the same (a bad file stops the batch here)
+    fingerprint_now = secret.fingerprint if secret else ""
     assignment = load(assignment_name)
     root, out_dir = Path(root), Path(out_dir)
     check_output(out_dir)
@@ -299,6 +305,12 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
                 f"{out_dir} holds results of {done['scalelabs'].get('assignment')} ({student}.json): grade "
                 f"{assignment.id} into a folder of its own (--out DIR; default grades/{assignment.id}), so that "
                 "no result is overwritten")
+        if done and done["scalelabs"].get("course_secret", "") != fingerprint_now:
+            graded_under = done["scalelabs"].get("course_secret") or "no course secret"
+            raise OutputFolderError(
+                f"{out_dir} holds results graded under course secret {graded_under} ({student}.json), and this "
+                f"machine has {fingerprint_now or 'none'}: hidden inputs would differ from the graded ones. Copy the "
+                "course secret of the machine that graded them (docs/tas.md), or grade into another --out DIR")
         if done and done["scalelabs"].get("fingerprint") == sha:
             summary.skipped.append(student)
         else:

@@ -81,6 +81,7 @@ class EngineScores(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         from autograder.engine.grade import grade_submission
+        from autograder.engine.secret import NO_SECRET_NOTE, load_secret
 
         self.check_nothing_executes()
         info = resources["nbgrader"]
@@ -88,7 +89,11 @@ class EngineScores(NbGraderPreprocessor):
         # The whole course (classmates' submissions, the gradebook, release/) is out of the worker's
         # reach; the sandbox grades its own copy of the folder.
         course = Path(CourseDirectory(config=self.config).root).resolve()
-        result = grade_submission(self.assignment(info["assignment"]), folder, info["student"], secrets=[course])
+        secret = load_secret(course)    # this course's, wherever autograde was started from
+        if secret is None:
+            self.log.warning("%s: %s", info["student"], NO_SECRET_NOTE)
+        result = grade_submission(self.assignment(info["assignment"]), folder, info["student"], secrets=[course],
+                                  secret=secret)
         scores = result.item_scores()
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})

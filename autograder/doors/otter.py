@@ -12,7 +12,9 @@
    requirement that installs it on Gradescope (`otter run` uses the current environment), and
    extends otter's setup.sh and run_autograder (see `harden_zip`): bubblewrap installed for the
    sandbox, and the lockdown script that makes the engine, reference, tests and config readable by
-   root only (where bwrap cannot run, the engine's worker runs as another, unprivileged uid).
+   root only (where bwrap cannot run, the engine's worker runs as another, unprivileged uid);
+5. adds the course secret as `course_secret` (made now if the course has none): Gradescope draws each
+   student's hidden inputs under it, and the lockdown makes it root-only with the rest of the zip.
 
 Trust: otter executes the notebook in a kernel as the grading user and unpickles what that kernel
 dumps (its results, its log records) in otter's own process, so anything the student's code runs
@@ -43,6 +45,7 @@ from autograder.build.publictests import CODE_TEMPLATES
 from autograder.course import course_root, package_dirs
 from autograder.engine.config import config_from_table, course_table
 from autograder.engine.sandbox import SandboxUnavailable
+from autograder.engine.secret import ZIP_NAME as SECRET_IN_ZIP, CourseSecret, create_secret, read_secret
 from autograder.engine.spec import Assignment
 from labs import load
 
@@ -175,8 +178,22 @@ def build_zip(assignment_id: str, dest: Path | None = None, *, assignment: Assig
         if done.returncode != 0:
             raise RuntimeError(f"otter generate failed:\n{done.stdout}\n{done.stderr}")
     add_scalelabs_source(dest, course)
+    add_course_secret(dest, create_secret(course)[0])
     harden_zip(dest)
     return dest
+
+
+def add_course_secret(zip_path: Path, secret: CourseSecret) -> None:
+    """The course secret at the zip's top (/autograder/source/course_secret on Gradescope, under the
+    lockdown), as the course keeps it."""
+    with zipfile.ZipFile(zip_path, "a", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(SECRET_IN_ZIP, secret.key.hex() + "\n")
+
+
+def config_dir(otter_config) -> str:
+    """The autograder folder of this otter run (Gradescope's /autograder; `otter run` unpacks into a
+    temporary one)."""
+    return getattr(otter_config, "autograder_dir", None) or AUTOGRADER_DIR
 
 
 def student_of(submission_metadata: dict) -> str:
@@ -199,10 +216,13 @@ class EngineOverride(AbstractOtterPlugin):
         # sandbox verifies out of the worker's reach; no sandbox at all stops the run (SandboxUnavailable
         # propagates): zeros for the whole class would hide a setup fault from the staff.
         secrets = [p for p in (Path(AUTOGRADER_DIR) / "source",) if p.exists()]
+        # the zip's course secret (a zip built without one grades with public seeds, and says so)
+        secret_file = Path(config_dir(config)) / "source" / SECRET_IN_ZIP
         try:
+            secret = read_secret(secret_file)
             config = config_from_table(self.plugin_config.get("grading", {}), "otter_config.json [grading]")
             self.result, self.error = grade_submission(self.assignment, folder, student_of(self.submission_metadata),
-                                                       config=config, secrets=secrets), ""
+                                                       config=config, secrets=secrets, secret=secret), ""
         except SandboxUnavailable:
             raise
         except Exception as error:  # noqa: BLE001  (the grader never crashes on a submission)

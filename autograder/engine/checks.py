@@ -3,7 +3,8 @@
 Every student call goes through `StudentFunction`, which calls the sandbox (or answers from the
 values prefetched for a check in one round trip). The hidden check and the properties run over
 inputs drawn from their hypothesis strategies with a seed derived from (assignment, student, item,
-check), so a regrade is identical and two students see different hidden inputs (autograder.engine.draw).
+check) under the course secret (autograder.engine.secret), so a regrade is identical, two students
+see different hidden inputs and nobody without the secret can compute them (autograder.engine.draw).
 Hypothesis shrinks a failure and replays the shrunk failing example last, so the last failing call
 recorded in a test body is the counterexample.
 """
@@ -23,6 +24,7 @@ from autograder.engine.config import GradingConfig
 from autograder.engine.diagnose import diagnose, feedback_line
 from autograder.engine.draw import run_drawn
 from autograder.engine.sandbox import Sandbox, StudentError
+from autograder.engine.secret import CourseSecret
 from autograder.engine.spec import Assignment, FunctionItem, Property
 
 REFERENCE_REJECTS = (ValueError, ArithmeticError)  # the reference says: not a valid input
@@ -56,9 +58,12 @@ class Abort(BaseException):
         self.error, self.kwargs = error, kwargs
 
 
-def seed_for(assignment_id: str, student_id: str, item: str, check: str) -> int:
-    """The hypothesis seed of one check: sha256 of (assignment, student, item, check), 64 bits."""
-    digest = hashlib.sha256("\0".join((assignment_id, student_id, item, check)).encode()).digest()
+def seed_for(assignment_id: str, student_id: str, item: str, check: str, secret: CourseSecret | None = None) -> int:
+    """The seed of one check, 64 bits: HMAC-SHA256 of (assignment, student, item, check) under the
+    course secret; without one (a course that never released), their plain sha256, which anyone can
+    compute from public values."""
+    message = "\0".join((assignment_id, student_id, item, check)).encode()
+    digest = secret.seed(message) if secret is not None else hashlib.sha256(message).digest()
     return int.from_bytes(digest[:8], "big")
 
 
@@ -421,7 +426,7 @@ def planned_checks(item: FunctionItem) -> list[tuple[str, str]]:
 
 
 def grade_function(assignment: Assignment, item: FunctionItem, sandbox: Sandbox, student_id: str,
-                   config: GradingConfig, show_expected: bool) -> list[CheckOutcome]:
+                   config: GradingConfig, show_expected: bool, secret: CourseSecret | None = None) -> list[CheckOutcome]:
     """Run all checks of one item. Item-level failures (import, missing function, signature)
     give one outcome of kind "item"; an abort mid-item fails the remaining checks with its reason."""
     reference_fn = getattr(assignment.reference, item.name)
@@ -445,10 +450,10 @@ def grade_function(assignment: Assignment, item: FunctionItem, sandbox: Sandbox,
                      lambda ex=ex: run_example(student_fn, ex.label, dict(ex.kwargs), item)))
     hidden_n = item.hidden_examples or config.hidden_examples
     runs.append(("hidden", "hidden checks", lambda: run_hidden(
-        student_fn, item, seed_for(assignment.id, student_id, item.name, "hidden"), hidden_n, show_expected)))
+        student_fn, item, seed_for(assignment.id, student_id, item.name, "hidden", secret), hidden_n, show_expected)))
     for prop in item.properties:
         runs.append(("property", prop.name, lambda prop=prop: run_property(
-            student_fn, prop, seed_for(assignment.id, student_id, item.name, prop.name),
+            student_fn, prop, seed_for(assignment.id, student_id, item.name, prop.name, secret),
             prop.max_examples or config.property_examples)))
     for kind, name, run in runs:
         if student_fn.abort is not None:

@@ -5,7 +5,8 @@ from the notebook.
     Result.to_gradescope() -> the Gradescope results.json dict (autograder.engine.results)
 
 Test names begin with the item id and a colon. A regrade of the same submission by the same
-student gives identical JSON (hypothesis seeds derive from assignment, student, item and check).
+student under the same course secret gives identical JSON (the seeds derive from assignment, student,
+item and check, keyed by the secret: autograder.engine.secret).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from autograder.engine.questions import grade_questions
 from autograder.engine.results import Result, TestResult
 from autograder.engine.sandbox import Sandbox
 from autograder.engine.sandbox.client import choose_mode, ignored_note, mode_note
+from autograder.engine.secret import NO_SECRET_NOTE, CourseSecret
 from autograder.engine.spec import Assignment
 
 
@@ -53,7 +55,8 @@ def _function_tests(item, outcomes: list[CheckOutcome]) -> list[TestResult]:
 def grade_submission(assignment: Assignment, submission_dir: Path, student_id: str = "anonymous",
                      *, show_expected: bool | None = None, budget_s: float | None = None,
                      config: GradingConfig | None = None, sandbox: str | None = None,
-                     secrets: list[Path] = (), outputs: list[Path] = (), ahead: Sandbox | None = None) -> Result:
+                     secrets: list[Path] = (), outputs: list[Path] = (), ahead: Sandbox | None = None,
+                     secret: CourseSecret | None = None) -> Result:
     """Grade one submission folder (shaped like release/<id>/).
 
     show_expected / budget_s default to the course config (scalelabs.toml). The boundary is
@@ -62,11 +65,15 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     the student's code must not read / write (the unprivileged-user mode enforces them).
     `ahead`: a jail started before this submission was known (Sandbox.ahead, same module and
     config; bubblewrap only): the submission is copied into it and graded there.
+    `secret`: the course secret keying the hidden inputs' seeds (each door loads it:
+    autograder.engine.secret.load_secret); None draws them from public values and the result says so.
     """
     config = config or load_config()
     show = config.show_expected if show_expected is None else show_expected
     budget = config.budget_s if budget_s is None else budget_s
     submission_dir = Path(submission_dir)
+    if secret is not None and secret.path is not None:
+        secrets = [*secrets, secret.path]     # the unprivileged-user mode checks it is out of reach
     mode = sandbox or choose_mode(config.sandbox, config.allow_unsandboxed)
     result = Result(assignment.id, student_id, sandbox_mode=mode)
     deadline = time.monotonic() + budget
@@ -80,7 +87,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
             box.take(submission_dir, deadline, assignment.provided)
         for item in assignment.functions:
             try:
-                outcomes = grade_function(assignment, item, box, student_id, config, show)
+                outcomes = grade_function(assignment, item, box, student_id, config, show, secret)
             except Exception as exc:  # one item's failure must not end the submission's grading
                 outcomes = [CheckOutcome("item", "not graded", False,
                                          f"the grader could not grade this item ({type(exc).__name__}); "
@@ -100,5 +107,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
                      + (f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""))
     if ignored:
         notes.append(ignored_note(ignored))
+    if secret is None and assignment.functions:
+        notes.append(NO_SECRET_NOTE + ".")
     result.output = cap_output("\n".join(notes))
     return result
