@@ -23,6 +23,7 @@ from hypothesis.errors import HypothesisException
 from autograder.engine.config import GradingConfig
 from autograder.engine.diagnose import diagnose, feedback_line
 from autograder.engine.draw import run_drawn
+from autograder.engine.scoring import input_blind_matches
 from autograder.engine.sandbox import Sandbox, StudentError
 from autograder.engine.secret import CourseSecret
 from autograder.engine.spec import Assignment, FunctionItem, Property
@@ -44,8 +45,9 @@ class CheckOutcome:
 class HiddenStats:
     """How the student's function did on the hidden check's drawn inputs (scoring.physics_gate)."""
     matched: int     # inputs where it matches the reference
-    total: int       # inputs drawn
+    total: int       # inputs drawn (valid for the reference), whatever the function returned or raised
     constant: bool   # it returned one value everywhere while the reference's values vary
+    blind: int = 0   # inputs the best input-blind answer matches (scoring.input_blind_matches)
 
 
 class Abort(BaseException):
@@ -317,7 +319,8 @@ def hidden_stats(student_fn: StudentFunction, item: FunctionItem, drawn: list[tu
     distinct = lambda values: len({repr(v) for v in values})  # noqa: E731
     constant = distinct([v for ok, v in replies if ok]) == 1 and distinct([e for _, e in drawn]) > 1 \
         and all(ok for ok, _ in replies)
-    return HiddenStats(matched, len(drawn), constant)
+    blind = input_blind_matches([kw for kw, _ in drawn], [expected for _, expected in drawn])
+    return HiddenStats(matched, len(drawn), constant, blind)
 
 
 def run_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, max_examples: int,
@@ -359,7 +362,7 @@ def run_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, max_e
             raise AssertionError("mismatch")
 
     try:
-        run_drawn(body, item.domain, seed, max_examples, prefetch=prefetch)
+        run_drawn(body, item.domain, seed, max_examples, prefetch=prefetch, edges=True)
     except (StudentError, AssertionError):
         pass
     except HypothesisException as exc:  # Unsatisfiable etc.: no valid input, not the student's fault

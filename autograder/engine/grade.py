@@ -41,7 +41,7 @@ def _function_tests(item, outcomes: list[CheckOutcome]) -> list[TestResult]:
     if hidden is not None:
         stats = hidden.hidden
         gate = scoring.physics_gate(hidden.passed, stats and stats.matched, stats and stats.total,
-                                    bool(stats and stats.constant))
+                                    bool(stats and stats.constant), stats.blind if stats else 0)
     tests = []
     for o, pts in zip(outcomes, points):
         score, output = (pts if o.passed else 0.0), o.output
