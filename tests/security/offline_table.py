@@ -63,7 +63,8 @@ def predicted_calls(assignment, release_dir: Path, student_id: str, seed=seed_fo
         for check, strategies, recorded in checks:
             for strategy in strategies:
                 try:
-                    drawn = sample_inputs(strategy, seed(assignment.id, student_id, item.name, check), CHECK_EXAMPLES)
+                    drawn = sample_inputs(strategy, seed(assignment.id, student_id, item.name, check), CHECK_EXAMPLES,
+                                          edges=check == "hidden")     # as the engine draws them
                 except Exception:
                     continue
                 for d in drawn:
