@@ -28,7 +28,7 @@ import textwrap
 import zlib
 from typing import Sequence
 
-from autograder.engine.questions import RECORD_FILE as ENGINE_RECORD_FILE, RECORD_MIMETYPE
+from autograder.engine.submission import RECORD_FILE as ENGINE_RECORD_FILE, RECORD_MIMETYPE
 from autograder.engine.spec import Assignment, Code
 
 

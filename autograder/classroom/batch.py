@@ -33,7 +33,8 @@ from autograder.engine.config import GradingConfig, load_config
 from autograder.engine.secret import CourseSecret, load_secret
 from autograder.classroom.feedback import write_atomic, write_feedback
 from autograder.classroom.gradebook import GradebookWriter, item_scores, sqlite_url
-from autograder.engine.sandbox.client import TREE_BYTES_CAP, Sandbox, choose_mode, read_regular, walk_submission
+from autograder.engine.filetree import TREE_BYTES_CAP, read_regular, walk_submission
+from autograder.engine.sandbox import Sandbox, choose_mode
 from autograder.engine.results import Result
 from autograder.engine.spec import Assignment
 from labs import load

@@ -13,53 +13,14 @@ from __future__ import annotations
 
 import ast
 import math
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable, Mapping, NamedTuple, Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 from autograder.engine import scoring
-from autograder.engine.questions import BadNotebook, answer_cell, assigned_value, submission_cells
+from autograder.engine.questions import answer_cell, assigned_value
+from autograder.engine.spec import DesignChallenge, Field, Invalid, Verdict   # the declaration; labs import it here
+from autograder.engine.submission import Submission
 
 SHOWN_CHARS = 30   # characters of a student's value or name echoed in feedback
-
-
-@dataclass(frozen=True)
-class Field:
-    """One number of the design: its name in the answer, what it is (with its unit), its allowed range."""
-    name: str
-    meaning: str
-    low: float
-    high: float
-    integer: bool = True
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """One constraint measured on a design: met or not, and the computed number that decides it."""
-    met: bool
-    detail: str                 # e.g. "71.3 GB on the busiest GPU (capacity 80.0 GB)"
-    # what the reference computes for a graded function at the student's inputs (e.g. the breakeven
-    # a student was asked to compute): shown only when the course shows expected values
-    expected: str = ""
-
-
-class Invalid(ValueError):
-    """The design is not one the scenario allows (e.g. TP x PP does not divide the GPUs); the
-    message names the rule in words a student understands."""
-
-
-@dataclass(frozen=True)
-class DesignChallenge:
-    """A graded design: `check(values)` (trusted) returns one Verdict per entry of `constraints`,
-    in order, or raises Invalid. `reference_answer` is one design that meets every constraint
-    (staff only: the reference submission and the tests use it)."""
-    id: str                                     # the answer variable, e.g. "lab05_layout"
-    points: float
-    prompt: str                                 # markdown, numbers already formatted from reference/
-    fields: Sequence[Field]
-    constraints: Sequence[str]                  # the worked constraint list, shown in the prompt
-    check: Callable[[Mapping[str, float]], Sequence[Verdict]]
-    reference_answer: Mapping[str, float]
 
 
 class ChallengeGrade(NamedTuple):
@@ -193,20 +154,19 @@ def grade_answer(challenge: DesignChallenge, source: str, show_expected: bool = 
     return ChallengeGrade(0.0, problem) if design is None else grade_design(challenge, design, show_expected)
 
 
-def grade_challenges(challenges: Sequence[DesignChallenge], submission_dir: Path,
-                     assignment_id: str, show_expected: bool = True) -> list[ChallengeGrade]:
-    """Each challenge's grade, reading the notebook once (the same bounded reader as questions)."""
+def grade_challenges(challenges: Sequence[DesignChallenge], submission: Submission,
+                     show_expected: bool = True) -> list[ChallengeGrade]:
+    """Each challenge's grade from the submission's notebook, read once (its record; the same
+    bounded reader as the questions')."""
     if not challenges:
         return []
-    try:
-        cells, name = submission_cells(submission_dir, assignment_id)
-    except BadNotebook as exc:
-        return [ChallengeGrade(0.0, str(exc))] * len(challenges)
+    if submission.cells is None:
+        return [ChallengeGrade(0.0, submission.problem)] * len(challenges)
     grades = []
     for challenge in challenges:
-        source = answer_cell(cells, challenge.id)
+        source = answer_cell(submission.cells, challenge.id)
         if source is None:
-            grades.append(ChallengeGrade(0.0, f"no answer cell for {challenge.id} was found in {name}"))
+            grades.append(ChallengeGrade(0.0, f"no answer cell for {challenge.id} was found in {submission.notebook}"))
             continue
         grades.append(grade_answer(challenge, source, show_expected))
     return grades

@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 from hypothesis import reject
 from hypothesis.errors import HypothesisException
 
+from autograder.engine.compare import normalise, values_match
 from autograder.engine.config import GradingConfig
 from autograder.engine.diagnose import diagnose, feedback_line
 from autograder.engine.draw import run_drawn
@@ -115,36 +116,6 @@ def format_call(name: str, kwargs: Any) -> str:
     if isinstance(kwargs, dict):
         return f"{name}({', '.join(f'{k}={show(v)}' for k, v in kwargs.items())})"
     return f"{name} with drawn value {show(kwargs)}"
-
-
-def normalise(value: Any) -> Any:
-    """A reference return value in the worker's JSON vocabulary (numpy scalars via .item())."""
-    if hasattr(value, "item") and not isinstance(value, (bool, int, float, str)):
-        return value.item()
-    if isinstance(value, tuple):
-        return [normalise(v) for v in value]
-    return value
-
-
-def values_match(expected: Any, got: Any, rel_tol: float, abs_tol: float) -> bool:
-    """Equal under the tolerance policy: numbers by math.isclose (inf equals inf of the same sign,
-    an int is fine where a float is expected), bool/str/None exactly and by type, lists elementwise."""
-    if isinstance(expected, bool) or isinstance(got, bool) or isinstance(expected, str) or expected is None:
-        return type(got) is type(expected) and got == expected
-    if isinstance(expected, (int, float)):
-        if type(got) not in (int, float):
-            return False
-        try:
-            e, g = float(expected), float(got)
-        except OverflowError:
-            return expected == got
-        if math.isnan(e) or math.isnan(g):
-            return math.isnan(e) and math.isnan(g)
-        return math.isclose(e, g, rel_tol=rel_tol, abs_tol=abs_tol)
-    if isinstance(expected, list):
-        return (isinstance(got, list) and len(got) == len(expected)
-                and all(values_match(e, g, rel_tol, abs_tol) for e, g in zip(expected, got)))
-    return False
 
 
 def expected_kind(reference_fn: Callable) -> str:

@@ -35,6 +35,11 @@ from pathlib import Path
 # `grade-batch --db` into the course gradebook lands in the same course as `nbgrader autograde`.
 COURSE_ID = "scalelabs"
 
+# The settings' vocabularies live here, where they are checked: the sandbox (its MODES) and the
+# questions read them from this module, which imports nothing of the engine.
+SANDBOX_MODES = ("bubblewrap", "user", "unsandboxed")   # the boundaries student code can run in
+PREDICTION_MODES = ("correctness", "commitment")        # how predictions earn points
+
 
 @dataclass(frozen=True)
 class GradingConfig:
@@ -52,14 +57,11 @@ class GradingConfig:
     predictions: str = "correctness"
 
     def __post_init__(self):
-        # imported here: both modules read this one (a GradingConfig is what they are given)
-        from autograder.engine.questions import MODES
-        from autograder.engine.sandbox.client import MODES as SANDBOXES
-        if self.predictions not in MODES:
+        if self.predictions not in PREDICTION_MODES:
             raise ValueError(f"[grading] predictions = {self.predictions!r}: must be one of "
-                             + " or ".join(f'"{m}"' for m in MODES))
-        if self.sandbox not in ("auto", *SANDBOXES):
-            raise ValueError(f"[grading] sandbox = {self.sandbox!r}: expected auto, {', '.join(SANDBOXES)}")
+                             + " or ".join(f'"{m}"' for m in PREDICTION_MODES))
+        if self.sandbox not in ("auto", *SANDBOX_MODES):
+            raise ValueError(f"[grading] sandbox = {self.sandbox!r}: expected auto, {', '.join(SANDBOX_MODES)}")
 
 
 class ConfigError(ValueError):

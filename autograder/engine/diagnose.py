@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from autograder.engine.compare import normalise, values_match
 from autograder.engine.spec import Misconception
 
 MIN_OBSERVATIONS = 3   # numeric values needed before a wrong model is named
@@ -24,8 +25,6 @@ def _numeric(value: Any) -> bool:
 def diagnose(misconceptions: Sequence[Misconception], observed: Sequence[tuple[dict, Any]],
              reference_fn: Callable, rel_tol: float, abs_tol: float) -> Misconception | None:
     """The first misconception whose model gives every observed numeric value, or None."""
-    from autograder.engine.checks import normalise, values_match
-
     numeric = [(kwargs, value) for kwargs, value in observed if _numeric(value)]
     if len(numeric) < MIN_OBSERVATIONS or not misconceptions:
         return None

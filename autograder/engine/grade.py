@@ -19,10 +19,12 @@ from autograder.engine.checks import CheckOutcome, grade_function
 from autograder.engine.config import GradingConfig, load_config
 from autograder.engine.questions import grade_questions
 from autograder.engine.results import Result, TestResult
+from autograder.engine.filetree import ignored_note
 from autograder.engine.sandbox import Sandbox
-from autograder.engine.sandbox.client import choose_mode, ignored_note, mode_note
+from autograder.engine.sandbox.modes import choose_mode, mode_note
 from autograder.engine.secret import NO_SECRET_NOTE, CourseSecret
 from autograder.engine.spec import Assignment
+from autograder.engine.submission import read_submission
 
 
 OUTPUT_CAP = 4096  # characters of one test's output (results.json and the feedback page)
@@ -60,7 +62,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     """Grade one submission folder (shaped like release/<id>/).
 
     show_expected / budget_s default to the course config (scalelabs.toml). The boundary is
-    `sandbox` (one of sandbox.client.MODES) or config.sandbox: where no sandbox can run and the
+    `sandbox` (one of sandbox.MODES) or config.sandbox: where no sandbox can run and the
     course did not opt in, SandboxUnavailable (grading refuses). `secrets`/`outputs`: further paths
     the student's code must not read / write (the unprivileged-user mode enforces them).
     `ahead`: a jail started before this submission was known (Sandbox.ahead, same module and
@@ -71,7 +73,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     config = config or load_config()
     show = config.show_expected if show_expected is None else show_expected
     budget = config.budget_s if budget_s is None else budget_s
-    submission_dir = Path(submission_dir)
+    submission = read_submission(submission_dir, assignment.id)   # its tree and notebook, read once
     if secret is not None and secret.path is not None:
         secrets = [*secrets, secret.path]     # the unprivileged-user mode checks it is out of reach
     mode = sandbox or choose_mode(config.sandbox, config.allow_unsandboxed)
@@ -80,11 +82,11 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     if ahead is not None and (mode != "bubblewrap" or ahead.module != assignment.module or ahead.config != config):
         ahead.close()
         ahead = None
-    box = ahead or Sandbox(submission_dir, assignment.module, config, deadline=deadline, mode=mode,
+    box = ahead or Sandbox(submission, assignment.module, config, deadline=deadline, mode=mode,
                            secrets=secrets, outputs=outputs, provided=assignment.provided)
     with box:
         if box is ahead:
-            box.take(submission_dir, deadline, assignment.provided)
+            box.take(submission, deadline, assignment.provided)
         for item in assignment.functions:
             try:
                 outcomes = grade_function(assignment, item, box, student_id, config, show, secret)
@@ -94,11 +96,11 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
                                          "tell the course staff")]
             result.tests += _function_tests(item, outcomes)
         skipped, ignored = box.skipped, box.ignored
-    graded = grade_questions(assignment.questions, submission_dir, assignment.id, config.predictions)
+    graded = grade_questions(assignment.questions, submission, config.predictions)
     for q, (score, feedback, answer) in zip(assignment.questions, graded):
         result.tests.append(TestResult(q.id, q.kind, q.kind, score, float(q.points), cap_output(feedback), answer))
     for c, (score, feedback, answer) in zip(assignment.challenges,
-                                            grade_challenges(assignment.challenges, submission_dir, assignment.id, show)):
+                                            grade_challenges(assignment.challenges, submission, show)):
         result.tests.append(TestResult(c.id, "design challenge", "challenge", score, float(c.points),
                                        cap_output(feedback), answer))
     notes = [f"{assignment.title}: {mode_note(mode)}."]

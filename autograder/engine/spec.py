@@ -12,12 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, NamedTuple, Sequence, Union, overload
+from typing import Any, Callable, Literal, Mapping, NamedTuple, Sequence, Union, overload
 
 from hypothesis import strategies as st
-
-if TYPE_CHECKING:
-    from autograder.engine.challenges import DesignChallenge
 
 # A callable standing for the student's function in the sandbox: f(**kwargs) -> JSON scalar.
 # It raises StudentError (autograder.engine.sandbox) when the student's code fails in any way.
@@ -146,6 +143,47 @@ class Challenge:
 Cell = Union[Markdown, Code, Answer, FunctionGrades, Challenge]
 
 
+# --- Open design challenges, graded against constraints (autograder.engine.challenges) ---
+
+@dataclass(frozen=True)
+class Field:
+    """One number of the design: its name in the answer, what it is (with its unit), its allowed range."""
+    name: str
+    meaning: str
+    low: float
+    high: float
+    integer: bool = True
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One constraint measured on a design: met or not, and the computed number that decides it."""
+    met: bool
+    detail: str                 # e.g. "71.3 GB on the busiest GPU (capacity 80.0 GB)"
+    # what the reference computes for a graded function at the student's inputs (e.g. the breakeven
+    # a student was asked to compute): shown only when the course shows expected values
+    expected: str = ""
+
+
+class Invalid(ValueError):
+    """The design is not one the scenario allows (e.g. TP x PP does not divide the GPUs); the
+    message names the rule in words a student understands."""
+
+
+@dataclass(frozen=True)
+class DesignChallenge:
+    """A graded design: `check(values)` (trusted) returns one Verdict per entry of `constraints`,
+    in order, or raises Invalid. `reference_answer` is one design that meets every constraint
+    (staff only: the reference submission and the tests use it)."""
+    id: str                                     # the answer variable, e.g. "lab05_layout"
+    points: float
+    prompt: str                                 # markdown, numbers already formatted from reference/
+    fields: Sequence[Field]
+    constraints: Sequence[str]                  # the worked constraint list, shown in the prompt
+    check: Callable[[Mapping[str, float]], Sequence[Verdict]]
+    reference_answer: Mapping[str, float]
+
+
 @dataclass(frozen=True)
 class Assignment:
     id: str                                     # e.g. "lab06_collectives"
@@ -163,7 +201,7 @@ class Assignment:
     # function name -> its known wrong models, in the order they are tried (labs/<id>/misconceptions.py)
     misconceptions: Mapping[str, Sequence[Misconception]] = field(default_factory=dict)
     # Open design challenges graded against constraints (autograder.engine.challenges).
-    challenges: Sequence["DesignChallenge"] = ()
+    challenges: Sequence[DesignChallenge] = ()
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.misconceptions) - {f.name for f in self.functions})
@@ -182,7 +220,7 @@ class Assignment:
                 return q
         raise KeyError(f"{self.id} has no question {qid!r}")
 
-    def challenge(self, cid: str) -> "DesignChallenge":
+    def challenge(self, cid: str) -> DesignChallenge:
         for c in self.challenges:
             if c.id == cid:
                 return c

@@ -66,7 +66,7 @@ def chromium():
     try:
         from playwright.sync_api import Error as PlaywrightError, sync_playwright
     except ImportError as exc:   # a declared dependency; missing only in a broken install
-        raise BrowserUnavailable(f"playwright is not importable ({exc}): pip install -e .") from exc
+        raise BrowserUnavailable(f"playwright is not importable ({exc}): pip install -e '.[test]'") from exc
     with sync_playwright() as p:
         try:
             browser = p.chromium.launch(executable_path=executable, headless=True)

@@ -14,6 +14,7 @@ from autograder.build.notebook import build_notebook
 from autograder.engine.challenges import (DesignChallenge, Field, Invalid, Verdict, grade_challenges,
                                           parse_design)
 from autograder.engine.grade import grade_submission
+from autograder.engine.submission import read_submission
 from autograder.engine.results import Result
 from autograder.engine.spec import Answer, Challenge, Code, FunctionGrades, Markdown
 
@@ -48,7 +49,7 @@ def _notebook_dir(tmp_path, source: str | None, raw: str | None = None):
 
 
 def _grade(tmp_path, source, raw=None):
-    return grade_challenges([BOX], _notebook_dir(tmp_path, source, raw), toy.ASSIGNMENT_ID)[0]
+    return grade_challenges([BOX], read_submission(_notebook_dir(tmp_path, source, raw), toy.ASSIGNMENT_ID))[0]
 
 
 @pytest.mark.parametrize("source", [
@@ -122,13 +123,13 @@ def test_an_unreadable_notebook_scores_zero_with_a_reason(tmp_path, raw, reason)
 
 def test_a_check_that_returns_too_few_verdicts_scores_zero_and_says_to_tell_the_staff(tmp_path):
     broken = dataclasses.replace(BOX, check=lambda design: _check(design)[:2])
-    grade = grade_challenges([broken], _notebook_dir(tmp_path, "box_design = dict(width=4, depth=3)"),
-                             toy.ASSIGNMENT_ID)[0]
+    grade = grade_challenges([broken], read_submission(
+        _notebook_dir(tmp_path, "box_design = dict(width=4, depth=3)"), toy.ASSIGNMENT_ID))[0]
     assert grade.score == 0.0 and "tell the course staff" in grade.feedback
 
 
 def test_no_notebook_or_no_answer_cell_scores_zero(tmp_path):
-    assert "is not in the submission" in grade_challenges([BOX], tmp_path, toy.ASSIGNMENT_ID)[0].feedback
+    assert "is not in the submission" in grade_challenges([BOX], read_submission(tmp_path, toy.ASSIGNMENT_ID))[0].feedback
     assert "no answer cell for box_design" in _grade(tmp_path, None).feedback
 
 

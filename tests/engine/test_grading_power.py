@@ -307,7 +307,7 @@ def test_every_call_a_student_reads_lists_the_arguments_in_the_functions_own_ord
     from types import SimpleNamespace
 
     from autograder.engine.checks import Abort, StudentFunction, aborted_outcome, run_example
-    from autograder.engine.sandbox.client import StudentError
+    from autograder.engine.sandbox import StudentError
 
     class Worker:
         def call(self, name, kwargs):

@@ -10,7 +10,8 @@ import pytest
 
 import toy
 from autograder.engine.config import GradingConfig, config_from_table, load_config
-from autograder.engine.questions import RECORD_FILE, RECORD_MIMETYPE, grade_question, grade_questions
+from autograder.engine.questions import grade_question, grade_questions
+from autograder.engine.submission import RECORD_FILE, RECORD_MIMETYPE, read_submission
 from autograder.engine.spec import Option, Question, letters
 
 Q = toy.ASSIGNMENT.question("act1_prediction")
@@ -150,7 +151,7 @@ def test_a_flood_of_records_is_bounded_and_scores_at_most_the_points(tmp_path):
     graded = grade(folder)
     assert 0 <= graded.score <= Q.points
     assert graded.answer == KEY  # the first valid record looked at: in the first cell of the 3,000
-    several = grade_questions([Q, Q], folder, toy.ASSIGNMENT_ID, "commitment")
+    several = grade_questions([Q, Q], read_submission(folder, toy.ASSIGNMENT_ID), "commitment")
     assert all(0 <= g.score <= Q.points for g in several)
 
 
@@ -208,7 +209,7 @@ def test_the_predictions_setting_is_validated(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="predictions"):
         config_from_table({"predictions": 1}, "here")
     with pytest.raises(ValueError, match="predictions must be one of"):
-        grade_questions([Q], tmp_path, toy.ASSIGNMENT_ID, "effort")
+        grade_questions([Q], read_submission(tmp_path, toy.ASSIGNMENT_ID), "effort")
 
 
 def test_letters_lays_out_explanations_with_the_rotation():

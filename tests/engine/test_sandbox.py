@@ -12,7 +12,7 @@ import toy
 from autograder.engine.config import GradingConfig
 from autograder.engine.grade import grade_submission
 from autograder.engine.sandbox import Sandbox, StudentError, bwrap_available
-from autograder.engine.sandbox.client import ROOT_PREFIX, sweep_stale_roots
+from autograder.engine.sandbox.roots import ROOT_PREFIX, sweep_stale_roots
 
 REPO = Path(toy.REFERENCE_DIR).parent
 PROBE = f"""

@@ -14,7 +14,8 @@ import pytest
 
 from autograder.build import leakscan, predictions
 from autograder.classroom import samples
-from autograder.engine.questions import RECORD_MIMETYPE, grade_question
+from autograder.engine.questions import grade_question
+from autograder.engine.submission import RECORD_MIMETYPE
 
 import release_toy as toy
 from release_helpers import REPO, execute_notebook

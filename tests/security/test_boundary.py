@@ -13,7 +13,7 @@ import toy
 from attack import FULL, REPO, UNHOOK, env_with_only, grade_class, grade_json, honest, outputs, run, TOY
 from autograder.engine.config import GradingConfig
 from autograder.engine.sandbox import Sandbox, bwrap_available
-from autograder.engine.sandbox.client import user_mode_problem
+from autograder.engine.sandbox.modes import user_mode_problem
 
 MODES = [pytest.param("bubblewrap", marks=pytest.mark.skipif(not bwrap_available(), reason="no usable bwrap")),
          pytest.param("user", marks=pytest.mark.skipif(user_mode_problem() is not None, reason="not root"))]

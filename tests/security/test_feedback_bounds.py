@@ -10,7 +10,7 @@ import toy
 from attack import FULL, forge, grade_class, grade_json, honest
 from autograder.engine.checks import VALUE_CAP
 from autograder.engine.grade import OUTPUT_CAP
-from autograder.engine.sandbox.client import MESSAGE_CAP
+from autograder.engine.sandbox.replies import MESSAGE_CAP
 
 REF = toy.reference_source()
 SIG = "def ring_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"

@@ -20,7 +20,7 @@ from attack import (FULL, TOY, children_cpu_s, constant_module, function_score, 
 from autograder.classroom.batch import fingerprint
 from autograder.engine.config import GradingConfig
 from autograder.engine.sandbox import Sandbox
-from autograder.engine.sandbox.client import walk_submission
+from autograder.engine.filetree import walk_submission
 
 REF = toy.reference_source()
 WRONG = constant_module(body="return -1.0")      # imports, and earns nothing

@@ -2,7 +2,14 @@
 
 `StudentError` is what a student callable raises when the student's code fails in any way;
 `SandboxUnavailable` is the refusal to grade where no boundary can run (and none was opted out of).
+
+One module per job: `modes` (which boundary), `jail` (the bubblewrap command), `seccomp` (its
+filter), `usermode` (the separate uid), `runtime` (what the worker needs of the grader's Python),
+`replies` (every reply checked as untrusted data), `roots` (the jails' folders), `client` (`Sandbox`),
+`worker` (the standalone worker itself). The submission's file tree is autograder.engine.filetree.
 """
-from autograder.engine.sandbox.client import MODES, Sandbox, SandboxUnavailable, StudentError, bwrap_available, choose_mode
+from autograder.engine.sandbox.client import Sandbox
+from autograder.engine.sandbox.errors import SandboxUnavailable, StudentError
+from autograder.engine.sandbox.modes import MODES, bwrap_available, choose_mode
 
 __all__ = ["MODES", "Sandbox", "SandboxUnavailable", "StudentError", "bwrap_available", "choose_mode"]
