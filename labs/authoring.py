@@ -41,18 +41,25 @@ def decades(low_exp: float, high_exp: float):
     return st.floats(low_exp, high_exp).map(lambda e: 10.0 ** e)
 
 
-ANCHOR_WEIGHT = 4      # the domain's weight against the anchors' in random draws: 1 in 5 is an anchor
+ANCHOR_WEIGHT = 9      # the domain's weight against the anchors' in random draws: 1 in 10 is an anchor
 
 
 def anchored(domain, *anchors: Mapping[str, Any]):
     """`domain`, plus these exact inputs (a decision's boundary: a budget met exactly, a tie), each
-    drawn for every student (each is an edge: a branch of a one_of) and 1 in ANCHOR_WEIGHT + 1 of
-    the random draws an anchor."""
+    drawn for every student (at most 8: every element of the sampled_from holding them is an edge)
+    and 1 in ANCHOR_WEIGHT + 1 of the random draws an anchor."""
     from hypothesis import strategies as st
-    # distinct branches (hypothesis keeps a strategy given twice once, and flattens a one_of inside one)
-    same = lambda value: value  # noqa: E731
-    return st.one_of(*[domain.map(same) for _ in range(ANCHOR_WEIGHT)],
-                     st.one_of(*[st.just(dict(a)) for a in anchors]).map(same))
+
+    from autograder.engine.draw import weighted
+    if not 0 < len(anchors) <= 8:
+        raise ValueError(f"anchored(): 1 to 8 anchors, not {len(anchors)}")
+    from hypothesis.strategies._internal.lazy import unwrap_strategies
+
+    # the anchors in a sampled_from, which hypothesis does not flatten into the one_of (a one_of would
+    # be); the domain may be flattened into several branches, which share its weight
+    both = st.one_of(domain, st.sampled_from([dict(a) for a in anchors]))
+    parts = len(unwrap_strategies(both).element_strategies) - 1
+    return weighted(both, [ANCHOR_WEIGHT / parts] * parts + [1])
 
 
 # --- unit formatters (also the jinja2 filters of notebook markdown) -----------------------------------

@@ -8,9 +8,9 @@ take microseconds. So a check here (`run_drawn`):
    integers, one_of, map, filter, flatmap, composite, lists, ...) with `random.Random(seed)`, the
    seed from `checks.seed_for`: the strategy's simplest input first (what hypothesis tries first),
    then, for the hidden check (`edges=True`), one input per edge of each random choice the strategy
-   makes (`EDGES`), the others drawn at random: each integer at its lower bound, the two counts
-   above it (n = 1, 2, 3) and its upper bound, each float at both bounds, each branch of a
-   one_of, the first, second, third and last element of a sampled_from; then `max_examples`
+   makes, the others drawn at random: each integer at its lower bound, the two counts above it
+   (n = 1, 2, 3) and its upper bound, each float at both bounds, each branch of a one_of, every
+   element of a sampled_from of up to 8 (of a longer one the first three and the last); then `max_examples`
    inputs, a share of them at the bounds and near the lower bound of integers. So a function wrong
    only at n = 2 or at a bound of its domain fails the hidden check under every seed, not only
    under the seeds whose random draws happen to land there. A strategy kind not listed is drawn by
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import count
 from random import Random
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis.control import BuildContext
@@ -219,9 +219,15 @@ BOUNDARY_SHARE = 0.1    # of random number draws exactly at a bound
 
 # --- edges: one input per edge of each choice, the rest of it random ----------------------------
 
-def edge_indices(count: int) -> list[int]:
-    """Which of `count` ordered options are edges: the first three and the last (of an integer range:
-    its lower bound, the two counts above it, its upper bound)."""
+SMALL_CHOICE = 8    # a sampled_from of at most this many elements: every element is an edge
+
+
+def edge_indices(count: int, every_up_to: int = 0) -> list[int]:
+    """Which of `count` ordered options are edges: all of them when there are at most `every_up_to`,
+    else the first three and the last (of an integer range: its lower bound, the two counts above it,
+    its upper bound)."""
+    if count <= every_up_to:
+        return list(range(count))
     return sorted({i for i in (0, 1, 2, count - 1) if 0 <= i < count})
 
 
@@ -276,6 +282,19 @@ def _within(part, draw: Callable[[], Any]) -> Any:
         plan.path.pop()
 
 
+WEIGHTS = "scalelabs_weights"
+
+
+def weighted(strategy, weights: Sequence[float]):
+    """`strategy` (a one_of) whose branches the grader's random draws take in proportion to `weights`
+    (hypothesis' own draws, when it shrinks, take them evenly); each branch is still an edge."""
+    one_of = unwrap_strategies(strategy)
+    if type(one_of).__name__ != "OneOfStrategy":
+        raise TypeError(f"weighted() takes a one_of, not {type(one_of).__name__}")
+    setattr(one_of, WEIGHTS, tuple(weights))
+    return strategy
+
+
 EDGE_CAP = 48       # edge inputs at most per check (a strategy of many choices: the first ones' edges)
 EDGE_ATTEMPTS = 4   # draws per edge before it is given up (a filter refused each)
 
@@ -315,13 +334,14 @@ def _sampler(strategy) -> Callable[[Random | None, list], Any]:
     if kind in ("JustStrategy", "SampledFromStrategy"):
         elements, steps = s.elements, s._transformations
         if all(step[0] in ("map", "filter") for step in steps):
-            edges = [elements[i] for i in edge_indices(len(elements))] if kind == "SampledFromStrategy" else []
+            edges = edge_indices(len(elements), SMALL_CHOICE) if kind == "SampledFromStrategy" else []
 
             def sample(r, choices):
                 forced = _forced(len(edges)) if r is not None and edges else None
-                value = elements[0] if r is None else edges[forced] if forced is not None else r.choice(elements)
+                index = 0 if r is None else edges[forced] if forced is not None else r.randrange(len(elements))
+                value = elements[index]     # by index: equal elements ({"a": 1, "b": 2} and {"b": 2, "a": 1}) stay apart
                 if kind == "SampledFromStrategy":   # just() draws nothing
-                    choices.append(elements.index(value) if len(elements) > 1 else UNRECORDED)
+                    choices.append(index if len(elements) > 1 else UNRECORDED)
                 for step in steps:
                     if step[0] == "map":
                         value = step[1](value)
@@ -337,10 +357,14 @@ def _sampler(strategy) -> Callable[[Random | None, list], Any]:
         # hypothesis' own branches (nested one_ofs flattened, a strategy given twice kept once): a
         # branch's index is the choice hypothesis replays
         branches = [_sampler(b) for b in s.element_strategies]
+        weights = getattr(s, WEIGHTS, None)
+        if weights is not None and len(weights) != len(branches):
+            raise ValueError(f"weighted(): {len(weights)} weights for {len(branches)} branches")
 
         def sample(r, choices):
             forced = _forced(len(branches)) if r is not None and len(branches) > 1 else None
-            branch = branches[0] if r is None else branches[forced] if forced is not None else r.choice(branches)
+            branch = (branches[0] if r is None else branches[forced] if forced is not None
+                      else r.choices(branches, weights)[0] if weights else r.choice(branches))
             index = branches.index(branch)
             if len(branches) > 1:
                 choices.append(index)

@@ -11,9 +11,10 @@ function does clearly better on the hidden check's inputs than any answer that i
 or the best fixed threshold on one argument (two values, one each side: "ring" above 3 MB, else
 "tree"), whichever matches more of them (`input_blind_matches`, fitted on those very inputs, so no
 fixed rule a student writes does better). The student's function must match the reference on at
-least that many inputs plus MARGIN of the rest. For a function of many values the blind answer
-matches almost nothing and this is "match at least half"; for a function of few values ("ring" or
-"tree", True or False, a count of links) it asks for real skill beyond a threshold. Every input
+least half of the inputs, and on at least as many as that blind answer plus MARGIN of the rest. For
+a function of many values the blind answer matches almost nothing and this is "match at least
+half"; for a function of few values ("ring" or "tree", True or False, a count of links) it asks for
+a third of what no threshold gets right. Every input
 drawn counts, whatever the function returned or raised. A constant (properties such as "zero for a
 single rank" hold for 0.0), a lookup table of the public worked examples, a module that answers them
 and raises elsewhere, or a fixed threshold therefore earns nothing, while a function right on most
@@ -28,7 +29,8 @@ from typing import Any, Sequence
 
 SHARES = {"example": 0.30, "hidden": 0.40, "property": 0.30}
 DIGITS = 6  # scores are rounded to micro-points so the JSON sums exactly
-MARGIN = 0.5  # of the hidden inputs an input-blind answer misses, the share a function must also match
+MIN_HIDDEN_SHARE = 0.5   # of the hidden inputs, the share a function must match
+MARGIN = 1 / 3           # of those an input-blind answer misses, the share a function must also match
 GATED_KINDS = ("example", "property")
 
 
@@ -109,9 +111,7 @@ def physics_gate(hidden_passed: bool, matched: int | None, total: int | None, co
 
 
 def needed_matches(total: int, blind: int) -> int:
-    """Matches needed of `total` hidden inputs when an input-blind answer matches `blind`: those, plus
-    MARGIN of the rest."""
-    blind = max(blind, 0)
-    if blind >= total:      # the reference gives one value on every input: no answer can show more
-        return math.ceil(MARGIN * total)
-    return math.ceil(blind + MARGIN * (total - blind))
+    """Matches needed of `total` hidden inputs when an input-blind answer matches `blind`: half of
+    them, and no fewer than the blind answer's plus MARGIN of the rest."""
+    blind = min(max(blind, 0), total)
+    return math.ceil(max(MIN_HIDDEN_SHARE * total, blind + MARGIN * (total - blind)) - 1e-9)

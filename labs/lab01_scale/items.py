@@ -82,22 +82,29 @@ _CHEAPEST_KW = dict(n_gpus=FLEET_GPUS, years=YEARS, usd_per_gpu_hour=USD_PER_GPU
 
 
 def _cheapest_domain():
-    # A fleet and its prices, then a utilization near one of that fleet's own decision points (the
-    # reserved/on-demand tie at 1 - discount, or the on-prem breakeven), so the utilization alone tells
+    # A fleet and its prices, then a utilization within 20 % of one of that fleet's own decision points
+    # (the reserved/on-demand tie at 1 - discount, the on-prem breakeven against on-demand, on-prem
+    # meeting reserved), where a cost slightly off changes the answer, and the utilization alone tells
     # little (the points move with every price): no fixed threshold does much better than the most
     # common answer. Anchor: an exact tie of on-demand and reserved (U = 1 - discount, values exact in
     # binary), which goes to on-demand, the first in the tie-break order.
+    # plants where energy is a real share of the cost (a cost model that gets energy wrong shows)
+    plant = dict(_PLANT_DOMAIN, capex_per_gpu=decades(3, 5), usd_per_kwh=decades(-1.5, 0), watts_per_gpu=_f(300, 2_500))
     fleet = st.fixed_dictionaries(dict(n_gpus=_GPUS, years=_f(0.5, 8), usd_per_gpu_hour=decades(-0.3, 1),
-                                       reserved_discount=_f(0, 0.7), **_PLANT_DOMAIN))
+                                       reserved_discount=_f(0, 0.7), **plant))
 
     def near(d):
-        tie = 1 - d["reserved_discount"]
         plant = {k: d[k] for k in _PLANT_DOMAIN}
-        breakeven = ref.breakeven_utilization(d["years"], d["usd_per_gpu_hour"], **plant)
-        points = [p for p in (tie, breakeven) if 0.02 < p < 1]
+        # on-prem's cost is affine in U: where it meets reserved's (which U does not change)
+        at = lambda u: ref.on_prem_cost(1, d["years"], utilization=u, **plant)  # noqa: E731
+        reserved = ref.reserved_cost(1, d["years"], d["usd_per_gpu_hour"], d["reserved_discount"])
+        slope = at(1.0) - at(0.0)
+        points = [1 - d["reserved_discount"], ref.breakeven_utilization(d["years"], d["usd_per_gpu_hour"], **plant),
+                  (reserved - at(0.0)) / slope if slope > 0 else math.inf]
+        points = [p for p in points if 0.02 < p < 1]
         if not points:
             return _f(0.02, 1).map(lambda u: {**d, "utilization": u})
-        return st.tuples(st.sampled_from(points), _f(-0.15, 0.15)).map(
+        return st.tuples(st.sampled_from(points), _f(-0.08, 0.08)).map(
             lambda pu: {**d, "utilization": min(1.0, max(0.02, pu[0] * 10 ** pu[1]))})
     tie = dict(n_gpus=1, years=1.0, utilization=0.75, usd_per_gpu_hour=2.0, reserved_discount=0.25,
                capex_per_gpu=1e6, watts_per_gpu=700.0, pue=1.25, usd_per_kwh=0.125, staff_usd_per_gpu_year=0.0,
