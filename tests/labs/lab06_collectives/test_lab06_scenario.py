@@ -27,8 +27,10 @@ def test_act2_key_names_the_pick_for_each_workload():
 
 def test_failure_state_is_reached_by_the_gradients_only():
     fractions = [numbers["fraction"] for *_, numbers in S.ACT2]
-    assert fractions[0] > S.FAILURE_FRACTION and fractions[1] > S.FAILURE_FRACTION
-    assert fractions[2] < S.FAILURE_FRACTION
+    # the failure state is communication above half the step (docs/physics.md), written out: compared
+    # with S.FAILURE_FRACTION itself these hold whatever that constant becomes between the fractions
+    assert fractions[0] > 0.5 and fractions[1] > 0.5
+    assert fractions[2] < 0.5
 
 
 def test_story_numbers_are_rendered():
