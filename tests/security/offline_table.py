@@ -45,7 +45,7 @@ def _key(kwargs: dict) -> str:
     return json.dumps(sorted(kwargs.items()))
 
 
-def predicted_calls(assignment, release_dir: Path, student_id: str, seed=seed_for,
+def predicted_calls(assignment, release_dir: Path, student_id: str, seed_of=seed_for,
                     insider: bool = False) -> dict[str, list[dict]]:
     """function name -> every call the attacker predicts the grader makes under `student_id`. The
     attacker tries every strategy the released _properties.py ships on every check; an `insider`
@@ -63,7 +63,7 @@ def predicted_calls(assignment, release_dir: Path, student_id: str, seed=seed_fo
         for check, strategies, recorded in checks:
             for strategy in strategies:
                 try:
-                    drawn = sample_inputs(strategy, seed(assignment.id, student_id, item.name, check), CHECK_EXAMPLES,
+                    drawn = sample_inputs(strategy, seed_of(assignment.id, student_id, item.name, check), CHECK_EXAMPLES,
                                           edges=check == "hidden")     # as the engine draws them
                 except Exception:
                     continue
@@ -89,10 +89,10 @@ def _recorded(check, drawn, reference) -> list[dict]:
     return made
 
 
-def table_module(assignment, release_dir: Path, student_id: str, seed=seed_for, insider: bool = False) -> str:
+def table_module(assignment, release_dir: Path, student_id: str, seed_of=seed_for, insider: bool = False) -> str:
     """The module handed in: per function a table of predicted calls -> the right value; no formula."""
     lines = ["import json", "", "def _key(kwargs):", "    return json.dumps(sorted(kwargs.items()))", ""]
-    for name, wanted in predicted_calls(assignment, release_dir, student_id, seed, insider).items():
+    for name, wanted in predicted_calls(assignment, release_dir, student_id, seed_of, insider).items():
         reference = getattr(assignment.reference, name)
         table = {}
         for kwargs in wanted:

@@ -198,3 +198,17 @@ def test_scalelabs_secret_makes_one_only_once_and_shows_its_fingerprint(tmp_path
     assert secret_module.read_secret(path) == first          # never replaced
     shown = attack.run("secret", "--course", course, env=env)
     assert shown.returncode == 0 and first.fingerprint in shown.stdout and first.key.hex() not in shown.stdout
+
+
+def test_the_leak_scan_finds_the_course_secret(tmp_path):
+    """The course's secret (here the tests' one, which the grader loads) in any file scanned is a leak."""
+    from autograder.build import leakscan
+    key = secret_module.load_secret().key.hex()
+    clean, leaky = tmp_path / "clean", tmp_path / "leaky"
+    for folder in (clean, leaky):
+        folder.mkdir()
+        (folder / "notes.md").write_text("seed = 42\n")
+    (leaky / "config.json").write_text('{"seed": "%s"}' % key.upper())
+    lab = load(LAB)
+    assert leakscan.scan([clean], [lab]) == []
+    assert [p for p in leakscan.scan([leaky], [lab]) if "course secret" in p] == [f"{leaky / 'config.json'}: course secret: the course secret's hex digits"]
