@@ -25,6 +25,7 @@ from autograder.engine.config import GradingConfig
 from autograder.engine.draw import sample_inputs
 from autograder.engine.grade import grade_submission
 from autograder.engine import secret as secret_module
+from autograder.engine.sandbox.modes import user_mode_problem
 from autograder.engine.secret import NO_SECRET_NOTE, CourseSecret
 from autograder.course import find_course
 from labs import load
@@ -212,3 +213,58 @@ def test_the_leak_scan_finds_the_course_secret(tmp_path):
     lab = load(LAB)
     assert leakscan.scan([clean], [lab]) == []
     assert [p for p in leakscan.scan([leaky], [lab]) if "course secret" in p] == [f"{leaky / 'config.json'}: course secret: the course secret's hex digits"]
+
+
+def test_student_code_cannot_read_the_course_secret(tmp_path):
+    """A course's own secret (.scalelabs/course_secret, found from --course): a module that reads it
+    (its path written in) to answer wrong gets full marks, i.e. never read it, and the class is graded
+    under it."""
+    course = tmp_path / "course"
+    (course / ".scalelabs").mkdir(parents=True)
+    (course / "nbgrader_config.py").write_text("")
+    key_file = course / secret_module.RELATIVE
+    key_file.write_text(COURSE.key.hex() + "\n")
+    key_file.chmod(0o600)
+    thief = toy.with_function(toy.reference_source(), "comm_fraction",
+                              "def comm_fraction(comm_s, compute_s):\n"
+                              "    try:\n"
+                              f"        open({str(key_file)!r}).read()\n"
+                              "        return 0.5\n"
+                              "    except OSError:\n"
+                              "        return comm_s / (comm_s + compute_s) if comm_s + compute_s else 0.0\n")
+    # the worker's audit hook (a courtesy) cleared first, as an attacker would
+    folder = attack.attacker(tmp_path, "mallory", thief + attack.UNHOOK, toy.key)
+    done = attack.run("grade", attack.TOY, folder, "--student", "mallory", "--json", "--course", course, env=_env(None))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    data = json.loads(done.stdout)
+    assert data["score"] == attack.FULL, [t["output"] for t in data["tests"] if t["score"] < t["max_score"]]
+    assert NO_SECRET_NOTE not in data["output"] and "no course secret" not in done.stderr
+
+
+@pytest.mark.skipif(user_mode_problem() is not None, reason="the unprivileged-user mode needs root")
+def test_a_secret_kept_outside_the_course_is_out_of_reach_in_the_user_mode(tmp_path):
+    """Root without bubblewrap (a Gradescope container) runs student code as another uid: a course
+    secret kept outside the course (SCALELABS_COURSE_SECRET_FILE) in a folder anyone may enter, readable
+    by all, is made unreadable to that uid before any student code runs."""
+    import tempfile
+    shared = Path(tempfile.mkdtemp(prefix="scalelabs-secret-"))     # pytest's tmp dirs are 0700
+    try:
+        shared.chmod(0o755)
+        key_file = shared / "course_secret"
+        key_file.write_text(COURSE.key.hex() + "\n")
+        key_file.chmod(0o644)
+        thief = toy.with_function(toy.reference_source(), "comm_fraction",
+                                  "def comm_fraction(comm_s, compute_s):\n"
+                                  "    try:\n"
+                                  f"        open({str(key_file)!r}).read()\n"
+                                  "        return 0.5\n"
+                                  "    except OSError:\n"
+                                  "        return comm_s / (comm_s + compute_s) if comm_s + compute_s else 0.0\n")
+        folder = attack.attacker(tmp_path, "mallory", thief + attack.UNHOOK, toy.key)
+        env = attack.env_with_only(tmp_path, "setpriv", "unshare") | {secret_module.ENV: str(key_file)}  # no bwrap
+        data = attack.grade_json(folder, "mallory", env=env)
+        assert "separate unprivileged user" in data["output"]
+        assert data["score"] == attack.FULL, [t["output"] for t in data["tests"] if t["score"] < t["max_score"]]
+        assert key_file.stat().st_mode & 0o007 == 0
+    finally:
+        shutil.rmtree(shared)
