@@ -47,19 +47,20 @@ def _key(kwargs: dict) -> str:
 
 def predicted_calls(assignment, release_dir: Path, student_id: str, seed_of=seed_for,
                     insider: bool = False) -> dict[str, list[dict]]:
-    """function name -> every call the attacker predicts the grader makes under `student_id`. The
-    attacker tries every strategy the released _properties.py ships on every check; an `insider`
-    (a control: the staff's declarations in hand) uses each check's own strategy and checks."""
+    """function name -> every call the attacker predicts the grader makes under `student_id`. On
+    every check of a function the attacker tries each strategy the released _properties.py ships for
+    that function (its public properties'); an `insider` (a control: the staff's declarations in
+    hand) uses each check's own strategy and checks."""
     properties = released_properties(release_dir)
-    shipped = list({id(p["strategy"]): p["strategy"] for p in properties}.values())
     calls: dict[str, list[dict]] = {}
     for item in assignment.functions:
         wanted = [dict(ex.kwargs) for ex in item.examples]
         if insider:
             checks = [("hidden", [item.domain], [])] + [(p.name, [p.strategy], [p.check]) for p in item.properties]
         else:   # hidden property names: from any feedback page
-            public = [p["check"] for p in properties if p["item"] == item.name]
-            checks = [(name, shipped, public) for name in ["hidden"] + [p.name for p in item.properties]]
+            own = [p for p in properties if p["item"] == item.name]
+            shipped = list({id(p["strategy"]): p["strategy"] for p in own}.values())
+            checks = [(name, shipped, [p["check"] for p in own]) for name in ["hidden"] + [p.name for p in item.properties]]
         for check, strategies, recorded in checks:
             for strategy in strategies:
                 try:

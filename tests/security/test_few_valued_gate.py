@@ -4,7 +4,7 @@ only by doing clearly better on the hidden inputs than any answer that ignores t
 
 The attacker here is stronger than the issue's (a fixed 3 MB threshold, ignoring n, alpha and the
 bandwidth: half its points for every student id): the best fixed threshold on one argument (or the
-most common answer), fitted offline to 600 inputs drawn from the hidden domain itself, with the
+most common answer), fitted offline to 400 inputs drawn from the hidden domain itself, with the
 worked examples answered from a table. Under every student id it earns nothing of those items, while
 the reference earns all and a function wrong only on exact ties keeps its examples and properties.
 """
@@ -25,7 +25,7 @@ from test_predictable_inputs import RELEASE, handed_in
 
 SECRET = CourseSecret(bytes.fromhex("feedface" * 8))
 CONFIG = GradingConfig(call_timeout_s=2.0, property_examples=5)
-STUDENTS = ("s01", "s02", "s03")
+STUDENTS = ("s01", "s02")
 # every graded function whose answer takes few values, by lab (test_every_few_valued_function_is_listed)
 FEW_VALUED = {
     "lab01_scale": ["cheapest_option"],
@@ -37,7 +37,7 @@ FEW_VALUED = {
 FEW = 20    # distinct reference values over a few hundred hidden inputs: "few" (a count of links: 0..16)
 
 
-def _reference_values(assignment, item, count=600, seed=424242):
+def _reference_values(assignment, item, count=400, seed=424242):
     reference = getattr(assignment.reference, item.name)
     pairs = []
     for kwargs in sample_inputs(item.domain, seed, count, edges=True):
@@ -68,10 +68,12 @@ def best_blind_rule(pairs) -> tuple:
     columns = {f for kw, _ in pairs for f in _features(kw)}
     for feature in sorted(columns, key=str):
         rows = sorted((_features(kw).get(feature, float("-inf")), repr(a)) for kw, a in pairs)
+        low, high = Counter(), Counter(a for _, a in rows)
         for cut in range(1, len(rows)):
+            low[rows[cut - 1][1]] += 1
+            high[rows[cut - 1][1]] -= 1
             if rows[cut - 1][0] == rows[cut][0]:
                 continue
-            low, high = Counter(a for _, a in rows[:cut]), Counter(a for _, a in rows[cut:])
             (a_low, n_low), (a_high, n_high) = low.most_common(1)[0], high.most_common(1)[0]
             if n_low + n_high > best:
                 best, rule = n_low + n_high, (feature, rows[cut - 1][0], a_low, a_high)
@@ -151,7 +153,7 @@ def test_the_issues_3_mb_threshold_earns_nothing_and_a_tie_slip_keeps_the_rest(t
                 "    tree = tree_allreduce_time(message_bytes, n, alpha_s, bandwidth)\n"
                 "    return 'ring' if ring < tree else 'tree'\n")
     fixed = handed_in(tmp_path, "threshold", _solved(full) + threshold, full.module)
-    for student in STUDENTS + ("s04", "s05", "s06"):
+    for student in STUDENTS + ("s03", "s04", "s05", "s06"):
         assert _scores(assignment, fixed, student)["best_allreduce_algorithm"][0] == 0, student
     slip = grade_submission(assignment, handed_in(tmp_path, "tie", _solved(full) + tie_slip, full.module), "s01",
                             config=CONFIG, secret=SECRET)

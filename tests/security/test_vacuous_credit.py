@@ -2,8 +2,7 @@
 function points (scoring.physics_gate), whatever they answer or raise on the hidden inputs: a
 constant; a lookup table of the public worked examples (the first example's value elsewhere); the
 worked examples answered and anything else raising ValueError, NotImplementedError or a
-RecursionError, killing the worker, returning None or NaN; an echo of the first argument; the
-worked examples answered and every other call answered with its first argument. Their share of
+RecursionError, killing the worker, returning None or NaN, or echoing its first argument. Their share of
 the hidden inputs counts every input drawn, answered or not (scoring.physics_gate). Modules are
 built from the declarations' examples, as an attacker reading the released notebook would."""
 import inspect
@@ -52,8 +51,7 @@ KINDS = {"constant": constant_module,
          "examples, else the worker dies": lambda a: lookup_module(a, "os._exit(3)"),
          "examples, else None": lambda a: lookup_module(a, "return None"),
          "examples, else NaN": lambda a: lookup_module(a, "return math.nan"),
-         "examples, else an echo": lambda a: lookup_module(a, "return {first}"),
-         "echo": lambda a: lookup_module(a, "return {first}").replace("    if key in", "    if False and key in")}
+         "examples, else an echo": lambda a: lookup_module(a, "return {first}")}
 # a worker killed on every hidden input costs a restart per item (6 s a lab): one lab shows it
 ONE_LAB_ONLY = {"examples, else the worker dies": "lab06_collectives"}
 # kinds that answer some worked example right, which is shown with why it earns nothing
