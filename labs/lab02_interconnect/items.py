@@ -20,8 +20,6 @@ from labs.lab02_interconnect.scenario import (ACT1_COMM_S, ACT1_LINKS, ACT1_STEP
                                               act2_speedup)
 from reference import interconnect as ref
 
-_f = public._f  # floats without subnormals
-
 
 # --- graded functions -----------------------------------------------------------------------------
 _public = partial(public_properties, public.PROPERTIES)

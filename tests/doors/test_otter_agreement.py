@@ -52,7 +52,8 @@ def otter_results(autograder_zip, submissions, tmp_path_factory):
 @pytest.fixture(scope="module")
 def anonymous_engine_scores(submissions, assignment):
     """`otter run` has no submission metadata, so the plugin grades as student "anonymous"."""
-    return {s: grade_submission(assignment, folder, "anonymous") for s, folder in submissions.items()}
+    return {s: grade_submission(assignment, folder, "anonymous", secret=load_secret())
+            for s, folder in submissions.items()}
 
 
 def test_zip_layout(autograder_zip, assignment):

@@ -15,6 +15,7 @@ from nbgrader.api import Gradebook
 from autograder.classroom import samples
 from autograder.doors import otter as otter_door
 from autograder.engine.grade import grade_submission
+from autograder.engine.secret import load_secret   # the course's, which every door grades under
 from labs import load
 
 from door_helpers import BIN, REPO, env, run
@@ -56,7 +57,7 @@ def test_native_grade_counts_the_first_answer(course, lab):
     q = lab.question(QID)
     wrong = samples.wrong_letter(q.options, q.key)
     for student in ("early", "late"):
-        result = grade_submission(lab, course / "submitted" / student / LAB, student)
+        result = grade_submission(lab, course / "submitted" / student / LAB, student, secret=load_secret())
         assert result.item_scores()[QID][0] == _expected(lab, student)
         test = next(t for t in result.tests if t.item == QID)
         first, now = (q.key, wrong) if student == "early" else (wrong, q.key)
@@ -71,7 +72,8 @@ def test_nbgrader_autograde_counts_the_first_answer(course, lab):
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="scalelabs") as gb:
         for student in ("early", "late"):
             grades = {g.name: g.auto_score for g in gb.find_submission_notebook(LAB, LAB, student).grades}
-            engine = grade_submission(lab, course / "submitted" / student / LAB, student).item_scores()
+            engine = grade_submission(lab, course / "submitted" / student / LAB, student,
+                                      secret=load_secret()).item_scores()
             assert grades[QID] == pytest.approx(_expected(lab, student))
             assert grades == pytest.approx({item: s for item, (s, _) in engine.items()}, abs=1e-6)
     page = (course / "feedback" / "early" / LAB / f"{LAB}.html").read_text()
@@ -90,7 +92,8 @@ def test_otter_run_counts_the_first_answer(course, lab, tmp_path):
         tests = {t["name"]: t for t in json.loads((out / "results.json").read_text())["tests"] if "score" in t}
         assert tests[QID]["score"] == pytest.approx(_expected(lab, student))
         assert f"you changed {QID} from" in tests[QID]["output"]   # failed (late) or passed (early) alike
-        engine = grade_submission(lab, course / "submitted" / student / LAB, "anonymous").item_scores()
+        engine = grade_submission(lab, course / "submitted" / student / LAB, "anonymous",
+                                      secret=load_secret()).item_scores()
         assert {n: t["score"] for n, t in tests.items()} == pytest.approx({i: s for i, (s, _) in engine.items()}, abs=1e-4)
 
 

@@ -115,7 +115,8 @@ WRONG_AT_EDGE = [   # (lab, function, the student's slip: a body wrong only ther
     ("lab06_collectives", "ring_allreduce_time", "    if n == 2:\n        return 2 * (alpha_s + message_bytes / bandwidth)\n"),
     ("lab06_collectives", "tree_allreduce_time", "    if n == 3:\n        return 2 * (alpha_s + message_bytes / bandwidth)\n"),
     ("lab05_parallelism", "pipeline_bubble_fraction", "    if p == 2:\n        return 1 / (m + 1) / v\n"),
-    ("lab01_scale", "on_demand_cost", "    if utilization == 1:\n        return n_gpus * years * 8760 * usd_per_gpu_hour * 0.9\n"),
+    ("lab01_scale", "on_demand_cost",
+     "    if utilization == 1:\n        return n_gpus * years * 8760 * usd_per_gpu_hour * 0.9\n"),
 ]
 
 

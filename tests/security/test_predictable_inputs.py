@@ -220,7 +220,8 @@ def test_the_leak_scan_finds_the_course_secret(tmp_path):
     (leaky / "config.json").write_text('{"seed": "%s"}' % key.upper())
     lab = load(LAB)
     assert leakscan.scan([clean], [lab]) == []
-    assert [p for p in leakscan.scan([leaky], [lab]) if "course secret" in p] == [f"{leaky / 'config.json'}: course secret: the course secret's hex digits"]
+    found = [p for p in leakscan.scan([leaky], [lab]) if "course secret" in p]
+    assert found == [f"{leaky / 'config.json'}: course secret: the course secret's hex digits"]
 
 
 def test_student_code_cannot_read_the_course_secret(tmp_path):
