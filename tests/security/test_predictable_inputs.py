@@ -224,6 +224,18 @@ def test_the_leak_scan_finds_the_course_secret(tmp_path):
     assert found == [f"{leaky / 'config.json'}: course secret: the course secret's hex digits"]
 
 
+def _thief(key_file: Path) -> str:
+    """The toy's module whose comm_fraction answers wrong (0.5) when it can read `key_file`, right
+    when it cannot; the worker's audit hook (a courtesy) cleared first, as an attacker would."""
+    return toy.with_function(toy.reference_source(), "comm_fraction",
+                             "def comm_fraction(comm_s, compute_s):\n"
+                             "    try:\n"
+                             f"        open({str(key_file)!r}).read()\n"
+                             "        return 0.5\n"
+                             "    except OSError:\n"
+                             "        return comm_s / (comm_s + compute_s) if comm_s + compute_s else 0.0\n") + attack.UNHOOK
+
+
 def test_student_code_cannot_read_the_course_secret(tmp_path):
     """A course's own secret (.scalelabs/course_secret, found from --course): a module that reads it
     (its path written in) to answer wrong gets full marks, i.e. never read it, and the class is graded
@@ -234,15 +246,7 @@ def test_student_code_cannot_read_the_course_secret(tmp_path):
     key_file = course / secret_module.RELATIVE
     key_file.write_text(COURSE.key.hex() + "\n")
     key_file.chmod(0o600)
-    thief = toy.with_function(toy.reference_source(), "comm_fraction",
-                              "def comm_fraction(comm_s, compute_s):\n"
-                              "    try:\n"
-                              f"        open({str(key_file)!r}).read()\n"
-                              "        return 0.5\n"
-                              "    except OSError:\n"
-                              "        return comm_s / (comm_s + compute_s) if comm_s + compute_s else 0.0\n")
-    # the worker's audit hook (a courtesy) cleared first, as an attacker would
-    folder = attack.attacker(tmp_path, "mallory", thief + attack.UNHOOK, toy.key)
+    folder = attack.attacker(tmp_path, "mallory", _thief(key_file), toy.key)
     done = attack.run("grade", attack.TOY, folder, "--student", "mallory", "--json", "--course", course, env=_env(None))
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
     data = json.loads(done.stdout)
@@ -262,14 +266,7 @@ def test_a_secret_kept_outside_the_course_is_out_of_reach_in_the_user_mode(tmp_p
         key_file = shared / "course_secret"
         key_file.write_text(COURSE.key.hex() + "\n")
         key_file.chmod(0o644)
-        thief = toy.with_function(toy.reference_source(), "comm_fraction",
-                                  "def comm_fraction(comm_s, compute_s):\n"
-                                  "    try:\n"
-                                  f"        open({str(key_file)!r}).read()\n"
-                                  "        return 0.5\n"
-                                  "    except OSError:\n"
-                                  "        return comm_s / (comm_s + compute_s) if comm_s + compute_s else 0.0\n")
-        folder = attack.attacker(tmp_path, "mallory", thief + attack.UNHOOK, toy.key)
+        folder = attack.attacker(tmp_path, "mallory", _thief(key_file), toy.key)
         env = attack.env_with_only(tmp_path, "setpriv", "unshare") | {secret_module.ENV: str(key_file)}  # no bwrap
         data = attack.grade_json(folder, "mallory", env=env)
         assert "separate unprivileged user" in data["output"]
