@@ -19,6 +19,8 @@
   it knows, drops the rest (and duplicates) and adds a missing grade cell back, so no edited flag,
   version, cell type or grade_id, nor a deleted grade cell, stops the class's run or leaves a student
   (or an item) ungraded.
+* `nbgrader export` writes its CSV through `SafeCsvExport`: quoted, and no cell (an id, a name)
+  that a spreadsheet would run as a formula.
 * ClearSolutions is off: source notebooks hold no solutions at all (keys and reference code live
   only in autograder/ and reference/), and it would replace the answer cells `<qid> = None`.
 * A failure while this file loads stops nbgrader: traitlets catches any Exception a config file
@@ -38,6 +40,7 @@ try:
 
     from autograder.engine.config import COURSE_ID
     from autograder.doors.nbgrader import EngineScores, InertMarkup, InertOutputs, SubmittedMetadata
+    from autograder.doors.nbgrader_export import SafeCsvExport
     from labs import all_assignments
 
     c.CourseDirectory.course_id = COURSE_ID
@@ -52,6 +55,7 @@ try:
     c.IgnorePattern.enabled = True
     c.IgnorePattern.pattern = r"(?s).*"
     c.ClearSolutions.enabled = False
+    c.ExportApp.plugin_class = SafeCsvExport   # quoted CSV, no cell a spreadsheet would run
 except Exception as error:  # noqa: BLE001  (whatever it is, nbgrader must not go on with its defaults)
     where = traceback.extract_tb(error.__traceback__)[-1]
     raise SystemExit(

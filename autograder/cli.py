@@ -1,9 +1,11 @@
 """`scalelabs`: the command line (typer + rich).
 
     scalelabs grade ASSIGNMENT SUBMISSION_DIR [--student ID] [--json] [--allow-unsandboxed]
-    scalelabs grade-batch ASSIGNMENT SUBMISSIONS_ROOT --jobs N [--out DIR] [--db URL] [--allow-unsandboxed]
+    scalelabs grade-batch ASSIGNMENT SUBMISSIONS_ROOT --jobs N [--out DIR] [--db URL] [--student ID ...] [--force]
+    scalelabs forget ASSIGNMENT STUDENT ... [--out DIR] [--db URL]
     scalelabs report ASSIGNMENT [GRADES_DIR]
     scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check | secret [--create]
+    scalelabs lint [LAB ...] | new-lab LAB_ID --module NAME | docs [--check]   (lab authors)
 
 ASSIGNMENT is a lab id (labs/) or `package.module:NAME` of an Assignment. Bad arguments
 print one line naming what is wrong and exit 2, without a traceback; so does grading where no sandbox
@@ -100,24 +102,43 @@ def _folder(path: Path, what: str) -> Path:
     return path
 
 
+STUDENT_HELP = ("student id: seeds the hidden inputs, so it must be the id every door gives this student "
+                "(nbgrader id, folder name, Gradescope sid or email; docs/tas.md)")
+
+
 @app.command()
 def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
           submission_dir: Path = typer.Argument(..., help="a folder shaped like release/ASSIGNMENT/"),
-          student: str = typer.Option("anonymous", "--student", help="student id (seeds the hidden inputs)"),
+          student: Optional[str] = typer.Option(None, "--student", help=STUDENT_HELP + "; read from nbgrader's "
+                                                "submitted/ID/ or a Gradescope export when not given"),
           as_json: bool = typer.Option(False, "--json", help="print Gradescope results.json"),
           allow_unsandboxed: bool = typer.Option(False, "--allow-unsandboxed", help=UNSANDBOXED_HELP),
           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Grade one submission (the course's scalelabs.toml applies when there is a course)."""
     from dataclasses import replace
 
-    from autograder.classroom.batch import submission_folder
+    from rich.markup import escape
+
+    from autograder.classroom.identity import id_problem, layout_student
+    from autograder.classroom.roster import submission_folder
     from autograder.engine.config import load_config
     from autograder.engine.grade import grade_submission
     from autograder.engine.sandbox import SandboxUnavailable
 
     spec = _assignment(assignment)
+    given = _folder(submission_dir, "submission folder").resolve()
     # nbgrader's submitted/<student>/ holds the lab one folder down: grade it, not an empty top folder
-    submission_dir = submission_folder(_folder(submission_dir, "submission folder").resolve(), spec)
+    submission_dir = submission_folder(given, spec)
+    from_layout = layout_student(submission_dir, spec.id)
+    if student is None and from_layout is None:
+        fail(f"which student is {given}? pass --student ID: the id seeds the hidden inputs, so it must be the one "
+             "every door gives this student (nbgrader id, folder name, Gradescope sid or email)")
+    if student is not None and from_layout is not None and student != from_layout:
+        fail(f"--student {student}, but {given} is {from_layout}'s submission by its layout: drop --student, or pass "
+             f"--student {from_layout}")
+    student = student or from_layout
+    if why := id_problem(student, "--student"):
+        fail(why)
     _course(course, required=False)
     config = load_config()
     config = replace(config, allow_unsandboxed=allow_unsandboxed or config.allow_unsandboxed)
@@ -137,24 +158,34 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
         table.add_row(t.name, f"[{style}]{t.score:.2f}/{t.max_score:.2f}[/]", t.output)
     out.print(table)
     out.print(f"[bold]total {result.score:.2f} / {result.max_score:.2f}[/]  ({result.output})", highlight=False)
+    for line in result.attention:
+        err.print(f"[yellow]needs attention:[/] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 @app.command("grade-batch")
 def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
                 submissions_root: Path = typer.Argument(..., help="one subfolder per student, each shaped like "
-                                                        "release/ASSIGNMENT/ (nbgrader's submitted/ works as it is)"),
+                                                        "release/ASSIGNMENT/ (nbgrader's submitted/ and a Gradescope "
+                                                        "export work as they are)"),
                 jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="grading processes (1: grade in this process)"),
                 out_dir: Optional[Path] = typer.Option(None, "--out", help="default: grades/ASSIGNMENT"),
                 db: Optional[str] = typer.Option(None, "--db", help="gradebook URL, e.g. sqlite:///gradebook.db "
-                                                     "(default: OUT/gradebook.db)"),
+                                                     "(default: the course's gradebook.db when grading into the "
+                                                     "course's grades/, else OUT/gradebook.db)"),
+                only: Optional[List[str]] = typer.Option(None, "--student", help="grade only this student "
+                                                         "(repeat for more)"),
+                force: bool = typer.Option(False, "--force", help="regrade every student, even unchanged ones"),
                 allow_unsandboxed: bool = typer.Option(False, "--allow-unsandboxed", help=UNSANDBOXED_HELP),
                 course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
-    """Grade a class in parallel; writes results, feedback pages, a CSV and the gradebook (default:
-    grades/ASSIGNMENT in the course, or here when there is no course). Resumable: after Ctrl-C or a crash
-    run the same command again (graded students are skipped, changed ones regraded)."""
-    from autograder.classroom.batch import OutputFolderError, misplaced_class
+    """Grade a class in parallel; writes results, feedback pages, the gradebook (the grade of record)
+    and grades.csv (default: grades/ASSIGNMENT in the course, or here when there is no course).
+    Resumable: after Ctrl-C or a crash run the same command again (graded students are skipped, those
+    whose files or grader changed regraded). Exit status 1 when a student needs a person."""
+    from autograder.classroom.batch import OutputFolderError
     from autograder.classroom.gradebook import GradebookUnavailable
     from autograder.classroom.progress import grade_batch_with_progress
+    from autograder.classroom.record import default_gradebook
+    from autograder.classroom.roster import NotAClass, class_roster
     from autograder.engine.sandbox import SandboxUnavailable
 
     spec = _assignment(assignment)
@@ -164,14 +195,18 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     submissions_root = _folder(submissions_root, "submissions root").resolve()
     out_dir = out_dir.resolve() if out_dir else None
     root = _course(course, required=False)
-    if why := misplaced_class(submissions_root, spec):
-        fail(why)
+    try:   # asked here too, so that a wrong folder is one line before the progress bar shows
+        class_roster(submissions_root, spec, tuple(only or ()))
+    except NotAClass as exc:
+        fail(str(exc))
     target = out_dir or _grades_dir(root, spec.id)
     _course_secret()    # the grading processes load it the same way
+    # the course's record unless told otherwise (--db, or an --out of its own)
+    db = db or (default_gradebook(root, target) if target == _grades_dir(root, spec.id) else None)
     try:
         summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err,
-                                            allow_unsandboxed=allow_unsandboxed)
-    except (SandboxUnavailable, OutputFolderError) as exc:
+                                            allow_unsandboxed=allow_unsandboxed, only=tuple(only or ()), force=force)
+    except (SandboxUnavailable, OutputFolderError, NotAClass) as exc:
         fail(str(exc))
     except GradebookUnavailable as exc:
         fail(f"{exc}. Every student's results and the class CSV are in {target}: rerun with a working --db "
@@ -180,14 +215,64 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
         fail(f"interrupted: every student graded so far is kept in {target / 'results'}; run the same command "
              "again to grade the rest (graded students are skipped; the CSV and the gradebook are written when "
              "a run finishes)", code=130)
-    out.print(f"graded {len(summary.graded)}, skipped {len(summary.skipped)} already graded, "
-              f"failed {len(summary.failed)}", highlight=False)
+    from rich.markup import escape   # reasons quote student text (an exception's message)
+
+    done = len(summary.graded) + len(summary.regraded)
+    out.print(f"graded {done}, skipped {len(summary.skipped)} already graded, failed {len(summary.failed)}",
+              highlight=False, soft_wrap=True)
+    for why, who in summary.regrade_reasons().items():
+        shown = f" ({', '.join(who)})" if len(who) <= 5 else ""
+        out.print(f"regraded {len(who)}: {escape(why)}{shown}", highlight=False, soft_wrap=True)
+    if summary.rewritten:
+        out.print(f"feedback pages made whole again from their results: {', '.join(summary.rewritten)}", highlight=False, soft_wrap=True)
     for student, why in summary.failed.items():
-        err.print(f"[red]{student}[/]: grader error {why}", highlight=False)
-    out.print(f"results and feedback: {summary.out_dir}\nclass CSV: {summary.csv_path}\ngradebook: {summary.db_url}",
-              highlight=False)
-    if summary.failed:
+        err.print(f"[red]{student}[/]: grader error {escape(why)}", highlight=False, soft_wrap=True)
+    for student, lines in summary.attention.items():
+        for line in lines:
+            out.print(f"[yellow]{student}[/]: {escape(line)}", highlight=False, soft_wrap=True)
+    out.print(f"results and feedback: {summary.out_dir}\nclass CSV: {summary.csv_path} (the lab's record: "
+              f"{summary.record} students)\ngradebook (the grade of record): {summary.db_url}", highlight=False, soft_wrap=True)
+    needs = summary.needs_attention
+    out.print(f"needs attention: {len(needs)}" + (f" ({', '.join(needs[:10])}{', ...' if len(needs) > 10 else ''})"
+                                                   if needs else ""), highlight=False, soft_wrap=True)
+    if needs:
         raise typer.Exit(1)
+
+
+@app.command()
+def forget(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
+           students: List[str] = typer.Argument(..., help="student ids to remove from the lab's record"),
+           grades_dir: Optional[Path] = typer.Option(None, "--out", help="what grade-batch wrote (default: grades/ASSIGNMENT)"),
+           db: Optional[str] = typer.Option(None, "--db", help="the gradebook (default: the one grade-batch wrote)"),
+           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Remove students from a lab's record: their results, feedback pages and gradebook rows (a student
+    graded by mistake, e.g. a folder that was not a student); grades.csv is rebuilt."""
+    from autograder.classroom.batch import all_results
+    from autograder.classroom.feedback import write_atomic
+    from autograder.classroom.gradebook import GradebookUnavailable, read_record
+    from autograder.classroom.record import default_gradebook, forget as forget_student, grades_csv, read_pointer, record_rows
+
+    spec = _assignment(assignment)
+    grades_dir = grades_dir.resolve() if grades_dir else None
+    root = _course(course, required=False)
+    target = grades_dir or _grades_dir(root, spec.id)
+    db = db or read_pointer(target) or default_gradebook(root if target == _grades_dir(root, spec.id) else None, target)
+    if db.startswith("sqlite:///") and not Path(db[len("sqlite:///"):]).is_file():
+        db = None   # no gradebook was ever written there: nothing of theirs in one
+    try:
+        for student in students:
+            removed = forget_student(spec, student, target, db)
+            if removed:
+                out.print(f"forgot {student}: removed " + "; ".join(removed), highlight=False, soft_wrap=True)
+            else:
+                err.print(f"{student}: nothing of theirs in {target} or the gradebook", highlight=False, soft_wrap=True)
+        results = all_results(target, spec.id)
+        book = read_record(db, spec.id) if db else None
+    except GradebookUnavailable as exc:
+        fail(str(exc))
+    if (target / "grades.csv").exists() or results:
+        write_atomic(target / "grades.csv", grades_csv(spec, record_rows(spec, results, book)))
+        out.print(f"class CSV rebuilt: {target / 'grades.csv'}", highlight=False, soft_wrap=True)
 
 
 def _grades_dir(root: Optional[Path], assignment_id: str) -> Path:
@@ -290,6 +375,68 @@ def check(folder: Path = typer.Argument(Path("."), help="a released assignment f
     import pytest
 
     raise typer.Exit(pytest.main(["-q", "-p", "no:cacheprovider", str(folder)]))
+
+
+@app.command()
+def lint(labs: Optional[List[str]] = typer.Argument(None, help="lab ids; default: every lab"),
+         rule: Optional[List[str]] = typer.Option(None, "--rule", help="only these rules (repeatable)")) -> None:
+    """Check a lab's own rules in seconds (the contract, computed keys, questions, misconceptions,
+    give-aways, leaks, the sample class, import time): one line per problem, naming file, line and fix."""
+    import time
+
+    from autograder.author import lint as linting
+
+    unknown = sorted(set(rule or ()) - set(linting.RULES))
+    if unknown:
+        fail(f"unknown rule {', '.join(unknown)}; rules: {', '.join(linting.RULES)}")
+    found = 0
+    for lab_id in labs or linting.lab_ids():
+        start = time.perf_counter()
+        problems, _ = linting.lint(lab_id, rule)
+        for problem in problems:
+            out.print(str(problem), highlight=False, soft_wrap=True)
+        found += len(problems)
+        out.print(f"{lab_id}: {len(problems)} problem(s), {time.perf_counter() - start:.1f} s", highlight=False)
+    if found:
+        raise typer.Exit(1)
+
+
+@app.command("new-lab")
+def new_lab(lab_id: str = typer.Argument(..., help="lab<NN>_<topic>, e.g. lab07_fault_tolerance"),
+            module: str = typer.Option(..., "--module", help="the module students edit, e.g. fault_tolerance"),
+            title: Optional[str] = typer.Option(None, "--title", help="the lab's title (default: from the id)"),
+            source_lab: Optional[str] = typer.Option(None, "--source-lab",
+                                                     help="'Vol II Lab NN, Title: where it is published'"),
+            summary: Optional[str] = typer.Option(None, "--summary", help="what students build, one line")) -> None:
+    """Write a new lab's skeleton (reference module, lab folder, its tests) that releases, grades its
+    sample class and passes lint as generated, and add it to the generated docs."""
+    from autograder.author.docs import REPO
+    from autograder.author.scaffold import ScaffoldError, new_lab as scaffold
+
+    try:
+        written = scaffold(lab_id, module, title=title, source_lab=source_lab, summary=summary)
+    except ScaffoldError as exc:
+        fail(str(exc))
+    for path in written:
+        out.print(f"wrote {path.relative_to(REPO)}", highlight=False)
+    out.print(f"next: scalelabs lint {lab_id}; scalelabs release {lab_id}; pytest tests/labs -k {lab_id} "
+              "(docs/adding-a-lab.md walks every file)", highlight=False)
+
+
+@app.command()
+def docs(check_only: bool = typer.Option(False, "--check", help="only say which pages are stale (exit 1 if any)")) -> None:
+    """Regenerate what README.md, docs/physics.md, docs/errata/README.md, docs/instruments.md and
+    docs/measurements.md say about each lab, from the labs' own files (run it after adding or changing a lab)."""
+    from autograder.author import docs as generated
+
+    try:
+        pages = generated.stale() if check_only else generated.write()
+    except generated.DocsError as exc:
+        fail(str(exc))
+    for page in pages:
+        out.print(f"{'stale' if check_only else 'wrote'} {page.relative_to(generated.REPO)}", highlight=False)
+    if check_only and pages:
+        raise typer.Exit(1)
 
 
 def main() -> None:

@@ -207,7 +207,8 @@ def main() -> int:
             start = time.perf_counter()
             grade_submission(assignment, folder, f"run{i}")
             in_process.append(time.perf_counter() - start)
-        single = medians([sys.executable, "-m", "autograder.cli", "grade", LAB, folder, "--json"], ROOT, args.runs)
+        single = medians([sys.executable, "-m", "autograder.cli", "grade", LAB, folder, "--json", "--student", "s1"], ROOT,
+                         args.runs)
         public = medians([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], folder, args.runs)
         native_correct = json.loads((work / "native1" / "results" / f"{correct}.json").read_text())
     finally:

@@ -86,13 +86,19 @@ def tracked_files() -> list[str]:
     return [f for f in out.decode().split("\0") if f]
 
 
+MANIFEST = ".tracked-files"   # = tests/repo_copy.py's: the copy's list of tracked files (it has no .git)
+
+
 def copy_tree(dest: Path) -> None:
-    for rel in tracked_files():
+    files = tracked_files()
+    for rel in files:
         src = REPO / rel
         if src.is_file():
             target = dest / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, target)
+    # the tests that copy a fresh clone (course week, install, standalone) read it instead of git
+    (dest / MANIFEST).write_text("\0".join(files), encoding="utf-8")
 
 
 def run_tests(root: Path, args: tuple[str, ...]) -> subprocess.CompletedProcess:

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple
 import jinja2
 
 from autograder.engine.spec import (Answer, Assignment, Challenge, Code, Example, FunctionGrades, FunctionItem,
-                                    Markdown, Property, Question)
+                                    Markdown, Measurements, Property, Question)
 # re-exported: a lab's questions.py takes every helper it uses from this module
 from autograder.engine.spec import Option, letters  # noqa: F401
 from labs.property_kit import number
@@ -240,14 +240,17 @@ def questions(source: str, namespace: Mapping[str, Any],
     section there, or the reverse, is an error naming both files."""
     path = Path(source).with_name("questions.md")
     prose = question_prose(path, namespace)
-    problems = []
-    if unwritten := sorted(set(declared) - set(prose)):
-        problems.append(f"no section for {unwritten}")
-    if undeclared := sorted(set(prose) - set(declared)):
-        problems.append(f"a section for undeclared {undeclared}")
-    if problems:
-        raise ValueError(f"{source} declares {sorted(declared)} and {path} writes {sorted(prose)}: "
-                         + "; ".join(problems))
+    if set(declared) != set(prose):
+        # the first mistake where it is (a section's line, or the question's line in questions.py), then both lists
+        if undeclared := sorted(set(prose) - set(declared)):
+            where = f"{path}:{read_prose(path)[undeclared[0]][0]}: a section for {undeclared}, which questions.py does not declare"
+        else:
+            unwritten = sorted(set(declared) - set(prose))
+            lines = Path(source).read_text(encoding="utf-8").splitlines() if Path(source).is_file() else []
+            line = next((n for n, text in enumerate(lines, 1) if f'"{unwritten[0]}"' in text), 1)
+            where = f"{source}:{line}: no section in questions.md for {unwritten}"
+        raise ValueError(f"{where} ({Path(source).name} declares {sorted(declared)}, questions.md writes "
+                         f"{sorted(prose)})")
     return tuple(Question(id=qid, kind=kind, points=points, prompt=prose[qid].prompt, options=options, key=key,
                           why=why, hint=prose[qid].hint)
                  for qid, (kind, points, (options, key, why)) in declared.items())
@@ -333,7 +336,8 @@ def read_notebook(path: Path, namespace: Mapping[str, Any], package: str) -> tup
     * `# %% [markdown]` cells are jinja2 templates rendered with `namespace` and FILTERS;
     * the first code cell is the setup (its imports of `package` become literal assignments);
     * a code cell with `answer="<qid>"` is where that question is asked (its source is ignored and
-      must be empty); `challenge="<cid>"` (empty) likewise places a design challenge; `grades=true` is where the function grade cells go; any other code cell is
+      must be empty); `challenge="<cid>"` (empty) likewise places a design challenge; `grades=true` is where the function grade cells go;
+      `measurements=true` (empty) is where the model-vs-measurement element goes; any other code cell is
       provided code, behind the prediction lock of `requires=[...]`, its source collapsed when it
       `requires` answers or is tagged `instrument`.
     """
@@ -356,6 +360,11 @@ def read_notebook(path: Path, namespace: Mapping[str, Any], package: str) -> tup
             cells.append(Challenge(meta["challenge"]))
         elif meta.get("grades"):
             cells.append(FunctionGrades(tuple(meta.get("names", ()))))
+        elif meta.get("measurements"):
+            if cell.source.strip():
+                raise ValueError(f"{where}: the model-vs-measurement element is generated from measurements.py; "
+                                 "leave its cell empty")
+            cells.append(Measurements())
         else:
             requires = tuple(meta.get("requires", ()))
             hidden = bool(requires) or "instrument" in meta.get("tags", ())
@@ -395,10 +404,14 @@ def names_used_before_defined(path: Path, predefined: Iterable[str] = ()) -> lis
     return missing
 
 
-def assemble(package: str, *, title: str, reference: ModuleType, source_lab: str) -> Assignment:
+def assemble(package: str, *, title: str, reference: ModuleType, source_lab: str, summary: str,
+             notebook_modules: Sequence[str] = ()) -> Assignment:
     """A lab folder's ASSIGNMENT from its parts: scenario.py and questions.py (the notebook's namespace),
-    items.py (FUNCTIONS), notebook.py, and, where the lab has them, misconceptions.py (MISCONCEPTIONS)
-    and challenges.py (CHALLENGES). The id is the package's name, the student's module the reference's."""
+    items.py (FUNCTIONS), notebook.py, and, where the lab has them, misconceptions.py (MISCONCEPTIONS),
+    challenges.py (CHALLENGES) and measurements.py (MEASUREMENTS). The id is the package's name, the
+    student's module the reference's; `summary` (what students build, one line) is the lab's row of the
+    README's table; `notebook_modules` names reference modules the notebook imports (`cluster`, for a
+    cluster's ring link), shipped beside the stub but never needed to grade."""
     def part(name: str):
         try:
             return importlib.import_module(f"{package}.{name}")
@@ -408,12 +421,14 @@ def assemble(package: str, *, title: str, reference: ModuleType, source_lab: str
             return None
 
     scenario, questions, items = part("scenario"), part("questions"), part("items")
-    misconceptions, challenges = part("misconceptions"), part("challenges")
+    misconceptions, challenges, measurements = part("misconceptions"), part("challenges"), part("measurements")
     folder = Path(importlib.import_module(package).__file__).parent
     notebook = NotebookFile(folder / "notebook.py", scenario_namespace(scenario, questions), package)
     return Assignment(
         id=package.rpartition(".")[2], title=title, module=reference.__name__.rpartition(".")[2],
         reference=reference, functions=items.FUNCTIONS, questions=questions.QUESTIONS, notebook=notebook,
-        source_lab=source_lab,
+        source_lab=source_lab, summary=summary,
         misconceptions=misconceptions.MISCONCEPTIONS if misconceptions else {},
-        challenges=challenges.CHALLENGES if challenges else ())
+        challenges=challenges.CHALLENGES if challenges else (),
+        measurements=measurements.MEASUREMENTS if measurements else (),
+        notebook_modules=tuple(notebook_modules))

@@ -27,6 +27,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 SHARED_SESSION_FIXTURES = {
     "tests/doors/test_nbgrader_agreement.py": "tests/doors toy course",
     "tests/doors/test_otter_agreement.py": "tests/doors toy course",
+    "tests/doors/test_gradescope_identity.py": "tests/doors toy course",
     "tests/release/test_predictions_notebook.py": "tests/release toy release",
     "tests/release/test_release_leakscan.py": "tests/release toy release",
     "tests/release/test_release_pipeline.py": "tests/release toy release",
@@ -50,6 +51,7 @@ SLOWEST_FIRST = (
     "tests/doors/test_door_labs.py",
     "tests/doors toy course",
     "tests/test_course_week.py",
+    "tests/engine/test_grade_of_record.py",
     "tests/security/test_door_otter.py",
     "tests/labs/test_misconceptions.py",
     "tests/labs/test_labs.py",

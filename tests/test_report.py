@@ -29,7 +29,7 @@ from labs import load
 REPO = Path(__file__).resolve().parents[1]
 LAB = "lab06_collectives"
 ASSIGNMENT = load(LAB)
-SECTIONS = ("scores", "items", "misconceptions", "questions", "predictions", "properties")
+SECTIONS = ("scores", "items", "misconceptions", "questions", "predictions", "students", "properties")
 CHROMIUM = "/usr/bin/chromium"
 
 
@@ -128,10 +128,14 @@ def test_the_page_in_headless_chromium_shows_every_section_and_plot(grades, tmp_
             images = page.evaluate("[...document.images].map(i => [i.alt, i.complete, i.naturalWidth, i.naturalHeight])")
             heights = {s: page.evaluate(f"document.getElementById('{s}')?.getBoundingClientRect().height ?? 0")
                        for s in SECTIONS}
+            students = page.inner_text("#students")
             page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
         finally:
             browser.close()
     assert all(h > 40 for h in heights.values()), heights
+    # every student of the record, and who needs a person with the reason (the sample's broken module)
+    assert all(student in students for student in _results(grades)), students
+    assert "1 needs a person" in students and "collectives.py does not import" in students, students
     assert len(images) >= 4, images     # scores, items, misconceptions, questions
     broken = [alt for alt, complete, width, height in images if not (complete and width > 50 and height > 50)]
     assert not broken, f"images that did not decode: {broken}"

@@ -9,6 +9,9 @@ Cell kinds (nbgrader metadata schema 3):
 * `Answer` -> locked prompt+options markdown, an editable answer cell `<qid> = None` (solution, no
   key anywhere) and a grade cell `grade_id=<qid>`;
 * `FunctionGrades` -> one grade cell per function item, `grade_id=<function name>`;
+* `Measurements` -> the model-vs-measurement element (autograder.build.measured): a locked markdown
+  cell with the published setups and their sources, and a locked code cell evaluating the student's
+  functions there;
 * `Challenge` -> like `Answer`, for a design challenge (autograder.engine.challenges); a declared
   challenge placed nowhere goes after the last `Answer` and the code cells right after it, where
   the acts end.
@@ -24,9 +27,10 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from autograder.build import measured
 from autograder.build.predictions import explained_here, locked_source, setup_prelude
 from autograder.engine import challenges
-from autograder.engine.spec import Answer, Assignment, Challenge, Code, FunctionGrades, Markdown
+from autograder.engine.spec import Answer, Assignment, Challenge, Code, FunctionGrades, Markdown, Measurements
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
@@ -133,6 +137,9 @@ def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:
             cells.extend(function_grade_cells(assignment, cell.names))
         elif isinstance(cell, Challenge):
             cells.extend(challenge_cells(assignment, cell.challenge_id))
+        elif isinstance(cell, Measurements):
+            cells.append(_markdown("measurements", measured.element_markdown(assignment)))
+            cells.append(_code("measurements-compare", measured.element_source(assignment), locked=True, hidden=True))
         else:
             raise TypeError(f"unknown notebook cell {cell!r}")
         if index == acts_end:

@@ -29,7 +29,7 @@ from autograder.engine.spec import Assignment
 REFERENCE_DIR = Path(reference.__file__).resolve().parent
 STUDENT_DIR = Path(student.__file__).resolve().parent
 # Shipped to every lab as they are: no secret, no import of reference/ or autograder/ (the leak scan checks).
-STUDENT_FILES = ("_instruments.py",)
+STUDENT_FILES = ("_instruments.py", "_measured.py")
 
 
 def nbgrader_executable() -> str:
@@ -48,6 +48,20 @@ def tool_env() -> dict:
 def write_stub(assignment: Assignment, source_dir: Path) -> Path:
     return stubgen.write_stub(Path(assignment.reference.__file__), source_dir / f"{assignment.module}.py",
                               flat_modules=tuple(assignment.provided))
+
+
+def write_notebook_modules(assignment: Assignment, source_dir: Path) -> list[Path]:
+    """The reference modules the notebook imports (`Assignment.notebook_modules`), with the stub's flat
+    imports: they hold no solution region and no secret, and grading never needs them."""
+    written = []
+    for name in assignment.notebook_modules:
+        body = stubgen.strip_solutions((REFERENCE_DIR / f"{name}.py").read_text(encoding="utf-8"),
+                                       tuple(assignment.provided))
+        dest = source_dir / f"{name}.py"
+        dest.write_text(f"# Shipped by `scalelabs release` from the course's reference/{name}.py, for the notebook: "
+                        "read it, nothing to implement here.\n" + body, encoding="utf-8")
+        written.append(dest)
+    return written
 
 
 def copy_provided(assignment: Assignment, source_dir: Path) -> list[Path]:
@@ -76,6 +90,7 @@ def build_source(assignment: Assignment, root: Path, properties: Path | None = N
     source_dir.mkdir(parents=True)
     write_stub(assignment, source_dir)
     copy_provided(assignment, source_dir)
+    write_notebook_modules(assignment, source_dir)
     copy_student_files(source_dir)
     publictests.write_public_tests(assignment, source_dir, properties)
     notebook.write_notebook(assignment, source_dir / f"{assignment.id}.ipynb")

@@ -1,26 +1,26 @@
 """Grade a class: one subfolder per student, a process pool (or with one job a thread), resumable after kill -9.
 
-Each finished student is one file, results/<student>.json, written atomically (tmp + os.replace)
-after their feedback page; it records a fingerprint of the submission. A rerun skips every student
-whose file exists with the same fingerprint, then rebuilds the class CSV and the gradebook from all
-result files, keyed by student: nothing is lost, nothing counted twice.
+Before anything is graded or written, the folder must be the lab's class (autograder.classroom.roster:
+one line, NotAClass, otherwise). Each finished student is one file, results/<student>.json, written
+atomically (tmp + os.replace) after their feedback page; it records what graded it: the submission's
+fingerprint and the grader's (autograder.classroom.fingerprints). A rerun skips every student whose
+file exists with both unchanged (and rewrites a feedback page that is missing or is not its result's),
+regrades the others saying why, then writes the lab's whole record to the gradebook and rebuilds
+grades.csv from it (autograder.classroom.record): nothing is lost, nothing counted twice.
 
-    out/results/<student>.json   Gradescope results.json + "scalelabs" metadata
+    out/results/<student>.json   Gradescope results.json + "scalelabs" metadata (fingerprints, attention)
     out/feedback/<student>.html  the feedback page
-    out/grades.csv               student, total, max, one column per item
-    out/gradebook.db             the nbgrader gradebook (or --db URL)
+    out/grades.csv               the lab's record: one row per student (record.COLUMNS, then each item)
+    out/record.json              which gradebook holds the record
+    the gradebook                the course's, or out/gradebook.db, or --db URL (record.default_gradebook)
 """
 from __future__ import annotations
 
 import atexit
-import csv
 import hashlib
-import io
 import json
 import multiprocessing
-import os
 import signal
-import stat
 import tempfile
 import threading
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
@@ -29,102 +29,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
+from autograder.classroom.feedback import render_feedback, write_atomic
+from autograder.classroom.fingerprints import grader_changes, grader_fingerprint, submission_fingerprint
+from autograder.classroom.gradebook import GradebookUnavailable, GradebookWriter, sqlite_url
+from autograder.classroom.record import grades_csv, record_rows, write_pointer
+from autograder.classroom.roster import NotAClass, Submitter, class_roster, students, submission_folder  # noqa: F401
 from autograder.engine.config import GradingConfig, load_config
 from autograder.engine.secret import CourseSecret, load_secret
-from autograder.classroom.feedback import write_atomic, write_feedback
-from autograder.classroom.gradebook import GradebookWriter, item_scores, sqlite_url
-from autograder.engine.filetree import TREE_BYTES_CAP, read_regular, walk_submission
 from autograder.engine.sandbox import Sandbox, choose_mode
 from autograder.engine.results import Result
 from autograder.engine.spec import Assignment
 from labs import load
 
-
-def fingerprint(folder: Path) -> str:
-    """sha256 over what the grader takes from the submission (walk_submission: regular files, no
-    links, bounded depth and count): relative path, size and bytes of each file while the total stays
-    under TREE_BYTES_CAP (beyond it path and size only), and every skipped entry. Never reads a
-    file over COPY_CAP_BYTES, never follows a link, never recurses."""
-    digest = hashlib.sha256()
-    tree = walk_submission(Path(folder))
-    total = 0
-    for f in tree.files:
-        digest.update(f"{f.rel}\0{f.size}\0".encode())
-        if total + f.size <= TREE_BYTES_CAP:
-            try:
-                data = read_regular(f.path)
-                total += len(data)
-                digest.update(data)
-            except (OSError, ValueError) as exc:
-                digest.update(f"unreadable {exc}".encode())
-        digest.update(b"\0")
-    for line in tree.skipped:
-        digest.update(f"skipped {line}\0".encode())
-    return digest.hexdigest()
-
-
-def _is_real_dir(path: Path) -> bool:
-    """A folder, not a link to one (a student folder linked to a classmate's is not followed)."""
-    try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
-def submission_folder(student_dir: Path, assignment: Assignment) -> Path:
-    """A student's submission: nbgrader's `submitted/<student>/<assignment>/` or the folder itself."""
-    nested = Path(student_dir) / assignment.id
-    return nested if _is_real_dir(nested) else Path(student_dir)
-
-
-def students(root: Path) -> list[str]:
-    """Every student subfolder; a link among them counts too (it is graded as an empty folder:
-    walk_submission never follows it), so that student gets a result that says why."""
-    with os.scandir(root) as it:
-        return sorted(e.name for e in it if not e.name.startswith((".", "_"))
-                      and (e.is_dir(follow_symlinks=False) or e.is_symlink()))
-
-
-def _entries(folder: Path) -> set[str]:
-    try:
-        with os.scandir(folder) as it:
-            return {e.name for e in it}
-    except OSError:
-        return set()
-
-
-def misplaced_class(root: Path, assignment: Assignment) -> str | None:
-    """Why `root` cannot be graded as this assignment's class, or None. Each case grades every student
-    0 and says nothing a TA sees: not one student folder holds the lab's module or notebook (the folder
-    above the class, a student's own folder, another lab's class); or every folder that holds the module
-    lacks the modules the release provides (students uploaded only their own files: Canvas,
-    Gradescope), so no module imports; or `root` holds no student folder at all (one submission, or
-    the files of a flat download)."""
-    wanted = {f"{assignment.module}.py", f"{assignment.id}.ipynb"}
-    names = students(root)
-    if not names:
-        found = _entries(root)
-        hint = ""
-        if wanted & found:
-            hint = (f": it looks like one submission; grade it with `scalelabs grade {assignment.id} {root}`, or put "
-                    "each student's files in a folder of their own")
-        elif any(n.endswith((".py", ".ipynb")) for n in found):
-            hint = ": put each student's files in a folder of their own (ROOT/<student>/), e.g. a Canvas download's files"
-        return f"submissions root {root} has no student subfolders{hint}"
-    entries = {s: _entries(submission_folder(root / s, assignment)) for s in names}
-    if not any(wanted & found for found in entries.values()):
-        shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
-        return (f"no student folder in {root} ({shown}) holds {' or '.join(sorted(wanted))}, directly or in "
-                f"<student>/{assignment.id}/: pass the folder that holds one folder per student of {assignment.id}")
-    provided = {f"{name}.py" for name in assignment.provided}
-    with_module = [found for found in entries.values() if f"{assignment.module}.py" in found]
-    if with_module and all(provided - found for found in with_module):
-        nested = any(submission_folder(root / s, assignment) != root / s for s in names)
-        folders = f'"{root}"/*/' + (f"{assignment.id}/" if nested else "")
-        return (f"no student folder in {root} holds {', '.join(sorted(provided))} beside {assignment.module}.py, "
-                f"so no module can import them: copy the released files into each student's folder first "
-                f"(keeping the student's own), e.g. for d in {folders}; do cp -n release/{assignment.id}/*.py \"$d\"; done")
-    return None
+fingerprint = submission_fingerprint   # the name tests and older callers use
 
 
 class OutputFolderError(ValueError):
@@ -154,6 +71,16 @@ def load_result(path: Path) -> dict | None:
         return data
     except (OSError, ValueError, TypeError, KeyError):
         return None
+
+
+def all_results(out_dir: Path, assignment_id: str) -> dict[str, dict]:
+    """Every student's results of the lab in out/results (every section graded into it)."""
+    found = {}
+    for path in sorted((Path(out_dir) / "results").glob("*.json")):
+        data = load_result(path)
+        if data and data["scalelabs"].get("assignment") == assignment_id:
+            found[path.stem] = data
+    return found
 
 
 # --- the pool worker: one assignment per process, loaded once ---
@@ -194,24 +121,30 @@ def _start_ahead() -> None:
         _ahead = None
 
 
-def grade_student(student: str, folder: str, out_dir: str, sha: str, root: str = "") -> str:
-    """Grade one student and write feedback then results (the results file marks it finished).
+def grade_student(graded_as: str, folder: str, out_dir: str, sha: str, grader: dict,
+                  members: tuple[str, ...] = (), root: str = "") -> str:
+    """Grade one submission under `graded_as` and write, for each student whose record it is
+    (`members`, default the one), the feedback page then the results file (which marks it finished).
     The class root is a secret and the output folder off-limits to the student's code."""
     from autograder.engine.grade import grade_submission
 
     ahead = _ahead
     _start_ahead()
     secrets = [Path(root)] if root else []
-    result = grade_submission(_assignment, Path(folder), student, sandbox=_mode or None, config=_config,
+    result = grade_submission(_assignment, Path(folder), graded_as, sandbox=_mode or None, config=_config,
                               secrets=secrets, outputs=[Path(out_dir), Path(out_dir) / "results",
                                                         Path(out_dir) / "feedback"], ahead=ahead, secret=_secret)
-    data = result.to_gradescope()
-    write_feedback(Path(out_dir) / "feedback" / f"{student}.html", _assignment.title, student, data)
-    data["scalelabs"] = {"assignment": _assignment.id, "student": student, "fingerprint": sha,
-                         "max_score": result.max_score, "sandbox": result.sandbox_mode,
-                         "course_secret": _secret.fingerprint if _secret else ""}
-    write_atomic(Path(out_dir) / "results" / f"{student}.json", json.dumps(data, indent=1, sort_keys=True))
-    return student
+    for student in members or (graded_as,):
+        data = result.to_gradescope()
+        page = render_feedback(_assignment.title, student, data)
+        write_atomic(Path(out_dir) / "feedback" / f"{student}.html", page)
+        data["scalelabs"] = {"assignment": _assignment.id, "student": student, "graded_as": graded_as,
+                             "fingerprint": sha, "grader": grader, "max_score": result.max_score,
+                             "sandbox": result.sandbox_mode, "attention": list(result.attention),
+                             "feedback": _sha256(page.encode()),
+                             "course_secret": _secret.fingerprint if _secret else ""}
+        write_atomic(Path(out_dir) / "results" / f"{student}.json", json.dumps(data, indent=1, sort_keys=True))
+    return graded_as
 
 
 @contextmanager
@@ -260,33 +193,80 @@ def _graders(jobs: int, assignment_name: str, mode: str) -> Iterator[Executor]:
 @dataclass
 class BatchSummary:
     out_dir: Path
-    graded: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    failed: dict[str, str] = field(default_factory=dict)
+    graded: list[str] = field(default_factory=list)                  # graded for the first time
+    regraded: dict[str, str] = field(default_factory=dict)           # student -> why (files or grader changed)
+    skipped: list[str] = field(default_factory=list)                 # unchanged: their result stands
+    failed: dict[str, str] = field(default_factory=dict)             # student -> the grader's error
+    attention: dict[str, list[str]] = field(default_factory=dict)    # student -> what needs a person
+    rewritten: list[str] = field(default_factory=list)               # feedback pages made whole again
     csv_path: Path | None = None
     db_url: str = ""
+    record: int = 0                                                  # students of the lab in the record
+
+    @property
+    def needs_attention(self) -> list[str]:
+        """Every student who needs a person: a grader error, or a reason in their result."""
+        return sorted(set(self.failed) | set(self.attention))
+
+    def regrade_reasons(self) -> dict[str, list[str]]:
+        """why -> the students regraded for it."""
+        out: dict[str, list[str]] = {}
+        for student, why in sorted(self.regraded.items()):
+            out.setdefault(why, []).append(student)
+        return out
 
 
-def class_csv(assignment: Assignment, results: dict[str, dict]) -> str:
-    items = assignment.item_ids
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "score", "max_score", *items])
-    for student in sorted(results):
-        data = results[student]
-        scores = item_scores(data)
-        writer.writerow([student, data["score"], data["scalelabs"]["max_score"], *(scores.get(i, 0.0) for i in items)])
-    return buffer.getvalue()
+def _why_regrade(done: dict | None, sha: str, grader: dict, force: bool) -> str | None:
+    """Why a student with this results file must be graded again, or None (the result stands)."""
+    if done is None:
+        return ""
+    meta = done["scalelabs"]
+    if force:
+        return "--force"
+    if meta.get("fingerprint") != sha:
+        return "their files changed"
+    changes = grader_changes(meta.get("grader"), grader)
+    if changes:
+        return "the grader changed: " + ", ".join(changes[:4]) + (f" and {len(changes) - 4} more" if len(changes) > 4 else "")
+    return None
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _whole_feedback(out_dir: Path, title: str, student: str, data: dict) -> bool:
+    """Make the student's feedback page the one their result gives (a crash or a hand may have left it
+    missing or another): the page's hash is checked against the one the result records (rendered and
+    compared when the result records none); True when it had to be written."""
+    path = out_dir / "feedback" / f"{student}.html"
+    try:
+        held = path.read_bytes()
+    except OSError:
+        held = None
+    recorded = data["scalelabs"].get("feedback")
+    if held is not None and recorded and _sha256(held) == recorded:
+        return False
+    page = render_feedback(title, student, data)
+    if held == page.encode():
+        return False
+    write_atomic(path, page)
+    return True
 
 
 def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, *, db_url: str | None = None,
+                only: tuple[str, ...] | list[str] = (), force: bool = False,
                 on_start: Callable[[int, int], None] | None = None,
                 on_done: Callable[[str], None] | None = None, allow_unsandboxed: bool = False) -> BatchSummary:
-    """Grade every student folder under root with `jobs` processes; skip finished, unchanged students.
+    """Grade every submission of the class under root (only those of the students in `only`, when
+    given) with `jobs` processes; skip finished students whose files and grader are unchanged (all of
+    them are regraded with `force`).
 
-    The sandbox mode is chosen once, before anything is graded: where none can run (and the course
-    did not opt in with allow_unsandboxed or scalelabs.toml), SandboxUnavailable.
-    on_start(total, to_grade) is called once, on_done(student) after each graded student.
+    Before anything is written: NotAClass when root cannot be this lab's class; the sandbox mode is
+    chosen once, and where none can run (and the course did not opt in with allow_unsandboxed or
+    scalelabs.toml), SandboxUnavailable. on_start(total, to_grade) is called once, on_done(student)
+    after each graded submission. Afterwards the lab's whole record (every results file in out/results)
+    goes to the gradebook (db_url, default out/gradebook.db) and grades.csv.
     """
     config = load_config()
     mode = choose_mode(config.sandbox, allow_unsandboxed or config.allow_unsandboxed)
@@ -294,49 +274,80 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
     fingerprint_now = secret.fingerprint if secret else ""
     assignment = load(assignment_name)
     root, out_dir = Path(root), Path(out_dir)
+    roster = class_roster(root, assignment, only)
     check_output(out_dir)
+    grader = grader_fingerprint(assignment_name, assignment, config, mode)
     summary = BatchSummary(out_dir)
-    todo: list[tuple[str, str]] = []
-    folders = {student: submission_folder(root / student, assignment) for student in students(root)}
-    for student, folder in folders.items():
-        sha = fingerprint(folder)
-        done = load_result(out_dir / "results" / f"{student}.json")
-        if done and done["scalelabs"].get("assignment") != assignment.id:
-            raise OutputFolderError(
-                f"{out_dir} holds results of {done['scalelabs'].get('assignment')} ({student}.json): grade "
-                f"{assignment.id} into a folder of its own (--out DIR; default grades/{assignment.id}), so that "
-                "no result is overwritten")
-        if done and done["scalelabs"].get("course_secret", "") != fingerprint_now:
-            graded_under = done["scalelabs"].get("course_secret") or "no course secret"
-            raise OutputFolderError(
-                f"{out_dir} holds results graded under course secret {graded_under} ({student}.json), and this "
-                f"machine has {fingerprint_now or 'none'}: hidden inputs would differ from the graded ones. Copy the "
-                "course secret of the machine that graded them (docs/tas.md), or grade into another --out DIR")
-        if done and done["scalelabs"].get("fingerprint") == sha:
-            summary.skipped.append(student)
-        else:
-            todo.append((student, sha))
+    todo: list[tuple[Submitter, str]] = []
+    for submitter in roster:
+        sha = submission_fingerprint(submitter.folder)
+        reasons = {}
+        for student in submitter.students:
+            done = load_result(out_dir / "results" / f"{student}.json")
+            if done and done["scalelabs"].get("assignment") != assignment.id:
+                raise OutputFolderError(
+                    f"{out_dir} holds results of {done['scalelabs'].get('assignment')} ({student}.json): grade "
+                    f"{assignment.id} into a folder of its own (--out DIR; default grades/{assignment.id}), so that "
+                    "no result is overwritten")
+            if done and done["scalelabs"].get("course_secret", "") != fingerprint_now:
+                graded_under = done["scalelabs"].get("course_secret") or "no course secret"
+                raise OutputFolderError(
+                    f"{out_dir} holds results graded under course secret {graded_under} ({student}.json), and this "
+                    f"machine has {fingerprint_now or 'none'}: hidden inputs would differ from the graded ones. Copy "
+                    "the course secret of the machine that graded them (docs/tas.md), or grade into another --out DIR")
+            reasons[student] = _why_regrade(done, sha, grader, force)
+        if all(why is None for why in reasons.values()):
+            summary.skipped += submitter.students
+            continue
+        todo.append((submitter, sha))
+        for student, why in reasons.items():
+            if why:
+                summary.regraded[student] = why
+            elif why is None:   # a group member whose own result stood: graded again with the group
+                summary.regraded[student] = "graded again with their group"
     if on_start:
-        on_start(len(todo) + len(summary.skipped), len(todo))
+        on_start(len(roster), len(todo))
     summary.db_url = db_url or sqlite_url(out_dir / "gradebook.db")
     with GradebookWriter(summary.db_url, assignment) as gradebook:   # nbgrader loads while the class is graded
         if todo:
             with _graders(jobs, assignment_name, mode) as pool:
                 with _started_ignoring_ctrl_c():   # the grading processes start at the first submits
-                    futures = {pool.submit(grade_student, s, str(folders[s]), str(out_dir), sha, str(root)): s
-                               for s, sha in todo}
+                    futures = {pool.submit(grade_student, s.graded_as, str(s.folder), str(out_dir), sha, grader,
+                                           s.students, str(root)): s for s, sha in todo}
                 for future in as_completed(futures):
-                    student = futures[future]
+                    submitter = futures[future]
                     try:
                         future.result()
-                        summary.graded.append(student)
+                        summary.graded += [m for m in submitter.students if m not in summary.regraded]
                     except Exception as exc:  # a grader fault for one student must not stop the class
-                        summary.failed[student] = f"{type(exc).__name__}: {exc}"
+                        for m in submitter.students:
+                            summary.failed[m] = f"{type(exc).__name__}: {exc}"
+                            summary.regraded.pop(m, None)
                     if on_done:
-                        on_done(student)
-        results = {s: r for s in students(root) if (r := load_result(out_dir / "results" / f"{s}.json"))}
+                        on_done(submitter.graded_as)
+        results = all_results(out_dir, assignment.id)
+        for student in summary.skipped:
+            if student in results and _whole_feedback(out_dir, assignment.title, student, results[student]):
+                summary.rewritten.append(student)
+        graded_now = {s for sub in roster for s in sub.students}
+        summary.attention = {s: list(results[s]["scalelabs"].get("attention", []))
+                             for s in sorted(graded_now) if s in results and results[s]["scalelabs"].get("attention")}
         summary.csv_path = out_dir / "grades.csv"
-        write_atomic(summary.csv_path, class_csv(assignment, results))
-        gradebook.write(results)
+        try:
+            written = gradebook.write(results)
+        except GradebookUnavailable:
+            write_atomic(summary.csv_path, grades_csv(assignment, record_rows(assignment, results, None)))
+            raise
+        for student, items in written.review.items():
+            if student in graded_now:
+                summary.attention.setdefault(student, []).append(
+                    f"a manual score stands on {', '.join(items)} while the engine's score changed: review it in formgrader")
+        rows = record_rows(assignment, results, written.record)
+        for row in rows:   # the CSV names what needs a person too, as this batch saw it
+            row.attention = summary.attention.get(row.student, row.attention)
+        write_atomic(summary.csv_path, grades_csv(assignment, rows))
+        write_pointer(out_dir, assignment.id, summary.db_url)
+        summary.record = len(rows)
     summary.graded.sort()
+    summary.skipped.sort()
     return summary

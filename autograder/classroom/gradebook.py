@@ -15,6 +15,7 @@ import types
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping
 
@@ -170,24 +171,29 @@ class GradebookWriter:
         stamp_new_gradebook(db_url)
         return api.Gradebook(db_url, course_id=course_id)
 
-    def write(self, results_by_student: Mapping[str, dict]) -> None:
-        """Set auto_score of every (student, item) grade cell from the students' results dicts;
-        GradebookUnavailable names the database and the reason when it cannot."""
+    def write(self, results_by_student: Mapping[str, dict]) -> "Written":
+        """Set auto_score of every (student, item) grade cell from the students' results dicts, and
+        read back the lab's whole record; GradebookUnavailable names the database and the reason when
+        it cannot."""
         try:
-            self._thread.submit(self._write, results_by_student).result()
+            return self._thread.submit(self._write, results_by_student).result()
         except Exception as exc:
-            raise GradebookUnavailable(f"the gradebook {self.db_url} could not be written "
-                                       f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from exc
+            raise unavailable(self.db_url, "written", exc) from exc
 
-    def _write(self, results_by_student: Mapping[str, dict]) -> None:
+    def _write(self, results_by_student: Mapping[str, dict]) -> "Written":
         gb = self._book.result()
         warnings.filterwarnings("ignore", module="nbgrader")  # nbgrader's own SQLAlchemy autoflush warnings
         warnings.filterwarnings("ignore", message=".*not in session.*")
         with one_transaction(gb.db):
-            self._write_rows(gb, results_by_student)
+            review = self._write_rows(gb, results_by_student)
+        return Written(lab_record(gb, self.assignment.id), review)
 
-    def _write_rows(self, gb, results_by_student: Mapping[str, dict]) -> None:
+    def _write_rows(self, gb, results_by_student: Mapping[str, dict]) -> dict[str, list[str]]:
+        """Write the auto scores; a manual score (formgrader) stays, and where the engine's score under
+        it changed the grade is flagged for review (nbgrader's needs_manual_grade) and returned:
+        student -> the items to review."""
         api = _nbgrader_api()
+        review: dict[str, list[str]] = {}
         aid = self.assignment.id
         points = self.assignment.item_points
         gb.update_or_create_assignment(aid)
@@ -212,7 +218,14 @@ class GradebookWriter:
                 if grade is None:  # a grade cell added after this submission was created
                     grade = api.Grade(cell_id=cells[item].id, notebook=submitted_nb)
                     gb.db.add(grade)
-                grade.auto_score = scores.get(item, 0.0)
+                auto = scores.get(item, 0.0)
+                if grade.manual_score is None:
+                    grade.needs_manual_grade = False     # the engine's score is the grade: nothing to review
+                elif grade.auto_score is not None and abs(grade.auto_score - auto) > 1e-9:
+                    grade.needs_manual_grade = True      # as nbgrader's autograde does: review the override
+                    review.setdefault(student, []).append(item)
+                grade.auto_score = auto
+        return review
 
     def _close(self) -> None:
         if self._book.exception() is None:
@@ -224,6 +237,82 @@ class GradebookWriter:
     def __exit__(self, *exc) -> None:
         self._thread.submit(self._close).result()
         self._thread.shutdown()
+
+
+def unavailable(db_url: str, doing: str, exc: Exception) -> GradebookUnavailable:
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    return GradebookUnavailable(f"the gradebook {db_url} could not be {doing} ({type(exc).__name__}: {first})")
+
+
+@dataclass(frozen=True)
+class CellGrade:
+    """One grade cell of one student as the gradebook holds it (nbgrader.api.Grade)."""
+    auto: float | None      # the engine's score
+    manual: float | None    # a score set by hand in formgrader (the override), if any
+    extra: float | None     # extra credit set in formgrader
+
+    @property
+    def score(self) -> float:
+        """The grade of record, as nbgrader computes Grade.score: the manual score where there is
+        one, else the engine's, plus any extra credit."""
+        base = self.manual if self.manual is not None else (self.auto or 0.0)
+        return base + (self.extra or 0.0)
+
+
+# student -> item -> CellGrade: one lab's record in the gradebook
+LabRecord = dict[str, dict[str, CellGrade]]
+
+
+@dataclass(frozen=True)
+class Written:
+    record: LabRecord                 # the lab's whole record after the write
+    review: dict[str, list[str]]      # student -> items whose manual score stands over a changed engine score
+
+
+def lab_record(gb, assignment_id: str) -> LabRecord:
+    """Every submission of the lab in an open nbgrader Gradebook, cell by cell."""
+    api = _nbgrader_api()
+    try:
+        notebook = gb.find_notebook(assignment_id, assignment_id)
+    except api.MissingEntry:
+        return {}
+    return {sub.student.id: {g.name: CellGrade(g.auto_score, g.manual_score, g.extra_credit) for g in sub.grades}
+            for sub in notebook.submissions}
+
+
+def read_record(db_url: str, assignment_id: str, course_id: str = COURSE_ID) -> LabRecord:
+    """One lab's record in the gradebook at db_url ({} when the database has none);
+    GradebookUnavailable when it cannot be read."""
+    try:
+        api = _nbgrader_api()
+        stamp_new_gradebook(db_url)
+        with api.Gradebook(db_url, course_id=course_id) as gb:
+            return lab_record(gb, assignment_id)
+    except Exception as exc:
+        raise unavailable(db_url, "read", exc) from exc
+
+
+def forget_submission(db_url: str, assignment_id: str, student: str, course_id: str = COURSE_ID) -> list[str]:
+    """Remove the student's submission of the lab from the gradebook (its grades and comments), and
+    the student too when nothing else of theirs is left; what was removed, one line each."""
+    try:
+        api = _nbgrader_api()
+        with api.Gradebook(db_url, course_id=course_id) as gb:
+            removed = []
+            try:
+                gb.remove_submission(assignment_id, student)
+                removed.append(f"{student}'s {assignment_id} submission and its grades in the gradebook {db_url}")
+            except api.MissingEntry:
+                return []
+            try:
+                if not gb.find_student(student).submissions:
+                    gb.remove_student(student)
+                    removed.append(f"the student {student}, who has no other submission, from the gradebook")
+            except api.MissingEntry:
+                pass
+            return removed
+    except Exception as exc:
+        raise unavailable(db_url, "changed", exc) from exc
 
 
 def read_gradebook(db_url: str, assignment_id: str, course_id: str = COURSE_ID) -> dict[str, dict[str, float]]:

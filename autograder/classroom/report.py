@@ -14,7 +14,6 @@ the keys.
 from __future__ import annotations
 
 import base64
-import csv
 import io
 import json
 from collections import Counter
@@ -22,7 +21,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from autograder.classroom.batch import load_result
+from autograder.classroom.csvcells import csv_text
 from autograder.classroom.feedback import page_templates, write_atomic
+from autograder.classroom.gradebook import GradebookUnavailable, read_record
+from autograder.classroom.record import read_pointer, record_rows
 from autograder.engine.checks import PROPERTY_FAILED
 from autograder.engine.results import Result
 from autograder.engine.spec import Assignment
@@ -82,13 +84,20 @@ class ClassReport:
     # properties that did not hold (not those never run because the item aborted), most failed first
     properties: list[PropertyFailures] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)         # results files that are not ours
+    # the grade of record (autograder.classroom.record): `scores` are the gradebook's grades, a manual
+    # override included; the engine's beside them; what needs a person; where the record is
+    engine_scores: dict[str, float] = field(default_factory=dict)
+    overridden: dict[str, list[str]] = field(default_factory=dict)   # student -> items scored by hand
+    attention: dict[str, list[str]] = field(default_factory=dict)
+    gradebook: str = ""                                              # "" when only results were read
+    record_problem: str = ""                                         # why the gradebook could not be read
 
 
 PAIRS = ("right/right", "wrong/right", "right/wrong", "wrong/wrong")
 
 
-def read_results(grades_dir: Path, assignment_id: str) -> tuple[dict[str, Result], list[str]]:
-    """student -> record, from grades_dir/results/<student>.json; and the files that could not be read.
+def read_results(grades_dir: Path, assignment_id: str) -> tuple[dict[str, dict], list[str]]:
+    """student -> results dict, from grades_dir/results/<student>.json; and the files that could not be read.
     ValueError when a result is another assignment's (a report of one lab from another's scores)."""
     records, unreadable = {}, []
     for path in sorted((Path(grades_dir) / "results").glob("*.json")):
@@ -99,7 +108,7 @@ def read_results(grades_dir: Path, assignment_id: str) -> tuple[dict[str, Result
             raise ValueError(f"{path} holds a result of {other}, not {assignment_id}: pass the folder grade-batch "
                              f"wrote for {assignment_id} (default grades/{assignment_id}), or the lab {other}")
         else:
-            records[path.stem] = Result.from_gradescope(data, student_id=path.stem)
+            records[path.stem] = data
     return records, unreadable
 
 
@@ -115,16 +124,29 @@ def _pairs(assignment: Assignment) -> list[tuple[str, str]]:
     return pairs
 
 
-def build_report(assignment: Assignment, grades_dir: Path) -> ClassReport:
-    records, unreadable = read_results(grades_dir, assignment.id)
+def build_report(assignment: Assignment, grades_dir: Path, db_url: str | None = None) -> ClassReport:
+    """The report of the lab's record: scores and item rates from the gradebook at db_url (default: the
+    one grade-batch wrote, record.json), a manual override included, every student of the lab there;
+    what students answered and misunderstood from their results files."""
+    raw, unreadable = read_results(grades_dir, assignment.id)
+    records = {s: Result.from_gradescope(data, student_id=s) for s, data in raw.items()}
     report = ClassReport(assignment.id, assignment.title, assignment.total_points, unreadable=unreadable)
-    report.scores = {s: r.score for s, r in records.items()}
-    totals = {s: r.item_scores() for s, r in records.items()}
+    db_url = db_url or read_pointer(grades_dir)
+    try:
+        book = read_record(db_url, assignment.id) if db_url else None
+    except GradebookUnavailable as exc:   # the report still shows the engine's scores, and says why
+        book, report.record_problem = None, str(exc)
+    report.gradebook = db_url if book is not None else ""
+    rows = record_rows(assignment, raw, book)
+    report.scores = {r.student: r.score for r in rows}
+    report.engine_scores = {r.student: r.engine_score for r in rows}
+    report.overridden = {r.student: r.overridden for r in rows if r.overridden}
+    report.attention = {r.student: r.attention for r in rows if r.attention}
     kinds = ({f.name: "function" for f in assignment.functions} | {q.id: q.kind for q in assignment.questions}
              | {c.id: "challenge" for c in assignment.challenges})
     points = assignment.item_points
     for item in assignment.item_ids:
-        got = [totals[s].get(item, (0.0, points[item]))[0] for s in records]
+        got = [r.grades[item] for r in rows]
         report.items.append(ItemRate(item, kinds[item], float(points[item]),
                                      sum(g >= points[item] - FULL for g in got), sum(got) / len(got) if got else 0.0))
 
@@ -163,6 +185,9 @@ def report_rows(report: ClassReport) -> list[list]:
     """section, item, what, count, of: every number the page shows, one per row."""
     n = len(report.scores)
     rows = [["score", s, "score", score, report.max_score] for s, score in sorted(report.scores.items())]
+    rows += [["engine_score", s, "overridden: " + " ".join(items), report.engine_scores[s], report.max_score]
+             for s, items in sorted(report.overridden.items())]
+    rows += [["needs_attention", s, line, 1, 1] for s, lines in sorted(report.attention.items()) for line in lines]
     rows += [["item_full_marks", r.item, r.kind, r.full_marks, n] for r in report.items]
     rows += [["misconception", f.item, f.misconception, len(f.students), n] for f in report.misconceptions]
     rows += [["answer", a.question, letter or "(none)", count, n] for a in report.questions
@@ -174,11 +199,7 @@ def report_rows(report: ClassReport) -> list[list]:
 
 
 def report_csv(report: ClassReport) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["section", "item", "what", "count", "of"])
-    writer.writerows(report_rows(report))
-    return buffer.getvalue()
+    return csv_text(["section", "item", "what", "count", "of"], report_rows(report))
 
 
 # --- plots -----------------------------------------------------------------------------------------
@@ -257,10 +278,10 @@ def render_report(report: ClassReport) -> str:
                                                         pairs=PAIRS)
 
 
-def write_report(assignment: Assignment, grades_dir: Path) -> dict[str, Path]:
+def write_report(assignment: Assignment, grades_dir: Path, db_url: str | None = None) -> dict[str, Path]:
     """grades_dir/report.html, report.csv and report.json; ValueError when there are no results."""
     grades_dir = Path(grades_dir)
-    report = build_report(assignment, grades_dir)
+    report = build_report(assignment, grades_dir, db_url)
     if not report.scores:
         raise ValueError(f"no results of {assignment.id} in {grades_dir / 'results'} "
                          f"(grade the class first: scalelabs grade-batch {assignment.id} SUBMISSIONS)")

@@ -85,6 +85,10 @@ class EngineScores(NbGraderPreprocessor):
 
         self.check_nothing_executes()
         info = resources["nbgrader"]
+        from autograder.classroom.identity import id_problem
+        if why := id_problem(info["student"], "nbgrader student id"):
+            # nbgrader records the failure for this student and grades the rest of the class
+            raise ValueError(f"{why}: rename submitted/{info['student']}/ (the id) and autograde again")
         folder = self.submitted_folder(info["student"], info["assignment"])
         # The whole course (classmates' submissions, the gradebook, release/) is out of the worker's
         # reach; the sandbox grades its own copy of the folder.

@@ -197,8 +197,12 @@ def config_dir(otter_config) -> str:
 
 
 def student_of(submission_metadata: dict) -> str:
-    users = (submission_metadata or {}).get("users") or []
-    return str(users[0].get("sid") or users[0].get("email")) if users else "anonymous"
+    """The id this submission is graded under (autograder.classroom.identity: a submitter's `sid`, else
+    email; a group's smallest), as grade-batch grades Gradescope's export; "anonymous" without metadata
+    (a local `otter run`)."""
+    from autograder.classroom.identity import gradescope_ids, group_id
+    ids = gradescope_ids(submission_metadata)
+    return group_id(ids) if ids else "anonymous"
 
 
 class EngineOverride(AbstractOtterPlugin):

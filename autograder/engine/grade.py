@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from autograder.engine import scoring
+from autograder.engine.attention import needs_person
 from autograder.engine.challenges import grade_challenges
 from autograder.engine.checks import CheckOutcome, grade_function
 from autograder.engine.config import GradingConfig, load_config
@@ -87,6 +88,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     with box:
         if box is ahead:
             box.take(submission, deadline, assignment.provided)
+        faults = []
         for item in assignment.functions:
             try:
                 outcomes = grade_function(assignment, item, box, student_id, config, show, secret)
@@ -94,8 +96,10 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
                 outcomes = [CheckOutcome("item", "not graded", False,
                                          f"the grader could not grade this item ({type(exc).__name__}); "
                                          "tell the course staff")]
+                faults.append(f"{item.name} ({type(exc).__name__}: {str(exc)[:200]})")
             result.tests += _function_tests(item, outcomes)
         skipped, ignored = box.skipped, box.ignored
+        import_error, timeouts = box.import_error, list(box.timeouts)
     graded = grade_questions(assignment.questions, submission, config.predictions)
     for q, (score, feedback, answer) in zip(assignment.questions, graded):
         result.tests.append(TestResult(q.id, q.kind, q.kind, score, float(q.points), cap_output(feedback), answer))
@@ -103,6 +107,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
                                             grade_challenges(assignment.challenges, submission, show)):
         result.tests.append(TestResult(c.id, "design challenge", "challenge", score, float(c.points),
                                        cap_output(feedback), answer))
+    result.attention = needs_person(assignment.module, import_error, submission.problem, timeouts, faults)
     notes = [f"{assignment.title}: {mode_note(mode)}."]
     if skipped:
         notes.append("Not graded from your folder: " + "; ".join(skipped[:5])

@@ -68,6 +68,9 @@ class Result:
     tests: list[TestResult] = field(default_factory=list)
     output: str = ""
     sandbox_mode: str = ""   # the boundary student code ran in (sandbox.client.MODES); also in `output`
+    # what needs a person (course staff), one line each: a missing file, a module that does not import,
+    # a notebook that cannot be read, a timeout (grade.needs_person); not part of the student's record
+    attention: list[str] = field(default_factory=list)
 
     __test__ = False
 

@@ -140,7 +140,14 @@ class Challenge:
     challenge_id: str
 
 
-Cell = Union[Markdown, Code, Answer, FunctionGrades, Challenge]
+@dataclass(frozen=True)
+class Measurements:
+    """Where the lab's model-vs-measurement element goes: the published setups of its declared
+    `Measurement`s marked `notebook=True`, each evaluated with the student's own functions, beside
+    the published number, its source and the ratio (autograder.build.measured)."""
+
+
+Cell = Union[Markdown, Code, Answer, FunctionGrades, Challenge, Measurements]
 
 
 # --- Open design challenges, graded against constraints (autograder.engine.challenges) ---
@@ -196,12 +203,19 @@ class Assignment:
     # the notebook is first built (reading needs jupytext, ~2 s of imports grading never pays).
     notebook: Sequence[Cell]
     provided: Sequence[str] = ("_domain", "constants")  # reference modules shipped as-is (no secrets)
+    # reference modules the notebook imports but grading never needs (no secrets, no graded function):
+    # shipped beside the stub with flat imports, e.g. ("cluster",) for a cluster's ring link
+    notebook_modules: Sequence[str] = ()
     # The public lab this assignment retells and corrects: "Vol II Lab NN, Title: where it is published".
     source_lab: str = ""
+    # What students build, in one line (the README's lab table, generated: autograder/author/docs.py).
+    summary: str = ""
     # function name -> its known wrong models, in the order they are tried (labs/<id>/misconceptions.py)
     misconceptions: Mapping[str, Sequence[Misconception]] = field(default_factory=dict)
     # Open design challenges graded against constraints (autograder.engine.challenges).
     challenges: Sequence[DesignChallenge] = ()
+    # Published measurements held against the model (labs/<id>/measurements.py, docs/measurements.md).
+    measurements: Sequence["Measurement"] = ()
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.misconceptions) - {f.name for f in self.functions})
@@ -246,6 +260,150 @@ class Assignment:
     def total_points(self) -> float:
         return sum(self.item_points.values())
 
+
+
+# --- The model against the published record (labs/<lab>/measurements.py, docs/measurements.md) ---
+
+_OPERATORS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b}
+
+
+class Expr:
+    """A model value written with a lab's functions: calls of reference functions by module and name,
+    numbers and + - * /. One expression gives the value docs/measurements.md shows (evaluated with
+    reference/) and the source of the notebook's comparison (the same calls on the student's module)."""
+
+    def __add__(self, other): return BinOp("+", self, other)
+    def __radd__(self, other): return BinOp("+", other, self)
+    def __sub__(self, other): return BinOp("-", self, other)
+    def __rsub__(self, other): return BinOp("-", other, self)
+    def __mul__(self, other): return BinOp("*", self, other)
+    def __rmul__(self, other): return BinOp("*", other, self)
+    def __truediv__(self, other): return BinOp("/", self, other)
+    def __rtruediv__(self, other): return BinOp("/", other, self)
+
+    def evaluate(self, modules: Mapping[str, ModuleType]) -> Any:
+        raise NotImplementedError
+
+    def source(self) -> str:
+        raise NotImplementedError
+
+    def modules(self) -> set[str]:
+        raise NotImplementedError
+
+    def functions(self) -> list[str]:
+        """"module.function" of every call, in the order the source reads them."""
+        raise NotImplementedError
+
+
+def _value(x: Any, modules: Mapping[str, ModuleType]) -> Any:
+    return x.evaluate(modules) if isinstance(x, Expr) else x
+
+
+def _source(x: Any) -> str:
+    if isinstance(x, Expr):
+        return x.source()
+    if isinstance(x, bool) or not isinstance(x, (int, float, str)):
+        raise TypeError(f"a model expression holds numbers, strings and calls, not {x!r}")
+    return repr(x)
+
+
+@dataclass(frozen=True, eq=False)
+class Call(Expr):
+    module: str                                 # "collectives": reference/collectives.py, the student's collectives.py
+    function: str
+    kwargs: tuple[tuple[str, Any], ...]         # keyword arguments: numbers, strings or Exprs
+
+    def evaluate(self, modules):
+        return getattr(modules[self.module], self.function)(**{k: _value(v, modules) for k, v in self.kwargs})
+
+    def source(self):
+        return f"{self.module}.{self.function}({', '.join(f'{k}={_source(v)}' for k, v in self.kwargs)})"
+
+    def modules(self):
+        return {self.module}.union(*(v.modules() for _, v in self.kwargs if isinstance(v, Expr)))
+
+    def functions(self):
+        inner = [f for _, v in self.kwargs if isinstance(v, Expr) for f in v.functions()]
+        return [*inner, f"{self.module}.{self.function}"]
+
+
+@dataclass(frozen=True, eq=False)
+class BinOp(Expr):
+    op: str
+    left: Any
+    right: Any
+
+    def evaluate(self, modules):
+        return _OPERATORS[self.op](_value(self.left, modules), _value(self.right, modules))
+
+    def source(self):
+        return f"({_source(self.left)} {self.op} {_source(self.right)})"
+
+    def modules(self):
+        return set().union(*(x.modules() for x in (self.left, self.right) if isinstance(x, Expr)))
+
+    def functions(self):
+        return [f for x in (self.left, self.right) if isinstance(x, Expr) for f in x.functions()]
+
+
+class model:
+    """`model("collectives").ring_allreduce_time(message_bytes=1e9, n=8, ...)` is the Call of that
+    reference function (keyword arguments only, so the notebook's source names every input)."""
+
+    def __init__(self, module: str) -> None:
+        self._module = module
+
+    def __getattr__(self, function: str) -> Callable[..., Call]:
+        if function.startswith("_"):
+            raise AttributeError(function)
+        return lambda **kwargs: Call(self._module, function, tuple(kwargs.items()))
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One published measurement held against the model at the same inputs.
+
+    `model` is the model's value in SI units (an Expr over reference functions); `published` the
+    published value in the same units, a (low, high) range when the source gives one, or a string
+    for a non-numeric result (a layout). `source` is where it is published (a repository#issue, a
+    file of a repository, a paper), `url` its address and `quote` the figure exactly as the source
+    writes it. `why` says why model and measurement differ; a ratio outside the project's band
+    (0.67-1.5) needs `effect`, the named effect the lab teaches that explains the gap, in words
+    the lab's notebook uses. `notebook=True` rows appear in the lab's model-vs-measurement element
+    (their calls must be of the lab's own module)."""
+    id: str
+    quantity: str                               # "ring bus bandwidth, 8 H100 in one DGX node"
+    setup: str                                  # the inputs, in words (markdown)
+    model: Expr
+    published: float | tuple[float, float] | str
+    unit: tuple[float, str]                     # (scale, name): (1e9, "GB/s") shows 4.5e11 as 450 GB/s
+    source: str
+    url: str
+    quote: str
+    why: str
+    effect: str = ""
+    notebook: bool = False
+
+    def value(self, modules: Mapping[str, ModuleType]) -> Any:
+        return self.model.evaluate(modules)
+
+    def reference_value(self) -> Any:
+        """The model's value at the measurement's inputs, computed with reference/."""
+        import importlib
+        return self.value({name: importlib.import_module(f"reference.{name}") for name in self.model.modules()})
+
+    @property
+    def published_value(self) -> float | str:
+        """The published figure a ratio divides by: the middle of a range."""
+        if isinstance(self.published, tuple):
+            return (self.published[0] + self.published[1]) / 2
+        return self.published
+
+    def ratio(self, value: Any) -> float | None:
+        """model / published; None for a non-numeric result (then compare for equality)."""
+        if isinstance(self.published, str):
+            return None
+        return value / self.published_value
 
 class Option(NamedTuple):
     """An option's text with why it is right or wrong, for `letters` to lay out."""

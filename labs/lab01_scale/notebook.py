@@ -7,7 +7,7 @@
 #
 # *From the VP of Engineering:* "We need to train a {{ PARAMS | fmt(".0f", 1e9) }}B-parameter model on {{ TOKENS | fmt(".1f", 1e12) }}T tokens, Chinchilla's recipe. That is {{ FLOPS_PER_PARAM_TOKEN | fmt("g") }} x parameters x tokens = {{ TOTAL_FLOPS | fmt(".3g") }} FLOP. One H100 at {{ MFU | percent }} of its dense {{ PEAK_FLOPS | fmt(",.0f", 1e12) }} TFLOP/s would need {{ YEARS_1GPU | fmt(".1f") }} years. We can get {{ N_FLEET | fmt(",") }} H100s, so I expect {{ IDEAL_DAYS | fmt(".1f") }} days. Is that realistic?"
 #
-# The cluster trains data parallel: every GPU holds the whole model and computes its share of each {{ TOKENS_PER_STEP | fmt(".0f", 1e6) }}M-token step; then the GPUs all-reduce the {{ GRAD_BYTES | fmt(",.0f", 1e9) }} GB of bf16 gradients with a ring AllReduce over one InfiniBand NDR port per GPU ({{ NDR_GBIT | fmt(".0f") }} Gb/s = {{ BANDWIDTH | fmt(".0f", 1e9) }} GB/s per direction, {{ ALPHA_S | fmt(".1f", 1e-6) }} µs per message). A step ends when both are done: nothing overlaps.
+# The cluster trains data parallel: every GPU holds the whole model and computes its share of each {{ TOKENS_PER_STEP | fmt(".0f", 1e6) }}M-token step; then the GPUs all-reduce the {{ GRAD_BYTES | fmt(",.0f", 1e9) }} GB of bf16 gradients with a ring AllReduce. The fleet is {{ NODES }} DGX H100 nodes: {{ GPN }} GPUs on NVLink and {{ NICS }} InfiniBand NDR NICs of {{ NDR_GBIT | fmt(".0f") }} Gb/s each. A ring across the nodes runs as {{ NICS }} rings at once, one per NIC, 7 of every 8 hops on NVLink, so each rank sees a link of {{ BANDWIDTH | fmt(".0f", 1e9) }} GB/s per direction with {{ ALPHA_S | fmt(".2f", 1e-6) }} µs per step (`cluster.ring_link`, shipped beside your module); one node alone is NVLink. A step ends when both are done: nothing overlaps.
 #
 # Implement `training_time_s`, `data_parallel_speedup` and `scaling_efficiency` in `scaling.py`, then predict before you run the cells after the question.
 
@@ -15,6 +15,7 @@
 # Setup (generated): your module, the cited constants, numpy and matplotlib.
 import scaling
 import constants
+import cluster
 import numpy as np
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter, NullFormatter
@@ -24,8 +25,6 @@ from labs.lab01_scale.scenario import TOTAL_FLOPS as total_flops   # 6 x params 
 from labs.lab01_scale.scenario import GRAD_BYTES as grad_bytes   # bf16 gradients, 2 bytes per parameter
 from labs.lab01_scale.scenario import MFU as mfu
 from labs.lab01_scale.scenario import PEAK_FLOPS as peak_flops   # H100 SXM dense BF16, FLOP/s
-from labs.lab01_scale.scenario import ALPHA_S as alpha_s   # InfiniBand latency per message, s
-from labs.lab01_scale.scenario import BANDWIDTH as bandwidth   # InfiniBand NDR, bytes/s per direction
 from labs.lab01_scale.scenario import N_FLEET as n_fleet
 from labs.lab01_scale.scenario import INSTRUMENT_GPUS as gpus   # the cluster sizes the curves span
 from labs.lab01_scale.scenario import SECONDS_PER_DAY as seconds_per_day
@@ -53,7 +52,8 @@ plain, no_label = FuncFormatter(lambda x, _: f"{x:,g}"), NullFormatter()
 
 
 def scale(fig, n):
-    speedups = [scaling.data_parallel_speedup(step_s_1gpu, k, grad_bytes, alpha_s, bandwidth) for k in gpus]
+    # each cluster size on its own ring link: NVLink inside one node, the nodes' NICs past it
+    speedups = [scaling.data_parallel_speedup(step_s_1gpu, k, grad_bytes, **cluster.ring_link(k)) for k in gpus]
     left, right = fig.subplots(1, 2)
     left.loglog(gpus, gpus, "k--", label="ideal: speedup = N")
     left.loglog(gpus, speedups, "o-", label="data parallel, ring AllReduce")
@@ -67,7 +67,7 @@ def scale(fig, n):
         ax.axvline(n, color="grey", linestyle=":")
         ax.grid(True, which="both", alpha=0.3)
     left.legend()
-    speedup = scaling.data_parallel_speedup(step_s_1gpu, n, grad_bytes, alpha_s, bandwidth)
+    speedup = scaling.data_parallel_speedup(step_s_1gpu, n, grad_bytes, **cluster.ring_link(n))
     compute_s = step_s_1gpu / n
     days = scaling.training_time_s(total_flops, 1, peak_flops, mfu) / speedup / seconds_per_day
     ideal_days = scaling.training_time_s(total_flops, n, peak_flops, mfu) / seconds_per_day
@@ -79,7 +79,7 @@ def scale(fig, n):
 Instrument(scale, figsize=(11, 4), n=Steps("GPUs N", gpus, value=n_fleet)).show();
 
 # %% requires=["act1_prediction"]
-speedup = scaling.data_parallel_speedup(step_s_1gpu, n_fleet, grad_bytes, alpha_s, bandwidth)
+speedup = scaling.data_parallel_speedup(step_s_1gpu, n_fleet, grad_bytes, **cluster.ring_link(n_fleet))
 print(f"You predicted {act1_prediction}: {act1_options.get(act1_prediction, '(not one of the options)')}")
 print(f"Your functions: {speedup:,.0f}x on {n_fleet:,} GPUs, scaling efficiency "
       f"{scaling.scaling_efficiency(speedup, n_fleet):.1%}")
@@ -88,12 +88,14 @@ print(f"Your functions: {speedup:,.0f}x on {n_fleet:,} GPUs, scaling efficiency 
 # <details><summary>Math peek: strong scaling with a ring AllReduce</summary>
 #
 # One step takes T₁ seconds of compute on one GPU. On N GPUs each computes T₁/N, then the ring AllReduce of the G-byte gradient takes T_ring = 2(N−1)·α + 2(N−1)/N · G/B (Thakur et al. 2005). The speedup is S(N) = T₁ / (T₁/N + T_ring) and the efficiency S(N)/N. As N grows, T₁/N → 0 while T_ring → 2G/B, so S(N) approaches T₁ / T_ring: a ceiling set by the network, not by the number of GPUs.
+#
+# B is the link one rank of the ring sees. On DGX H100 nodes it is min({{ NICS }} × 50 GB/s, 8/7 × 450 GB/s) = {{ BANDWIDTH | fmt(".0f", 1e9) }} GB/s: the node's NICs together carry what one rank sends, because NCCL runs one ring per NIC and 7 of every 8 hops stay on NVLink. Taking one NIC's 50 GB/s per GPU instead (a flat ring, the source lab's model) gives {{ FLAT_SPEEDUP | fmt(",.0f") }}× at {{ N_FLEET | fmt(",") }} GPUs: 8× too slow a network (docs/errata).
 # </details>
 
 # %% answer="act1_reflection"
 
 # %% [markdown]
-# **Takeaway.** Data parallelism divides the compute, not the gradient exchange: at {{ N_FLEET | fmt(",") }} GPUs the VP's {{ IDEAL_DAYS | fmt(".1f") }} days become {{ REAL_DAYS | fmt(".1f") }}. A faster fabric, a larger batch per step (more compute per exchange) or overlapping the AllReduce with the backward pass are what move the curve toward the ideal.
+# **Takeaway.** Data parallelism divides the compute, not the gradient exchange: at {{ N_FLEET | fmt(",") }} GPUs the VP's {{ IDEAL_DAYS | fmt(".1f") }} days become {{ REAL_DAYS | fmt(".1f") }}, an efficiency of {{ EFFICIENCY | percent }}, and at {{ LARGE_FLEET | fmt(",") }} GPUs it falls to {{ LARGE_FLEET_EFFICIENCY | percent }}: the exchange does not shrink while the compute does. A faster fabric, a larger batch per step (more compute per exchange) or overlapping the AllReduce with the backward pass are what move the curve toward the ideal.
 
 # %% [markdown]
 # ## Act II: the fleet cost model
@@ -172,5 +174,11 @@ else:
 
 # %% [markdown]
 # **Takeaway.** Renting is priced per busy hour, owning per year: at the scheduler's {{ UTILIZATION | percent }} on-demand wins over {{ YEARS }} years, because on-prem pays off only above {{ BREAKEVEN | percent }} utilization. The answer turns on the utilization and the horizon, so measure utilization before you buy.
+
+# %% challenge="lab01_whatif"
+
+# %% measurements=true
+
+# %% answer="measurement_reflection"
 
 # %% grades=true

@@ -104,8 +104,8 @@ def _linear_when_comm_free(f, d):
 def _bounded_by_gradient_transfer(f, d):
     """The AllReduce moves at least the whole gradient every step whatever n is, so the speedup never exceeds
     compute_s_1gpu / (grad_bytes / bandwidth): adding GPUs cannot beat it."""
-    # with n >= 2 every step moves at least the whole gradient once (the AllReduce lower bound,
-    # Patarasuk & Yuan 2009), so a step never takes less than grad_bytes / bandwidth
+    # with n >= 2 a ring moves at least the whole gradient once per step (the lower bound of point-to-point
+    # AllReduces, Patarasuk & Yuan 2009), so a step never takes less than grad_bytes / bandwidth
     n = max(2, d["n"])
     s = f(**{**d, "n": n})
     bound = d["compute_s_1gpu"] / (d["grad_bytes"] / d["bandwidth"])

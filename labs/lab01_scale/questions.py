@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from labs.authoring import Option, fmt, letters, questions, range_key
 from labs.lab01_scale import scenario
+from labs.lab01_scale.measurements import LLAMA_GPUS, LLAMA_HOURS, LLAMA_MFU
 from labs.lab01_scale.scenario import (CHEAPEST, COMPUTE_S_FLEET, COSTS, ENERGY_USD_PER_HOUR, FIXED_USD,
-                                       FULL_UTILIZATION, LOW_UTILIZATION, N_FLEET, NDR_GBIT,
-                                       ON_PREM_LOW_USD_PER_HOUR, RESERVED_DISCOUNT, RING_S_8, RING_S_FLEET,
-                                       SPEEDUP, SPEEDUP_CUTS, SPEEDUP_RANGES, SPREAD, STEP_S_1GPU, TIE_SPREAD,
+                                       FLAT_SPEEDUP, FULL_UTILIZATION, LOW_UTILIZATION, N_FLEET, NICS,
+                                       ON_PREM_LOW_USD_PER_HOUR, PEAK_FLOPS, RESERVED_DISCOUNT, RING_S_8, RING_S_FLEET,
+                                       SPARSE_PEAK_FLOPS, SPEEDUP, SPEEDUP_CUTS, SPEEDUP_RANGES, SPREAD, STEP_S_1GPU, TIE_SPREAD,
                                        USD_PER_GPU_HOUR, UTILIZATION, YEARS, on_prem_usd)
 
 
@@ -23,28 +24,32 @@ def _m(usd: float) -> str:
 _LO, _MID, _HI = SPEEDUP_CUTS
 _STEP = (f"At N = {N_FLEET:,} a step is {COMPUTE_S_FLEET:.2f} s of compute per GPU plus {RING_S_FLEET:.2f} s of "
          f"ring AllReduce: a speedup of {SPEEDUP:,.0f}x.")
+_SHARE = RING_S_FLEET / COMPUTE_S_FLEET
 _act1 = letters([
-    Option(f"{_HI:,}x or more: near-linear scaling, efficiency {_HI / N_FLEET:.0%}+; {NDR_GBIT:.0f} Gb/s keeps up",
-           f"{_STEP} Near-linear needs an AllReduce small next to the compute; here it is the larger part."),
-    Option(f"{_MID:,}-{_HI:,}x: efficiency {_MID / N_FLEET:.0%}-{_HI / N_FLEET:.0%}, the exchange mostly hides "
-           "behind compute",
-           f"{_STEP} Nothing overlaps in this model, and the exchange takes longer than the compute."),
+    Option(f"{_HI:,}x or more: near-linear scaling, efficiency {_HI / N_FLEET:.0%}+, the network keeps up",
+           f"{_STEP} Near-linear needs an AllReduce small next to the compute; here it adds {_SHARE:.0%} to it."),
+    Option(f"{_MID:,}-{_HI:,}x: efficiency {_MID / N_FLEET:.0%}-{_HI / N_FLEET:.0%}, the exchange adds a "
+           "fraction of a step",
+           f"Right: {_STEP} The {NICS} NICs of each node carry the ring at {NICS}x one port's rate, so the "
+           f"exchange adds {_SHARE:.0%} to the compute."),
     Option(f"{_LO:,}-{_MID:,}x: efficiency {_LO / N_FLEET:.0%}-{_MID / N_FLEET:.0%}, syncing costs about as much "
            "as computing",
-           f"{_STEP} The AllReduce costs about as much as the compute (a little more), so about a third of "
-           "the ideal speedup is left."),
+           f"{_STEP} That would need an AllReduce as long as the compute; it is {_SHARE:.0%} of it."),
     Option(f"under {_LO:,}x: efficiency below {_LO / N_FLEET:.0%}, communication dominates every step",
-           f"{_STEP} Communication is the larger part, but not so large that the speedup falls under {_LO:,}x."),
+           f"{_STEP} Under {_LO:,}x is what a flat ring at one NIC per GPU gives ({FLAT_SPEEDUP:,.0f}x): each "
+           f"DGX node has {NICS} NICs and the ring uses them all."),
 ], range_key(SPEEDUP, SPEEDUP_RANGES), offset=0)   # ranges stay in descending order
 
 # the premise of the key: the AllReduce hardly changes from one node to the fleet, compute shrinks 1/N
-assert RING_S_FLEET < 1.2 * RING_S_8 and STEP_S_1GPU / N_FLEET < RING_S_FLEET
+assert RING_S_FLEET < 1.5 * RING_S_8 and STEP_S_1GPU / N_FLEET < STEP_S_1GPU / RING_S_8
+# and the key keeps a margin to both cuts of its range (10 %)
+assert all(abs(SPEEDUP - cut) > 0.1 * cut for cut in SPEEDUP_CUTS)
 _act1_refl = letters([
     Option("GPUs run slower when many of them share one network, so per-GPU speed falls with N",
            "Per-GPU speed (peak x MFU) is the same at every N in this model; only the step's parts change."),
     Option("The gradient AllReduce takes about as long at any N, while each GPU's compute shrinks as 1/N",
-           f"Right: the ring moves 2(N-1)/N of the gradient per GPU, {RING_S_8:.1f} s on 8 GPUs and "
-           f"{RING_S_FLEET:.1f} s on {N_FLEET:,}, while the compute falls to {COMPUTE_S_FLEET:.2f} s."),
+           f"Right: the ring moves 2(N-1)/N of the gradient per GPU, {RING_S_8:.2f} s on 8 GPUs (one node, "
+           f"NVLink) and {RING_S_FLEET:.2f} s on {N_FLEET:,}, while the compute falls to {COMPUTE_S_FLEET:.2f} s."),
     Option("Power delivery limits each GPU's clock once a cluster grows past a few hundred GPUs",
            "Power does not enter the scaling model: every GPU runs at the same peak and MFU at any N."),
     Option("Larger models always reach a lower MFU, whatever the size of the cluster they train on",
@@ -84,9 +89,28 @@ _act2_refl = letters([
            "and falls with utilization."),
 ], 1, offset=3)
 
+# --- Model vs measurement (measurements.py): why the model's GPU-hours come out below the model card's ------
+MODEL_GPU_HOURS_M = LLAMA_HOURS.reference_value() / 1e6
+PUBLISHED_GPU_HOURS_M = LLAMA_HOURS.published / 1e6
+_sparse_hours_m = MODEL_GPU_HOURS_M * PEAK_FLOPS / SPARSE_PEAK_FLOPS     # the same at the sparse "peak"
+_measured = letters([
+    Option("MFU was measured over training steps; the run's hours also paid restarts, checkpoints, evals",
+           f"Right: {MODEL_GPU_HOURS_M:.1f}M GPU-hours of steps against {PUBLISHED_GPU_HOURS_M:.2f}M in all; the "
+           "paper reports 466 job interruptions in 54 days and a long-context stage at 38% MFU."),
+    Option("The model card's hours are counted at the 700 W TDP, below what an H100 draws while it trains",
+           "Power does not enter GPU-hours: an hour of a GPU is an hour whatever it draws."),
+    Option("The H100's real dense peak is 1,979 TFLOP/s, so at 989 the model counts too few FLOP/s",
+           f"1,979 TFLOP/s is the 2:4-sparse figure; with it the model would give {_sparse_hours_m:.1f}M hours, "
+           "further from the card, not closer."),
+    Option("The model assumes perfect scaling, and data-parallel AllReduces are missing from its time",
+           "The 41% MFU was measured on all 16,384 GPUs: the AllReduces and pipeline bubbles are already in it."),
+], 0, offset=2)   # conceptual: index 0; premise: the model is below the card, and the sparse peak moves it further
+assert MODEL_GPU_HOURS_M < 0.95 * PUBLISHED_GPU_HOURS_M and _sparse_hours_m < MODEL_GPU_HOURS_M
+
 QUESTIONS = questions(__file__, vars(scenario) | vars(), {   # id: (kind, points, letters(...)) in order
     "act1_prediction": ("prediction", 1.0, _act1), "act1_reflection": ("reflection", 1.0, _act1_refl),
-    "act2_prediction": ("prediction", 1.0, _act2), "act2_reflection": ("reflection", 1.0, _act2_refl)})
-ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION = QUESTIONS
+    "act2_prediction": ("prediction", 1.0, _act2), "act2_reflection": ("reflection", 1.0, _act2_refl),
+    "measurement_reflection": ("reflection", 1.0, _measured)})
+ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION, MEASUREMENT_REFLECTION = QUESTIONS
 # what the readouts echo: the student's own choice, never the key
 ACT1_OPTIONS, ACT2_OPTIONS = (dict(q.options) for q in (ACT1_PREDICTION, ACT2_PREDICTION))

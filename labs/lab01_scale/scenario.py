@@ -1,4 +1,4 @@
-"""Lab 01 scenario: the named inputs (the source lab's, corrected where docs/errata/lab01_scale.md says
+"""Lab 01 scenario: the named inputs (the source lab's, corrected where labs/lab01_scale/errata.md says
 so) and every number derived from reference/ at them. No text: questions.py and notebook.py format
 these values.
 """
@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import reference.scaling as ref
 from reference import constants as C
+from reference.cluster import ring_link
 from reference.collectives import ring_allreduce_time, training_step_flops
 
 # --- Act I inputs: a Chinchilla-scale model (Hoffmann et al. 2022, arXiv:2203.15556) -------------------
@@ -17,8 +18,15 @@ PEAK_FLOPS = C.H100_PEAK_FLOPS_BF16
 N_FLEET = 1000
 FP16_BYTES = C.FP16_BYTES
 GRAD_BYTES = PARAMS * FP16_BYTES              # bf16 gradients, all-reduced every step
-ALPHA_S, BANDWIDTH = C.IB_ALPHA_S, C.IB_NDR400_BANDWIDTH  # one 400 Gb/s NDR port per GPU (DGX H100)
-NDR_GBIT = BANDWIDTH * 8 / 1e9  # the port's rating in Gb/s, from the cited bytes/s
+# The fleet is DGX H100 nodes: 8 GPUs on NVLink and 8 NDR NICs each. A ring across them runs one ring per
+# NIC at once, 7 of every 8 hops on NVLink (reference/cluster.py): per rank it sees LINK_FLEET. The source
+# lab (and this project until issue 30) ran it at one NIC's 50 GB/s per GPU: 8x too slow (errata).
+GPN, NICS = C.GPUS_PER_DGX_H100, C.IB_NICS_PER_DGX_H100
+NODES = N_FLEET // GPN
+LINK_FLEET = ring_link(N_FLEET)
+ALPHA_S, BANDWIDTH = LINK_FLEET["alpha_s"], LINK_FLEET["bandwidth"]
+NDR_GBIT = C.IB_NDR400_BANDWIDTH * 8 / 1e9  # one NIC's rating in Gb/s, from the cited bytes/s
+FLAT_LINK = dict(alpha_s=C.IB_ALPHA_S, bandwidth=C.IB_NDR400_BANDWIDTH)   # the flat model: one NIC per GPU
 SECONDS_PER_DAY = 86400
 SECONDS_PER_YEAR = C.HOURS_PER_YEAR * 3600
 FLOPS_PER_PARAM_TOKEN = training_step_flops(1, 1)   # the 6 of 6ND, from the reference formula
@@ -31,7 +39,7 @@ LAB_SPEEDUP, LAB_N = 320.0, 1000  # the source lab's default speedup and cluster
 LAB_IDLE_POWER_FRACTION = 0.5  # the source lab's reflection claim: idle GPUs draw half their TDP
 SHORT_YEARS, LONG_YEARS = 1, 5
 # Act I prediction: ranges of the speedup on N_FLEET GPUs (option design); the key holds the value
-SPEEDUP_CUTS = (200, 400, 800)
+SPEEDUP_CUTS = (300, 600, 900)
 SPEEDUP_RANGES = ((SPEEDUP_CUTS[2], float("inf")), (SPEEDUP_CUTS[1], SPEEDUP_CUTS[2]),
                   (SPEEDUP_CUTS[0], SPEEDUP_CUTS[1]), (0, SPEEDUP_CUTS[0]))
 # Act I instrument: the cluster sizes the curves span (powers of two and the fleet)
@@ -41,14 +49,17 @@ INSTRUMENT_GPUS = sorted({2 ** k for k in range(13)} | {N_FLEET})
 TOTAL_FLOPS = training_step_flops(PARAMS, TOKENS)          # 6ND = 5.88e23 FLOP
 STEP_FLOPS = training_step_flops(PARAMS, TOKENS_PER_STEP)
 STEP_S_1GPU = ref.training_time_s(STEP_FLOPS, 1, PEAK_FLOPS, MFU)
-SPEEDUP = ref.data_parallel_speedup(STEP_S_1GPU, N_FLEET, GRAD_BYTES, ALPHA_S, BANDWIDTH)
+SPEEDUP = ref.data_parallel_speedup(STEP_S_1GPU, N_FLEET, GRAD_BYTES, **LINK_FLEET)
+FLAT_SPEEDUP = ref.data_parallel_speedup(STEP_S_1GPU, N_FLEET, GRAD_BYTES, **FLAT_LINK)   # the flat model's answer
 EFFICIENCY = ref.scaling_efficiency(SPEEDUP, N_FLEET)
 YEARS_1GPU = ref.training_time_s(TOTAL_FLOPS, 1, PEAK_FLOPS, MFU) / SECONDS_PER_YEAR
 IDEAL_DAYS = ref.training_time_s(TOTAL_FLOPS, N_FLEET, PEAK_FLOPS, MFU) / SECONDS_PER_DAY
 REAL_DAYS = ref.training_time_s(TOTAL_FLOPS, 1, PEAK_FLOPS, MFU) / SPEEDUP / SECONDS_PER_DAY
-RING_S_8 = ring_allreduce_time(GRAD_BYTES, 8, ALPHA_S, BANDWIDTH)
-RING_S_FLEET = ring_allreduce_time(GRAD_BYTES, N_FLEET, ALPHA_S, BANDWIDTH)
+RING_S_8 = ring_allreduce_time(GRAD_BYTES, GPN, **ring_link(GPN))            # one node: NVLink
+RING_S_FLEET = ring_allreduce_time(GRAD_BYTES, N_FLEET, **LINK_FLEET)
 COMPUTE_S_FLEET = STEP_S_1GPU / N_FLEET                     # one step's compute per GPU on the fleet
+LARGE_FLEET_EFFICIENCY = ref.scaling_efficiency(
+    ref.data_parallel_speedup(STEP_S_1GPU, LARGE_FLEET, GRAD_BYTES, **ring_link(LARGE_FLEET)), LARGE_FLEET)
 
 # --- Act II inputs: the CFO's 3-year fleet (the lab's defaults, stated in the story) ------------------
 FLEET_GPUS = N_FLEET            # the VP's fleet of Act I

@@ -41,12 +41,11 @@ def _links_meet_target(f, d):
 
 
 def _inter_inverse_in_bandwidth(f, d):
-    """Hidden: the inter-node term halves when the node's InfiniBand bandwidth doubles."""
-    base = dict(d, nodes=1)
-    term = lambda bw: f(**dict(d, inter_bandwidth_per_node=bw)) - f(**dict(base, inter_bandwidth_per_node=bw))
+    """Hidden: the network stage (one GPU per node) halves when the node's InfiniBand bandwidth doubles."""
+    term = lambda bw: f(**dict(d, gpus_per_node=1, inter_bandwidth_per_node=bw))
     one, two = term(d["inter_bandwidth_per_node"]), term(2 * d["inter_bandwidth_per_node"])
     assert math.isclose(one, 2 * two, rel_tol=1e-6, abs_tol=1e-12), \
-        f"inter-node term {one} s at B, {two} s at 2B"
+        f"network stage {one} s at B, {two} s at 2B"
 
 
 # --- hidden domains: wider than the released strategies (properties.py) and drawn differently -------
@@ -157,7 +156,7 @@ FUNCTIONS = (
         domain=_HIER_DOMAIN,
         properties=[*_public("hierarchical_allreduce_time"),
                     Property(name="inter-node term inverse in bandwidth",
-                             meaning="Doubling a node's InfiniBand bandwidth halves the time spent crossing nodes.",
+                             meaning="Doubling a node's InfiniBand bandwidth halves the network stage.",
                              strategy=_HIER_PROPERTY, check=_inter_inverse_in_bandwidth,
                              public=False)]),
     FunctionItem(

@@ -1,6 +1,6 @@
 """Lab 02's known wrong models, per graded function (autograder.engine.spec.Misconception).
 
-From the source lab's own formulas (docs/errata/lab02_interconnect.md: Gb/s read as GB/s, "exactly
+From the source lab's own formulas (labs/lab02_interconnect/errata.md: Gb/s read as GB/s, "exactly
 2x the model size", no latency, an inter-node term at one node, percentages), unit and factor slips,
 and the mistakes of the lab's test implementations. Every model is built from reference/ (labs.slips).
 """
@@ -23,6 +23,12 @@ def _lab_hierarchical(message_bytes, gpus_per_node, nodes, intra_bandwidth, inte
         + 2 * message_bytes / inter_bandwidth_per_node
 
 
+def _phases_added(message_bytes, gpus_per_node, nodes, intra_bandwidth, inter_bandwidth_per_node):
+    """The stages one after the other (this project's model until the audit of issue 30)."""
+    return ref.hierarchical_allreduce_time(message_bytes, gpus_per_node, 1, intra_bandwidth, inter_bandwidth_per_node) \
+        + ref.hierarchical_allreduce_time(message_bytes, 1, nodes, intra_bandwidth, inter_bandwidth_per_node)
+
+
 def _links(comm_s: Callable[[dict, float], float], none: Callable[[dict], int]) -> Callable[..., int]:
     """min_ib_links' search over 1..max_links with another communication time; `none(k)` if no k fits."""
     def model(**k):
@@ -37,6 +43,10 @@ def _links(comm_s: Callable[[dict, float], float], none: Callable[[dict], int]) 
 def _lab_links_comm(k: dict, inter_bandwidth: float) -> float:
     return _lab_hierarchical(k["message_bytes"], k["gpus_per_node"], k["nodes"], k["intra_bandwidth"],
                              inter_bandwidth)
+
+
+def _added_comm(k: dict, inter_bandwidth: float) -> float:
+    return _phases_added(k["message_bytes"], k["gpus_per_node"], k["nodes"], k["intra_bandwidth"], inter_bandwidth)
 
 
 def _inter_only_comm(k: dict, inter_bandwidth: float) -> float:
@@ -87,6 +97,10 @@ MISCONCEPTIONS = {
           "You charged 2M / B_inter, as the source lab's code does: across k nodes the ring moves 2(k-1)/k of\n"
           "the message, and a single node has no inter-node traffic at all.",
           ACT2, _lab_hierarchical),
+        M("the stages added, not pipelined",
+          "Your times are the NVLink stages plus the network stage: the message goes in chunks, so NVLink and\n"
+          "the NICs work at once and the AllReduce takes as long as the slower of the two.",
+          ACT2, _phases_added),
         M("each GPU gets the node's links to itself",
           "Your inter-node term is gpus_per_node times too short: each GPU sends its 1/g shard over only 1/g of\n"
           "the node's links, so the g's cancel.",
@@ -116,6 +130,10 @@ MISCONCEPTIONS = {
           "Your link counts come from the source lab's Act II model, which sends 2M through the node's links\n"
           "even at one node: compute the hierarchical AllReduce as in hierarchical_allreduce_time.",
           ACT2, _links(_lab_links_comm, lambda k: 0)),
+        M("the stages added, not pipelined",
+          "Your link counts add the NVLink stages to the network stage: pipelined, they overlap, and the\n"
+          "slower of the two sets the time, so fewer links suffice.",
+          ACT2, _links(_added_comm, lambda k: 0)),
         M("NVLink stages forgotten, max_links when nothing fits",
           "You counted only the inter-node traffic and returned max_links when no count fits: the NVLink\n"
           "stages also take time, and 'no number of links suffices' is 0.",

@@ -110,7 +110,7 @@ print(f"You predicted {act1_prediction}: {act1_options.get(act1_prediction, '(no
 #
 # **ML Infrastructure Lead:** *"We're scaling from 1 DGX H100 node ({{ GPUS }} GPUs, NVLink) to {{ STORY_NODES }} nodes ({{ STORY_NODES * GPUS }} GPUs, InfiniBand, {{ STORY_LINKS }} NDR link per node). We expected {{ STORY_NODES }}× more throughput — we budgeted {{ BUDGET_MONTHS }} months to hit this target. First week of benchmarking shows we're only getting {{ STORY_SPEEDUP | fmt(".1f") }}× throughput on {{ STORY_NODES * GPUS }} GPUs versus 1 DGX node. The engineering team is pointing at software bugs in distributed PyTorch. But I'm not convinced. What is actually happening?"*
 #
-# Each node keeps its {{ TOKENS_PER_GPU_STEP }}-token sequence per GPU ({{ COMPUTE_S | fmt(".2f") }} s of compute), so {{ STORY_NODES }} nodes do {{ STORY_NODES }}× the work per step. The gradient is reduced **hierarchically**: a reduce-scatter over NVLink inside each node, an AllReduce of each GPU's 1/{{ GPUS }} shard across the nodes over InfiniBand, and an all-gather over NVLink. A single node has no inter-node stage. When communication takes longer than compute (`comm_overhead_ratio` > {{ DANGER_RATIO | fmt("g") }}) the cluster is in the **danger state**: it spends more time waiting on the network than training.
+# Each node keeps its {{ TOKENS_PER_GPU_STEP }}-token sequence per GPU ({{ COMPUTE_S | fmt(".2f") }} s of compute), so {{ STORY_NODES }} nodes do {{ STORY_NODES }}× the work per step. The gradient is reduced **hierarchically**: a reduce-scatter over NVLink inside each node, an AllReduce of each GPU's 1/{{ GPUS }} shard across the nodes over InfiniBand, and an all-gather over NVLink. The message goes through in chunks, so the NVLink stages and the network stage work at once (as NCCL's own two-level algorithms pipeline them): the slower of the two sets the time. A single node has no inter-node stage. When communication takes longer than compute (`comm_overhead_ratio` > {{ DANGER_RATIO | fmt("g") }}) the cluster is in the **danger state**: it spends more time waiting on the network than training.
 #
 # Implement `hierarchical_allreduce_time`, `speedup`, `scaling_efficiency` and `min_ib_links`, then predict.
 
@@ -171,9 +171,9 @@ print(f"You predicted {act2_prediction}: {act2_options.get(act2_prediction, '(no
 #
 # With g GPUs per node, k nodes, NVLink bandwidth B_nv per GPU and InfiniBand bandwidth B_ib per node:
 #
-# t = 2(g−1)/g · M / B_nv  (reduce-scatter and all-gather inside each node)  +  2(k−1)/k · M / B_ib  (the shards' AllReduce across nodes)
+# t = max( 2(g−1)/g · M / B_nv  (reduce-scatter and all-gather inside each node),  2(k−1)/k · M / B_ib  (the shards' AllReduce across nodes) )
 #
-# The inter-node term carries almost 2M per node however many nodes join, through a link far slower than NVLink: it does not shrink as k grows, while each node's compute stays the same.
+# Pipelined, the two stages overlap and the slower one sets the time; run one after the other they would add up ({{ STORY_ADDED_S | fmt(".2f") }} s instead of {{ STORY_COMM_S | fmt(".2f") }} s at the story's {{ STORY_NODES }} nodes), which bounds the time from above. Measured AllReduces across DGX H100 nodes lie between the two (the model vs measurement section below). The inter-node term carries almost 2M per node however many nodes join, through links far slower than NVLink: it does not shrink as k grows, while each node's compute stays the same.
 # </details>
 
 # %% answer="act2_reflection"
@@ -186,6 +186,12 @@ for k in design_nodes:
 
 # %% [markdown]
 # **Takeaway.** Past the node boundary the gradient crosses a link {{ (NVLINK_BW / LINK_BW) | fmt(".0f") }}× slower than one GPU's NVLink, and its bytes do not shrink as nodes join. More links per node (or more sequences per step) buy compute time to hide it; the architectural remedy changes what crosses the slow links: **pipeline parallelism**, which keeps a stage's gradient among fewer nodes and sends only activations between stages. That is the design challenge above.
+
+# %% challenge="lab02_pipeline"
+
+# %% measurements=true
+
+# %% answer="measurement_reflection"
 
 # %% [markdown]
 # ## Your functions

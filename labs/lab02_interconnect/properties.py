@@ -182,14 +182,26 @@ def _one_gpu_per_node_no_nvlink(f, d):
 
 @public_property("hierarchical_allreduce_time", HIER_ARGS, name="inter-node factor in [1, 2)")
 def _inter_node_factor_bounds(f, d):
-    """Going from 1 to k >= 2 nodes adds 2(k-1)/k x M / B_inter_node: at least once the message, never twice."""
+    """With one GPU per node only the network stage is left: each node's links carry 2(k-1)/k x M,
+    at least once the message and never twice."""
     if d["nodes"] < 2:
         return
-    extra = _hier(f, d) - _hier(f, d, nodes=1)
-    factor = extra * d["inter_bandwidth_per_node"] / d["message_bytes"]
+    network = _hier(f, d, gpus_per_node=1)
+    factor = network * d["inter_bandwidth_per_node"] / d["message_bytes"]
     assert 1 - 1e-6 <= factor < 2, \
-        (f"nodes={d['nodes']}: crossing nodes added {extra} s, {factor:.6g} x M / B_inter_node; "
+        (f"nodes={d['nodes']}, one GPU per node: {network} s, {factor:.6g} x M / B_inter_node; "
          "each node's links carry 2(k-1)/k of the message, in [1, 2)")
+
+
+@public_property("hierarchical_allreduce_time", HIER_ARGS, name="the slower stage sets the time")
+def _slower_stage_sets_the_time(f, d):
+    """The NVLink stages and the network stage work at once (the message is pipelined in chunks), so
+    the AllReduce takes as long as the slower of the two alone, not their sum."""
+    nvlink, network = _hier(f, d, nodes=1), _hier(f, d, gpus_per_node=1)
+    both = _hier(f, d)
+    assert _close(both, max(nvlink, network)), \
+        (f"{both} s with the NVLink stages alone taking {nvlink} s and the network stage alone {network} s: "
+         "pipelined, the slower of the two sets the time")
 
 
 @public_property("hierarchical_allreduce_time", HIER_ARGS, name="more nodes never faster")

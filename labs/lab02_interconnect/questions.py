@@ -8,6 +8,7 @@ import math
 
 from labs.authoring import Option, fmt_bytes, letters, questions, range_key
 from labs.lab02_interconnect import scenario
+from labs.lab02_interconnect.measurements import MEASUREMENTS
 from labs.lab02_interconnect.scenario import (ACT1_COMM_S, ALPHA_S, CLIFF, COMPUTE_S, DANGER_RATIO, FP16_BYTES,
                                               GPUS, LINK_BW, LINKS_AT_MAX, MAX_LINKS, MAX_NODES, NVLINK, PCIE,
                                               PCIE_SLOWDOWN, RING_FACTOR, RING_FACTOR_LIMIT, STORY_INTER_S,
@@ -68,7 +69,7 @@ _act2 = letters([
 ], max(range(len(_ACT2_SECONDS)), key=_ACT2_SECONDS.__getitem__), offset=1)
 
 # --- Act II reflection: the fewest links at the largest cluster ------------------------------------------
-ACT2_COUNTS = (2, 4, MAX_LINKS, 0)      # 0: min_ib_links' "none suffices"
+ACT2_COUNTS = (2, 3, MAX_LINKS, 0)      # 0: min_ib_links' "none suffices"
 _c = ACT2_COUNTS
 
 
@@ -86,16 +87,41 @@ def _count_why(links: int) -> str:
 
 _act2_refl = letters([
     Option(f"{_c[0]} links per node ({_gbs(_c[0] * LINK_BW)}): doubling the bandwidth is enough", _count_why(_c[0])),
-    Option(f"{_c[1]} links per node ({_gbs(_c[1] * LINK_BW)}): half the GPUs get a port", _count_why(_c[1])),
+    Option(f"{_c[1]} links per node ({_gbs(_c[1] * LINK_BW)}): fewer than half the GPUs get a port", _count_why(_c[1])),
     Option(f"{_c[2]} links per node ({_gbs(_c[2] * LINK_BW)}): every GPU needs its own port", _count_why(_c[2])),
     Option(f"No count up to {MAX_LINKS}: inter-node traffic grows with the nodes", _count_why(_c[3])),
-], ACT2_COUNTS.index(LINKS_AT_MAX), offset=3)  # reads "none", 2, 4, 8
+], ACT2_COUNTS.index(LINKS_AT_MAX), offset=3)  # reads "none", 2, 3, 8
 assert links_needed(MAX_NODES) == LINKS_AT_MAX
+
+# --- Model vs measurement (measurements.py): the measured multi-node AllReduce between the two models -----
+_rows = {m.id: m for m in MEASUREMENTS}
+_gbs_of = lambda row_id: _rows[row_id].reference_value() / 1e9
+PIPELINED_GBS = (_gbs_of("hierarchical_two_nodes"), _gbs_of("hierarchical_four_nodes"))
+ADDED_GBS = (_gbs_of("added_two_nodes"), _gbs_of("added_four_nodes"))
+MEASURED_GBS = tuple(_rows[r].published_value / 1e9 for r in ("hierarchical_two_nodes", "hierarchical_four_nodes"))
+_between = " and ".join(f"{lo:.0f} < {m:.0f} <= {hi:.0f} GB/s" for lo, m, hi in zip(ADDED_GBS, MEASURED_GBS,
+                                                                                   PIPELINED_GBS))
+_measured = letters([
+    Option("NCCL overlaps the NVLink and network stages, though not perfectly, and its NICs run below line rate",
+           f"Right: each measurement lies between the added and the pipelined model ({_between}): the stages "
+           "overlap, imperfectly, on NICs that deliver 46-48 of their 50 GB/s."),
+    Option("The added model is the right one, and the two clusters measured were simply misconfigured",
+           f"Both measurements beat the added model ({ADDED_GBS[0]:.0f} and {ADDED_GBS[1]:.0f} GB/s), which no "
+           "configuration error can do: the stages do overlap."),
+    Option("Both models are off by one constant factor, which a better NVLink bandwidth figure would remove",
+           f"The pipelined model is {PIPELINED_GBS[0] / MEASURED_GBS[0]:.2f}x the measurement at 2 nodes and "
+           f"{PIPELINED_GBS[1] / MEASURED_GBS[1]:.2f}x at 4: not one factor."),
+    Option("Every byte crosses every NIC of every node, so the network stage grows with the number of nodes",
+           "Each node's links carry 2(k-1)/k of the message, under 2x however many nodes join."),
+], 0, offset=1)   # conceptual: index 0; premises below
+assert all(lo < m <= hi for lo, m, hi in zip(ADDED_GBS, MEASURED_GBS, PIPELINED_GBS))
+assert abs(PIPELINED_GBS[0] / MEASURED_GBS[0] - PIPELINED_GBS[1] / MEASURED_GBS[1]) > 0.1
 
 QUESTIONS = questions(__file__, vars(scenario) | vars(), {   # id: (kind, points, letters(...)) in order
     "act1_prediction": ("prediction", 1.25, _act1), "act1_reflection": ("reflection", 1.25, _act1_refl),
-    "act2_prediction": ("prediction", 1.25, _act2), "act2_reflection": ("reflection", 1.25, _act2_refl)})
-ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION = QUESTIONS
+    "act2_prediction": ("prediction", 1.25, _act2), "act2_reflection": ("reflection", 1.25, _act2_refl),
+    "measurement_reflection": ("reflection", 1.0, _measured)})
+ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION, MEASUREMENT_REFLECTION = QUESTIONS
 assert len({q.key for q in QUESTIONS}) > 1 and "A" not in {q.key for q in QUESTIONS}
 # what the readouts echo: the student's own choice, never the key
 ACT1_OPTIONS, ACT2_OPTIONS = (dict(q.options) for q in (ACT1_PREDICTION, ACT2_PREDICTION))

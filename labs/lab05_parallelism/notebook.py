@@ -5,12 +5,13 @@
 #
 # > **Training Infrastructure Lead:** "We are training a {{ ACT1.params | fmt(".0f", 1e9) }}B-parameter model with pure data parallelism on H100s. Every step processes the same global batch: {{ ACT1.tokens_per_step | fmt(",.0f") }} tokens ({{ ACT1_SEQUENCES | fmt(",") }} sequences of {{ SEQ_LEN | fmt(",") }} tokens). I measured MFU at {{ N_SMALL }} GPUs = {{ MFU8 | fmt(".1%") }}. At {{ N_MID }} GPUs it dropped to {{ MFU64 | fmt(".1%") }}. At {{ N_LARGE }} GPUs it is {{ MFU512 | fmt(".1%") }}. The model has not changed. We just added GPUs and it got worse, and we pay \${{ USD_PER_GPU_HOUR | fmt(".2f") }} per GPU-hour for all of them. Why does MFU fall as we scale?"
 #
-# A data-parallel step computes the forward and backward pass on each GPU's share of the batch ({{ FLOPS_PER_PARAM_TOKEN | fmt("g") }} x params x tokens FLOP in all, at {{ ACT1.mfu | fmt(".1%") }} MFU of the dense {{ H100_PEAK_TFLOPS | fmt(".0f") }} TFLOP/s peak), then AllReduces the {{ GRAD_GB | fmt(".0f") }} GB fp16 gradient with a ring. Inside a DGX node the ring runs on NVLink ({{ NVLINK_GBPS | fmt(".0f") }} GB/s per direction); past {{ GPN }} GPUs it runs on each GPU's InfiniBand NDR NIC ({{ IB_GBPS | fmt(".0f") }} GB/s). Nothing overlaps: MFU = base MFU x compute / (compute + comm). Memory is not the wall in this act: plain data parallelism would need {{ ACT1_STATES_GB_NO_ZERO | fmt(".0f") }} GB of model states per GPU, more than the {{ HBM_BYTES | fmt(".0f", 1e9) }} GB of an H100, so the optimizer states are sharded with ZeRO stage {{ ACT1_ZERO_STAGE }} ({{ ACT1_STATES_GB_ZERO | fmt(".1f") }} GB per GPU at {{ N_SMALL }} GPUs), which leaves the gradient AllReduce, and so every time below, unchanged.
+# A data-parallel step computes the forward and backward pass on each GPU's share of the batch ({{ FLOPS_PER_PARAM_TOKEN | fmt("g") }} x params x tokens FLOP in all, at {{ ACT1.mfu | fmt(".1%") }} MFU of the dense {{ H100_PEAK_TFLOPS | fmt(".0f") }} TFLOP/s peak), then AllReduces the {{ GRAD_GB | fmt(".0f") }} GB fp16 gradient with a ring. Inside a DGX node the ring runs on NVLink ({{ NVLINK_GBPS | fmt(".0f") }} GB/s per direction); past {{ GPN }} GPUs it leaves the node through its {{ NICS }} InfiniBand NDR NICs ({{ IB_GBPS | fmt(".0f") }} GB/s each): NCCL runs one ring per NIC at once, 7 of every 8 hops on NVLink, so each rank sees the node's NICs together, {{ CLUSTER_GBPS | fmt(".0f") }} GB/s (`cluster.ring_link`, shipped beside your module). Nothing overlaps: MFU = base MFU x compute / (compute + comm). Memory is not the wall in this act: plain data parallelism would need {{ ACT1_STATES_GB_NO_ZERO | fmt(".0f") }} GB of model states per GPU, more than the {{ HBM_BYTES | fmt(".0f", 1e9) }} GB of an H100, so the optimizer states are sharded with ZeRO stage {{ ACT1_ZERO_STAGE }} ({{ ACT1_STATES_GB_ZERO | fmt(".1f") }} GB per GPU at {{ N_SMALL }} GPUs), which leaves the gradient AllReduce, and so every time below, unchanged.
 
 # %%
 # Setup (generated): your module, the cited constants, numpy and matplotlib.
 import parallelism
 import constants
+import cluster
 import numpy as np
 import matplotlib.pyplot as plt
 from _instruments import Instrument, Slider, Steps
@@ -47,10 +48,9 @@ peak, gpus_per_node = constants.H100_PEAK_FLOPS_BF16, constants.GPUS_PER_DGX_H10
 
 
 def link(n):
-    # NVLink inside one node, InfiniBand NDR past the node boundary
-    if n <= gpus_per_node:
-        return constants.NVLINK4_BANDWIDTH, constants.NVLINK_ALPHA_S
-    return constants.IB_NDR400_BANDWIDTH, constants.IB_ALPHA_S
+    # NVLink inside one node; past it the ring's link on DGX H100 nodes (cluster.py)
+    ring = cluster.ring_link(n)
+    return ring["bandwidth"], ring["alpha_s"]
 
 
 def times(n, base_mfu=act1["mfu"]):
@@ -68,7 +68,7 @@ def draw_wall(fig, n_gpus, base_mfu):
     ax1, ax2 = fig.subplots(1, 2)
     ax1.plot(gpus, [100 * x for x in mfus], "o-", label="effective MFU")
     ax1.axhline(100 * mfu_floor, ls="--", c="gray", label=f"{mfu_floor:.0%} practical floor")
-    ax1.axvline(gpus_per_node + 0.5, ls=":", c="red", label="node boundary: NVLink -> InfiniBand")
+    ax1.axvline(gpus_per_node + 0.5, ls=":", c="red", label="node boundary: NVLink -> the nodes' NICs")
     ax2.plot(gpus, [c for c, _ in curve], "o-", label="compute per step")
     ax2.plot(gpus, [m for _, m in curve], "s-", label="gradient AllReduce")
     ax2.set_yscale("log")
@@ -101,11 +101,11 @@ for n in measured_gpus:
 # %% answer="act1_reflection"
 
 # %% [markdown]
-# **Takeaway.** Adding GPUs divides the compute of a fixed batch but not the gradient AllReduce, which past one node also runs on InfiniBand: at {{ N_LARGE }} GPUs the step spends {{ IDLE_FRACTION512 | fmt(".1%") }} of its time communicating. At \${{ USD_PER_GPU_HOUR | fmt(".2f") }} per GPU-hour that is \${{ IDLE_USD_PER_DAY | fmt(",.0f") }} a day of GPUs waiting on the network.
+# **Takeaway.** Adding GPUs divides the compute of a fixed batch but not the gradient AllReduce, which past one node also leaves NVLink for the nodes' NICs: at {{ N_LARGE }} GPUs the step spends {{ IDLE_FRACTION512 | fmt(".1%") }} of its time communicating. At \${{ USD_PER_GPU_HOUR | fmt(".2f") }} per GPU-hour that is \${{ IDLE_USD_PER_DAY | fmt(",.0f") }} a day of GPUs waiting on the network.
 #
 # <details><summary>Math peek: the data-parallel step</summary>
 #
-# compute = {{ FLOPS_PER_PARAM_TOKEN | fmt("g") }} · P · T / (N · peak · MFU), ring AllReduce = 2(N−1)·α + 2(N−1)/N · P·b / B, effective MFU = MFU · compute / (compute + AllReduce). Compute falls as 1/N; the AllReduce tends to 2·P·b/B.
+# compute = {{ FLOPS_PER_PARAM_TOKEN | fmt("g") }} · P · T / (N · peak · MFU), ring AllReduce = 2(N−1)·α + 2(N−1)/N · P·b / B, effective MFU = MFU · compute / (compute + AllReduce). Compute falls as 1/N; the AllReduce tends to 2·P·b/B. Past one node B is the ring's per-rank link, min({{ NICS }} NICs × {{ IB_GBPS | fmt(".0f") }} GB/s, 8/7 × NVLink) = {{ CLUSTER_GBPS | fmt(".0f") }} GB/s; a flat ring at one NIC's {{ IB_GBPS | fmt(".0f") }} GB/s per GPU (the source lab's model) would put MFU at {{ N_LARGE }} GPUs at {{ FLAT_MFU512 | fmt(".1%") }}, not {{ MFU512 | fmt(".1%") }}.
 # </details>
 
 # %% [markdown]
@@ -184,5 +184,11 @@ print("Your best_3d_config says:", parallelism.best_3d_config(**scenario_args, c
 #
 # model states per GPU = {{ ADAM_BYTES_PER_PARAM }} · P / (TP · PP) without ZeRO; the first 1F1B stage holds PP micro-batches of L/PP layers of activations; bubble = (p − 1) / (m + p − 1) with m = global batch / (DP · micro-batch).
 # </details>
+
+# %% challenge="lab05_layout"
+
+# %% measurements=true
+
+# %% answer="measurement_reflection"
 
 # %% grades=true

@@ -7,10 +7,12 @@ from functools import partial
 
 from labs.authoring import Option, fmt, fmt_bytes, letters, questions, render
 from labs.lab05_parallelism import scenario
+from labs.lab05_parallelism.measurements import MEGATRON_GPUS, MEGATRON_SEQUENCES, REPLICA_GPUS, STRONG_SCALING
 from labs.lab05_parallelism.scenario import (
-    ACT1, ACT2, ACT2_COMPUTE_S, ACT2_KEY_INDEX, ACT2_LAYOUTS, COMM512, COMM8, COMPUTE512, COMPUTE8, FAST_GPU_MFU512,
+    ACT1, ACT2, ACT2_COMPUTE_S, ACT2_KEY_INDEX, CROSS_LAYOUT, CROSS_NODES, ACT2_LAYOUTS, COMM512, COMM8, COMPUTE512, COMPUTE8, FAST_GPU_MFU512,
     FAST_GPU_PEAK_FACTOR, GPN, GRAD_GB, INT8_BYTES, INT8_MFU512, LATENCY_SHARE512, MFU512, NVLINK_OVER_IB, N_LARGE,
     N_SMALL, RING_FACTOR_LIMIT, TP_ALLREDUCES_BWD, TP_ALLREDUCES_FWD, TP_IB_S, TP_NVLINK_S)
+from reference import parallelism as ref
 
 pct = partial(fmt, spec=".1%")
 
@@ -29,7 +31,7 @@ _act1_texts, _act1_key = key_by_claims([
      LATENCY_SHARE512 > 0.5),
     (Option("Compute per GPU shrinks as 1/N; the gradient AllReduce does not, and past one node it leaves NVLink",
        f"Compute falls from {COMPUTE8:.2f} s to {COMPUTE512:.3f} s, while the ring still sends about "
-       f"{RING_FACTOR_LIMIT}x the {GRAD_GB:.0f} GB gradient per GPU, over InfiniBand past {GPN} GPUs: "
+       f"{RING_FACTOR_LIMIT}x the {GRAD_GB:.0f} GB gradient per GPU, over the nodes' NICs past {GPN} GPUs: "
        f"comm/compute rises from {COMM8 / COMPUTE8:.3f} to {COMM512 / COMPUTE512:.2f}."),
      COMPUTE512 < COMPUTE8 and COMM512 / COMPUTE512 > 10 * COMM8 / COMPUTE8),
     (Option("Larger clusters put more L2-cache and HBM-bandwidth pressure on each GPU, so each computes slower",
@@ -82,26 +84,51 @@ _act2_texts = [Option(f"TP={lay['tp']}, PP={lay['pp']}, DP={lay['dp']}: "
                for lay, blurb in zip(ACT2_LAYOUTS, _ACT2_BLURBS)]
 _act2 = letters(_act2_texts, ACT2_KEY_INDEX, offset=ACT2_OFFSET)
 
-# Conceptual: the per-layer TP AllReduce volume at InfiniBand bandwidth (numbers in the why).
+# Conceptual: the per-layer TP AllReduces, on the critical path, leave NVLink for the nodes' NICs (numbers in the why).
 _refl2_texts = [
     Option("PyTorch's distributed primitives do not support tensor parallelism across the nodes of a cluster",
       "torch.distributed and NCCL run the same collectives over InfiniBand as over NVLink."),
     Option("Its AllReduces run in every layer for every microbatch, and InfiniBand is far slower than NVLink",
-      f"Right: {TP_ALLREDUCES_FWD + TP_ALLREDUCES_BWD} AllReduces per layer per microbatch cost {TP_NVLINK_S:.2f} s "
-      f"per step on NVLink but {TP_IB_S:.1f} s at InfiniBand's {NVLINK_OVER_IB:.0f}x lower bandwidth, against "
-      f"{ACT2_COMPUTE_S:.2f} s of compute."),
+      f"Right: {TP_ALLREDUCES_FWD + TP_ALLREDUCES_BWD} AllReduces per layer per microbatch, each on the critical "
+      f"path, cost {TP_NVLINK_S:.2f} s per step inside a node and {TP_IB_S:.2f} s for TP={CROSS_LAYOUT['tp']} across "
+      f"{CROSS_NODES} nodes, whose ring leaves NVLink for the nodes' NICs ({NVLINK_OVER_IB:.0f}x less bandwidth per "
+      f"GPU): {TP_IB_S / ACT2_COMPUTE_S:.0%} of the {ACT2_COMPUTE_S:.2f} s of compute, nothing overlapped."),
     Option("Tensor parallelism needs GPU memory shared between the ranks, which separate nodes do not have",
       "TP ranks exchange messages (AllReduces of activations), not shared memory."),
     Option("Cross-node tensor parallelism makes training numerically unstable through rounding across nodes",
       "The sums are the same whichever link carries them; the cost is time, not precision."),
 ]
-assert TP_IB_S > ACT2_COMPUTE_S > TP_NVLINK_S   # the premise of the key: across nodes TP dominates the step
+# the premise of the key: across nodes the TP AllReduces cost over twice as much and a quarter of the compute
+assert TP_IB_S > 2 * TP_NVLINK_S and TP_IB_S > 0.25 * ACT2_COMPUTE_S
 _act2_refl = letters(_refl2_texts, 1, offset=1)
+
+# --- Model vs measurement (measurements.py): what the strong-scaling agreement does and does not show -----
+MEGATRON_MODEL_MFU = STRONG_SCALING.reference_value()
+MEGATRON_MFU = STRONG_SCALING.published
+_stages = 6                                                       # the assumed TP 8 x PP 6 replica
+_sequences = {n: MEGATRON_SEQUENCES // (n // REPLICA_GPUS) for n in (2 * REPLICA_GPUS, MEGATRON_GPUS)}
+BUBBLE_96, BUBBLE_4608 = (ref.pipeline_bubble_fraction(_stages, m) for m in _sequences.values())
+_measured = letters([
+    Option("Not that its mechanism is right: Megatron hides the reduce while the bubble grows",
+           f"Right: Megatron overlaps the data-parallel reduce, which the model does not; with {_sequences[MEGATRON_GPUS]} "
+           f"sequences per replica a 6-stage pipeline idles {pct(BUBBLE_4608)} of the step against "
+           f"{pct(BUBBLE_96)} at 96 GPUs. Two effects land on one number."),
+    Option("That Megatron's overlapping of the data-parallel reduce does nothing at thousands of GPUs",
+           "The agreement cannot tell: the model leaves overlap out and the bubble out, and the two errors can "
+           "cancel."),
+    Option("That an AllReduce can never be hidden behind compute, whatever the framework does",
+           "Gradient bucketing hides a reduce behind the backward pass; Act I's reflection is about exactly that."),
+    Option("That the model is exact: agreement within one percent proves every assumption it makes",
+           f"{pct(MEGATRON_MODEL_MFU)} against {MEGATRON_MFU:.0%} agrees, but the layout is assumed and two "
+           "mechanisms are missing: agreement is evidence, not proof."),
+], 0, offset=2)   # conceptual: index 0; premises below
+assert abs(MEGATRON_MODEL_MFU / MEGATRON_MFU - 1) < 0.05 and BUBBLE_4608 > 10 * BUBBLE_96
 
 QUESTIONS = questions(__file__, vars(scenario) | vars(), {   # id: (kind, points, letters(...)) in order
     "act1_prediction": ("prediction", 1.0, _act1), "act1_reflection": ("reflection", 1.0, _act1_refl),
-    "act2_prediction": ("prediction", 1.0, _act2), "act2_reflection": ("reflection", 1.0, _act2_refl)})
-ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION = QUESTIONS
+    "act2_prediction": ("prediction", 1.0, _act2), "act2_reflection": ("reflection", 1.0, _act2_refl),
+    "measurement_reflection": ("reflection", 1.0, _measured)})
+ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION, MEASUREMENT_REFLECTION = QUESTIONS
 # the options the readouts echo (the student's own choice, never the key)
 ACT1_OPTIONS = dict(ACT1_PREDICTION.options)
 # letter -> (TP, PP, DP), laid out with the same rotation as the option texts

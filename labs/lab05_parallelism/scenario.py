@@ -1,10 +1,11 @@
-"""Lab 05 scenario: the named inputs (the lab's, corrected where docs/errata/lab05_parallelism.md says
+"""Lab 05 scenario: the named inputs (the lab's, corrected where labs/lab05_parallelism/errata.md says
 so) and every number derived from reference/ at them. No text: questions.py and notebook.py format
 these values.
 """
 from __future__ import annotations
 
 from reference import collectives, constants as C, parallelism as ref
+from reference.cluster import ring_link
 
 # --- Act I scenario: a 7B model, a fixed global batch spread over more and more GPUs ---------------
 # The lab fixes the per-GPU batch and counts samples; a fixed global batch in tokens (2^21, 1,024
@@ -27,10 +28,10 @@ GPN = C.GPUS_PER_DGX_H100
 
 
 def act1_link(n_gpus: int) -> dict:
-    """NVLink inside one DGX node; past the node the ring runs over each GPU's NDR InfiniBand NIC."""
-    if n_gpus <= GPN:
-        return dict(bandwidth=C.NVLINK4_BANDWIDTH, alpha_s=C.NVLINK_ALPHA_S)
-    return dict(bandwidth=C.IB_NDR400_BANDWIDTH, alpha_s=C.IB_ALPHA_S)
+    """The ring's link on DGX H100 nodes (reference/cluster.py): NVLink inside one node; past it, one ring
+    per NIC at once with 7 of every 8 hops on NVLink, so each rank sees the node's 8 NDR NICs together
+    (the source lab, and this project until issue 30, ran it at one NIC's 50 GB/s: errata)."""
+    return ring_link(n_gpus)
 
 
 def act1_kwargs(n_gpus: int) -> dict:
@@ -65,9 +66,14 @@ ACT1_ZERO_STAGE = 1
 ACT1_STATES_GB_NO_ZERO = ref.model_state_bytes_per_gpu(ACT1["params"], dp=N_SMALL) / 1e9
 ACT1_STATES_GB_ZERO = ref.model_state_bytes_per_gpu(ACT1["params"], dp=N_SMALL, zero_stage=ACT1_ZERO_STAGE) / 1e9
 # Latency share of the largest AllReduce: the ring with an empty message is pure alpha.
-LATENCY_SHARE512 = collectives.ring_allreduce_time(0.0, N_LARGE, C.IB_ALPHA_S, C.IB_NDR400_BANDWIDTH) / COMM512
+LATENCY_SHARE512 = collectives.ring_allreduce_time(0.0, N_LARGE, **act1_link(N_LARGE)) / COMM512
 INT8_MFU512 = ref.effective_mfu(ACT1["mfu"], COMPUTE512, collectives.ring_allreduce_time(
-    ACT1["params"] * INT8_BYTES, N_LARGE, C.IB_ALPHA_S, C.IB_NDR400_BANDWIDTH))
+    ACT1["params"] * INT8_BYTES, N_LARGE, **act1_link(N_LARGE)))
+# The flat model (one NIC per GPU, the source lab's): the MFU it gave at the largest cluster
+FLAT_MFU512 = ref.effective_mfu(ACT1["mfu"], COMPUTE512, collectives.ring_allreduce_time(
+    ACT1["params"] * ACT1["bytes_per_grad"], N_LARGE, C.IB_ALPHA_S, C.IB_NDR400_BANDWIDTH))
+CLUSTER_GBPS = act1_link(N_LARGE)["bandwidth"] / 1e9     # the ring's per-rank link past one node
+NICS = C.IB_NICS_PER_DGX_H100
 FAST_GPU_MFU512 = ref.effective_mfu(ACT1["mfu"], COMPUTE512 / FAST_GPU_PEAK_FACTOR, COMM512)
 
 # --- Act II scenario: GPT-3 175B on 1,024 H100s (Brown et al. 2020, Table 2.1) ----------------------
@@ -125,7 +131,8 @@ def tp_comm_s_per_step(lay: dict, bandwidth: float, alpha_s: float) -> float:
 
 
 TP_NVLINK_S = tp_comm_s_per_step(BEST_LAYOUT, C.NVLINK4_BANDWIDTH, C.NVLINK_ALPHA_S)
-TP_IB_S = tp_comm_s_per_step(ACT2_LAYOUTS[0], C.IB_NDR400_BANDWIDTH, C.IB_ALPHA_S)
+# TP=16 spans 2 nodes: its AllReduces run on the cluster's ring link over 16 GPUs (the nodes' NICs)
+TP_IB_S = tp_comm_s_per_step(ACT2_LAYOUTS[0], **ring_link(ACT2_LAYOUTS[0]["tp"]))
 ACT2_COMPUTE_S = collectives.compute_time(
     collectives.training_step_flops(ACT2["params"], ACT2["global_batch"] * SEQ_LEN), ACT2["n_gpus"],
     C.H100_PEAK_FLOPS_BF16, ACT1["mfu"])

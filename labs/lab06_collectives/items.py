@@ -13,7 +13,8 @@ from labs.authoring import anchored, close, decades, examples, fmt_bytes, public
 from labs.lab06_collectives import properties as public
 from labs.lab06_collectives.scenario import (ACT1_MESSAGE_BYTES, ACT1_RING_S, ACT2, ALPHA_S, CHINCHILLA,
                                              FAILURE_FRACTION, LINK, MFU, MIN_RANKS, N_GPUS, NCCL_EXAMPLE, NDR,
-                                             ODD_N, ONE_GB, PEAK_FLOPS, SMALL_BYTES, TOKENS_PER_STEP, WORKLOADS)
+                                             NODES, ODD_N, ONE_GB, PEAK_FLOPS, SMALL_BYTES, TOKENS_PER_STEP, WORKLOADS)
+from reference.cluster import ring_link
 from reference import collectives as ref
 from reference import constants as C
 
@@ -97,7 +98,8 @@ def _best_domain():
 
 # --- graded items ------------------------------------------------------------------------------------
 
-_ACT1 = f"Act I: {fmt_bytes(ACT1_MESSAGE_BYTES)} gradient over {N_GPUS} GPUs on NDR InfiniBand"
+_CLUSTER = f"{N_GPUS} GPUs ({NODES} DGX H100 nodes)"
+_ACT1 = f"Act I: {fmt_bytes(ACT1_MESSAGE_BYTES)} gradient over {_CLUSTER}"
 _BIG, _MID, _SMALL = (dict(message_bytes=m, **LINK) for _, _, m in WORKLOADS)
 _NCCL = NCCL_EXAMPLE
 _NCCL_LABEL = (f"{fmt_bytes(_NCCL['message_bytes'])}, {_NCCL['n']} ranks, {_NCCL['bandwidth'] / 1e9:g} GB/s, "
@@ -125,18 +127,18 @@ FUNCTIONS = (
     ]),
     FunctionItem("ring_allreduce_time", 3, examples(
         (_ACT1, _ACT1_LINK),
-        (f"Act II: {_GRAD_LABEL(0)} over {N_GPUS} GPUs on NDR", _BIG),
-        (f"nccl-tests worked value: {_NCCL_LABEL}", _NCCL),
+        (f"Act II: {_GRAD_LABEL(0)} over {_CLUSTER}", _BIG),
+        (f"the lab's own worked example: {_NCCL_LABEL}", _NCCL),
     ), domain=_H_ALLREDUCE, properties=_public("ring_allreduce_time")),
     FunctionItem("tree_allreduce_time", 2, examples(
         (_ACT1, _ACT1_LINK),
-        (f"Act II: {fmt_bytes(WORKLOADS[2][2])} update over {N_GPUS} GPUs on NDR", _SMALL),
+        (f"Act II: {fmt_bytes(WORKLOADS[2][2])} update over {_CLUSTER}", _SMALL),
         (f"{ODD_N} GPUs ({ODD_N // C.GPUS_PER_DGX_H100} DGX nodes), {fmt_bytes(SMALL_BYTES)}: not a power of two",
-         dict(message_bytes=SMALL_BYTES, n=ODD_N, alpha_s=ALPHA_S, bandwidth=NDR)),
+         dict(message_bytes=SMALL_BYTES, n=ODD_N, **ring_link(ODD_N))),
     ), domain=_H_ALLREDUCE, properties=_public("tree_allreduce_time")),
     FunctionItem("rabenseifner_allreduce_time", 2, examples(
-        (f"Act II: {_GRAD_LABEL(0)} over {N_GPUS} GPUs on NDR", _BIG),
-        (f"Act II: {fmt_bytes(WORKLOADS[2][2])} update over {N_GPUS} GPUs on NDR", _SMALL),
+        (f"Act II: {_GRAD_LABEL(0)} over {_CLUSTER}", _BIG),
+        (f"Act II: {fmt_bytes(WORKLOADS[2][2])} update over {_CLUSTER}", _SMALL),
     ), domain=_H_RABENSEIFNER, properties=[
         *_public("rabenseifner_allreduce_time"),
         Property("never slower than ring", "Rabenseifner moves the ring's bytes in log2 n instead of n-1 "
@@ -152,7 +154,7 @@ FUNCTIONS = (
         (f"{MIN_RANKS} ranks, {fmt_bytes(ONE_GB)}", dict(message_bytes=ONE_GB, n=MIN_RANKS)),
     ), domain=_H_VOLUME, properties=_public("naive_master_bytes")),
     FunctionItem("bus_bandwidth", 2, examples(
-        (f"nccl-tests: {fmt_bytes(_NCCL['message_bytes'])}, {_NCCL['n']} ranks, ideal time on a "
+        (f"the lab's own example: {fmt_bytes(_NCCL['message_bytes'])}, {_NCCL['n']} ranks, ideal time on a "
          f"{_NCCL['bandwidth'] / 1e9:g} GB/s link",
          dict(message_bytes=_NCCL["message_bytes"], n=_NCCL["n"],
               time_s=ref.ring_allreduce_time(_NCCL["message_bytes"], _NCCL["n"], 0.0, _NCCL["bandwidth"]))),
@@ -165,10 +167,10 @@ FUNCTIONS = (
         ("NVLink 4", dict(alpha_s=C.NVLINK_ALPHA_S, bandwidth=C.NVLINK4_BANDWIDTH)),
     ), domain=_H_CRITICAL, properties=_public("critical_message_size")),
     FunctionItem("ring_tree_crossover_bytes", 3, examples(
-        (f"{N_GPUS} GPUs on NDR", LINK),
+        (_CLUSTER, LINK),
         (f"one DGX H100 node ({C.GPUS_PER_DGX_H100} GPUs) over NVLink",
          dict(n=C.GPUS_PER_DGX_H100, alpha_s=C.NVLINK_ALPHA_S, bandwidth=C.NVLINK4_BANDWIDTH)),
-        (f"{ODD_N} GPUs on NDR", dict(n=ODD_N, alpha_s=ALPHA_S, bandwidth=NDR)),
+        (f"{ODD_N} GPUs ({ODD_N // C.GPUS_PER_DGX_H100} DGX nodes)", dict(n=ODD_N, **ring_link(ODD_N))),
     ), domain=_H_CROSSOVER, properties=[
         *_public("ring_tree_crossover_bytes"),
         Property("ring and tree tie at the crossover", "At the crossover message size ring and tree AllReduce "

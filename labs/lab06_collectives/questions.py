@@ -11,9 +11,12 @@ import math
 
 from labs.authoring import Option, fmt_bytes, fmt_seconds, letters, questions, range_key
 from labs.lab06_collectives import scenario
-from labs.lab06_collectives.scenario import (ACT1_RANGES, ACT1_RATIO, ACT2, ALPHA_S, CRITICAL_BYTES,
-                                             CROSSOVER_BYTES, DISTRACTOR_GPUS, N_GPUS, NDR, WORKLOADS)
+from labs.lab06_collectives.scenario import (ACT1_RANGES, ACT1_RATIO, ACT2, CRITICAL_BYTES, CROSSOVER_BYTES,
+                                             DISTRACTOR_GPUS, N_GPUS, WORKLOADS)
+from labs.lab06_collectives.measurements import NODE, NODE_BYTES, NODE_GPUS, NVLS_NODE, RING_NODE
 from reference import collectives as ref
+from reference import constants as C
+from reference.cluster import ring_link
 
 _RING_FACTOR = ref.ring_bytes_per_rank(1.0, N_GPUS)          # 2(n-1)/n
 _MASTER_FACTOR = ref.naive_master_bytes(1.0, N_GPUS)         # 2(n-1)
@@ -71,13 +74,14 @@ _act2 = letters([
 ], _act2_choices.index(_act2_picks), offset=0)
 
 _OTHER_N = 2 * N_GPUS
+_OTHER_CROSSOVER = ref.ring_tree_crossover_bytes(_OTHER_N, **ring_link(_OTHER_N))
 _act2_refl = letters([
     Option(f"The number of GPUs alone: ring above {DISTRACTOR_GPUS} GPUs, binary tree below",
            f"At any n a big enough message favours ring and a small one tree: at n = {N_GPUS} they cross "
            f"at {fmt_bytes(CROSSOVER_BYTES)}."),
     Option("The message size against the ring–tree crossover (α, β and n)",
            f"Right: setting the two times equal gives the crossover, {fmt_bytes(CROSSOVER_BYTES)} at "
-           f"n = {N_GPUS} on NDR and {fmt_bytes(ref.ring_tree_crossover_bytes(_OTHER_N, ALPHA_S, NDR))} "
+           f"n = {N_GPUS} and {fmt_bytes(_OTHER_CROSSOVER)} "
            f"at n = {_OTHER_N}."),
     Option("The message size against the critical size α·β, whatever n is",
            f"α·β = {fmt_bytes(CRITICAL_BYTES)} is where one message's latency equals its transfer time; "
@@ -87,12 +91,37 @@ _act2_refl = letters([
            "Ring AllReduce sums any number format; precision only changes the message size."),
 ], 1, offset=2)   # conceptual: index 1; premise: the crossover is not α·β and moves with n
 assert not math.isclose(CROSSOVER_BYTES, CRITICAL_BYTES) and \
-    not math.isclose(CROSSOVER_BYTES, ref.ring_tree_crossover_bytes(_OTHER_N, ALPHA_S, NDR))
+    not math.isclose(CROSSOVER_BYTES, _OTHER_CROSSOVER)
+
+# --- Model vs measurement (measurements.py): why the ring on one node is above Ring and below NVLS -------
+_ring_row, _nvls_row = RING_NODE, NVLS_NODE
+_model_busbw = _ring_row.reference_value()                        # the ring's busbw on NVLink: the line rate
+_ring_ratio, _nvls_ratio = _ring_row.ratio(_model_busbw), _nvls_row.ratio(_model_busbw)
+_latency_share = (ref.ring_allreduce_time(0.0, NODE_GPUS, **NODE)
+                  / ref.ring_allreduce_time(NODE_BYTES, NODE_GPUS, **NODE))
+MEASURED_RING_GBS = _ring_row.published_value / 1e9              # the middle of the published range
+MEASURED_RING_RANGE_GBS = tuple(v / 1e9 for v in _ring_row.published)
+MEASURED_NVLS_GBS = _nvls_row.published_value / 1e9
+MODEL_BUSBW_GBS = _model_busbw / 1e9
+_measured = letters([
+    Option("Links carry ~80% of their line rate as data, and NVLink SHARP sums in the switch itself",
+           f"Right: the model's B is the 450 GB/s line rate; packets carry about 82% of it as data (Ring: "
+           f"{MEASURED_RING_GBS:.0f} GB/s, the model {_ring_ratio:.2f}x); in-switch reduction is not point to "
+           f"point, so its busbw ({MEASURED_NVLS_GBS:.0f} GB/s) passes the bound the ring meets."),
+    Option("The latency terms, 2(n-1) steps of alpha, are a large part of an AllReduce of a few gigabytes",
+           f"At this size latency is {_latency_share:.2%} of the ring's time: it moves neither number."),
+    Option("nccl-tests compute bus bandwidth with a formula other than busbw = (M/t) * 2(n-1)/n",
+           "nccl-tests doc/PERFORMANCE.md defines busbw exactly so; your bus_bandwidth is the same formula."),
+    Option("The GPUs add the chunks too slowly, which holds every algorithm a little below the link's rate",
+           f"NVLS measures {MEASURED_NVLS_GBS:.0f} GB/s, above the 450 GB/s line rate: adding is not what limits it."),
+], 0, offset=2)   # conceptual: index 0; premises below
+assert _ring_ratio > 1.1 and _nvls_ratio < 1 and MEASURED_NVLS_GBS * 1e9 > C.NVLINK4_BANDWIDTH and _latency_share < 0.01
 
 QUESTIONS = questions(__file__, vars(scenario) | vars(), {   # id: (kind, points, letters(...)) in order
     "act1_prediction": ("prediction", 2, _act1), "act1_reflection": ("reflection", 1, _act1_refl),
-    "act2_prediction": ("prediction", 2, _act2), "act2_reflection": ("reflection", 1, _act2_refl)})
-ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION = QUESTIONS
+    "act2_prediction": ("prediction", 2, _act2), "act2_reflection": ("reflection", 1, _act2_refl),
+    "measurement_reflection": ("reflection", 1, _measured)})
+ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION, MEASUREMENT_REFLECTION = QUESTIONS
 # what the readouts echo: the student's own choice, never the key
 ACT1_OPTIONS, ACT2_OPTIONS = (dict(q.options) for q in (ACT1_PREDICTION, ACT2_PREDICTION))
 # Texts that state a question's keyed figure or conclusion: the lab suite checks that none is readable

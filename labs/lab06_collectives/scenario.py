@@ -1,4 +1,4 @@
-"""Lab 06 scenario: the named inputs (the lab's, corrected where docs/errata/lab06_collectives.md says
+"""Lab 06 scenario: the named inputs (the lab's, corrected where labs/lab06_collectives/errata.md says
 so) and every number derived from reference/ at them. No text: questions.py and notebook.py format
 these values.
 """
@@ -6,12 +6,22 @@ from __future__ import annotations
 
 from reference import collectives as ref
 from reference import constants as C
+from reference.cluster import ring_link
 
 # --- inputs -------------------------------------------------------------------------------------------
-N_GPUS = 128                                   # the lab's default cluster
-ALPHA_S = C.IB_ALPHA_S                         # InfiniBand NDR, one message's latency
+N_GPUS = 128                                   # the lab's default cluster: 16 DGX H100 nodes
+GPN = C.GPUS_PER_DGX_H100
+NODES = N_GPUS // GPN
+NICS = C.IB_NICS_PER_DGX_H100                  # NDR NICs per node
+ALPHA_S = C.IB_ALPHA_S                         # one message over one NDR port
 NDR = C.IB_NDR400_BANDWIDTH                    # bytes/s per port, per direction
-LINK = dict(n=N_GPUS, alpha_s=ALPHA_S, bandwidth=NDR)
+# A ring over the 16 nodes runs 8 rings at once, one per NIC, 7 of every 8 hops on NVLink: per rank it
+# sees the link ring_link computes (errata C5: the lab's flat ring at one port's 50 GB/s is 8x too slow).
+CLUSTER = ring_link(N_GPUS)
+CLUSTER_ALPHA_S, CLUSTER_BW = CLUSTER["alpha_s"], CLUSTER["bandwidth"]
+LINK = dict(n=N_GPUS, **CLUSTER)
+ONE_NIC = dict(nics_per_node=1)                # the same nodes with one NDR NIC each (a cheaper build)
+ONE_NIC_LINK = dict(n=N_GPUS, **ring_link(N_GPUS, **ONE_NIC))
 FP16_BYTES = C.FP16_BYTES
 
 # Act I: the lab's 140 GB default gradient is a 70B-parameter model in FP16 (the lab gives no origin).
@@ -39,7 +49,7 @@ ACT1_RANGES = ((1, 4), (4, 40), (40, 100), (100, 400))
 DISTRACTOR_GPUS = 64                            # option design: the false "ring above N GPUs" rule's cutoff
 
 # Worked-example inputs (each formatted into its label, never typed twice)
-NCCL_EXAMPLE = dict(message_bytes=1e9, n=8, alpha_s=5e-6, bandwidth=100e9)   # nccl-tests worked value (anchors E.1)
+NCCL_EXAMPLE = dict(message_bytes=1e9, n=8, alpha_s=5e-6, bandwidth=100e9)   # the lab's own worked example (anchors E.1)
 ONE_GB = 1e9
 SMALL_BYTES = 1e6                               # a latency-bound message (also the instrument's small curve)
 ODD_N = 24                                      # three DGX nodes: not a power of two
@@ -49,11 +59,11 @@ CHINCHILLA = dict(params=70e9, tokens=1.4e12)   # Hoffmann et al. 2022
 
 # --- derived from reference/ --------------------------------------------------------------------------
 
-def _workload_numbers(params: float, message_bytes: float) -> dict:
-    times = {name: fn(message_bytes, **LINK) for name, fn in
+def _workload_numbers(params: float, message_bytes: float, link: dict = LINK) -> dict:
+    times = {name: fn(message_bytes, **link) for name, fn in
              (("ring", ref.ring_allreduce_time), ("tree", ref.tree_allreduce_time),
               ("rabenseifner", ref.rabenseifner_allreduce_time))}
-    best = ref.best_allreduce_algorithm(message_bytes, **LINK)
+    best = ref.best_allreduce_algorithm(message_bytes, **link)
     compute_s = ref.compute_time(ref.training_step_flops(params, TOKENS_PER_STEP), N_GPUS, PEAK_FLOPS, MFU)
     fraction = ref.comm_fraction(times[best], compute_s)
     return dict(times=times, best=best, compute_s=compute_s, fraction=fraction)
@@ -63,12 +73,17 @@ ACT1_NAIVE_S = ref.naive_allreduce_time(ACT1_MESSAGE_BYTES, **LINK)
 ACT1_RING_S = ref.ring_allreduce_time(ACT1_MESSAGE_BYTES, **LINK)
 ACT1_RATIO = ref.naive_master_bytes(ACT1_MESSAGE_BYTES, N_GPUS) / ref.ring_bytes_per_rank(ACT1_MESSAGE_BYTES, N_GPUS)
 RING_EFFICIENCY = ref.ring_bytes_per_rank(1.0, N_GPUS) / 2                # the lab's (n-1)/n
-CRITICAL_BYTES = ref.critical_message_size(ALPHA_S, NDR)
-CROSSOVER_BYTES = ref.ring_tree_crossover_bytes(N_GPUS, ALPHA_S, NDR)
+CRITICAL_BYTES = ref.critical_message_size(CLUSTER_ALPHA_S, CLUSTER_BW)
+CROSSOVER_BYTES = ref.ring_tree_crossover_bytes(**LINK)
 FLOPS_PER_PARAM_TOKEN = ref.training_step_flops(1, 1)              # the 6 of 6 · params · tokens
 RING_FACTOR_LIMIT = round(ref.ring_bytes_per_rank(1.0, 10**9))     # 2(n-1)/n as n grows: 2
 ACT2 = [(label, params, message, _workload_numbers(params, message)) for label, params, message in WORKLOADS]
 WORKLOAD_SIZES = {label: (params, message) for label, params, message in WORKLOADS}   # (params, message_bytes)
 BIG = ACT2[0][3]                                                  # the largest gradient's numbers
+# The same workloads on nodes with one NIC each: the failure state the per-node NIC count decides.
+ONE_NIC_ACT2 = [(label, params, message, _workload_numbers(params, message, ONE_NIC_LINK))
+                for label, params, message in WORKLOADS]
+ONE_NIC_BIG = ONE_NIC_ACT2[0][3]
 # compute grows with tokens: the tokens per step at which the big step's compute matches its AllReduce
-TOKENS_FOR_HALF = TOKENS_PER_STEP * BIG["times"][BIG["best"]] / BIG["compute_s"]
+# on the one-NIC nodes (on eight NICs compute already outweighs it)
+TOKENS_FOR_HALF = TOKENS_PER_STEP * ONE_NIC_BIG["times"][ONE_NIC_BIG["best"]] / ONE_NIC_BIG["compute_s"]

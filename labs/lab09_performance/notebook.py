@@ -210,4 +210,8 @@ Instrument(optimizer, figsize=(12, 4.5),
 
 # %% challenge="lab09_plan"
 
+# %% measurements=true
+
+# %% answer="measurement_reflection"
+
 # %% grades=true

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from labs.authoring import Option, letters, questions, range_key
 from labs.lab09_performance import scenario
+from labs.lab09_performance.measurements import GPT3_PARAMS, MEGATRON_FLOPS_PER_TOKEN, MEGATRON_HFU, MEGATRON_MFU
 from labs.lab09_performance.scenario import (A1_CEILING, A1_HOT, A1_HOT_CUT, A1_NAIVE_CUT, A1_RANGES, A1_SHARE,
                                              A1_TIME_CUT, A2_ORDER, ACT1_KERNEL_FACTOR, ACT1_PROFILE, ACT1_TARGET,
                                              ACT2_PROFILE, BEST, COSTS, FACTORS, GAINS)
+from reference.collectives import training_step_flops
 
 _k = f"{ACT1_KERNEL_FACTOR:g}x"
 _r = [f"{100 * high:g} %" for _, high in A1_RANGES[:3]]
@@ -84,10 +86,31 @@ assert GAINS[BEST] < GAINS[_biggest_gain] and _biggest_share != BEST
 assert GAINS[BEST] / COSTS[BEST] > GAINS[_biggest_gain] / COSTS[_biggest_gain]
 assert sum(FACTORS[n] == FACTORS[_fastest] for n in FACTORS) > 1
 
+# --- Model vs measurement (measurements.py): Megatron's "44%" against the student's mfu --------------------
+MEGATRON_MODEL_MFU = MEGATRON_MFU.reference_value()
+MEGATRON_PUBLISHED_MFU = MEGATRON_MFU.published
+MEGATRON_COUNTED_MFU = MEGATRON_HFU.reference_value()             # the same run, Megatron's FLOP count
+RECOMPUTE_FACTOR = MEGATRON_FLOPS_PER_TOKEN / training_step_flops(GPT3_PARAMS, 1)
+_measured = letters([
+    Option("Megatron counts the forward pass it recomputes for activation checkpointing as work done",
+           f"Right: with recomputation counted ({RECOMPUTE_FACTOR:.2f}x the 6N FLOP per token) the same run is "
+           f"{MEGATRON_COUNTED_MFU:.1%}: a hardware-FLOP utilization. By PaLM's definition it is "
+           f"{MEGATRON_MODEL_MFU:.1%}."),
+    Option("Megatron divides by the A100's 2:4-sparse peak, which makes its percentage come out higher",
+           f"A sparse peak would make the percentage lower; {MEGATRON_PUBLISHED_MFU:.0%} of the dense 312 TFLOP/s "
+           "is the 138 TFLOP/s the README reports."),
+    Option("The model's MFU counts the pipeline bubble as idle time, which Megatron leaves out of its count",
+           "Both divide the FLOP of a step by the same measured 32 s iteration, bubble and all."),
+    Option("Megatron's iterations process more tokens than the 1,536 sequences the model assumes per step",
+           "The README's global batch is 1,536 sequences of 2,048 tokens, the model's input."),
+], 0, offset=1)   # conceptual: index 0; premise: the counted FLOP reproduce the published figure, 6N does not
+assert abs(MEGATRON_COUNTED_MFU / MEGATRON_PUBLISHED_MFU - 1) < 0.02 < 1 - MEGATRON_MODEL_MFU / MEGATRON_PUBLISHED_MFU
+
 QUESTIONS = questions(__file__, vars(scenario) | vars(), {   # id: (kind, points, letters(...)) in order
     "act1_prediction": ("prediction", 1, _act1), "act1_reflection": ("reflection", 1, _act1_refl),
-    "act2_prediction": ("prediction", 1, _act2), "act2_reflection": ("reflection", 1, _act2_refl)})
-ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION = QUESTIONS
+    "act2_prediction": ("prediction", 1, _act2), "act2_reflection": ("reflection", 1, _act2_refl),
+    "measurement_reflection": ("reflection", 1, _measured)})
+ACT1_PREDICTION, ACT1_REFLECTION, ACT2_PREDICTION, ACT2_REFLECTION, MEASUREMENT_REFLECTION = QUESTIONS
 # what the readouts echo: the student's own choice, never the key
 ACT1_OPTIONS, ACT2_OPTIONS = (dict(q.options) for q in (ACT1_PREDICTION, ACT2_PREDICTION))
 KEYED_FIGURES = {   # what no text before a question may state (the give-away guard of tests/labs/test_labs.py)

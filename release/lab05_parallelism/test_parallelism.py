@@ -11,12 +11,12 @@ import parallelism
 from _properties import PROPERTIES
 
 EXAMPLES = [
-    ('data_parallel_step_time', 'Act I: 7B, 8 GPUs on NVLink', {'params': 7000000000.0, 'tokens_per_step': 2097152.0, 'peak_flops': 989000000000000.0, 'mfu': 0.52, 'bytes_per_grad': 2, 'n_gpus': 8, 'bandwidth': 450000000000.0, 'alpha_s': 5e-07}, 21.463115985161565, 1e-09, 1e-12),
-    ('data_parallel_step_time', 'Act I: 7B, 64 GPUs on InfiniBand NDR', {'params': 7000000000.0, 'tokens_per_step': 2097152.0, 'peak_flops': 989000000000000.0, 'mfu': 0.52, 'bytes_per_grad': 2, 'n_gpus': 64, 'bandwidth': 50000000000.0, 'alpha_s': 1.5e-06}, 3.22752206758964, 1e-09, 1e-12),
-    ('data_parallel_step_time', 'Act I: 7B, 512 GPUs on InfiniBand NDR', {'params': 7000000000.0, 'tokens_per_step': 2097152.0, 'peak_flops': 989000000000000.0, 'mfu': 0.52, 'bytes_per_grad': 2, 'n_gpus': 512, 'bandwidth': 50000000000.0, 'alpha_s': 1.5e-06}, 0.894949633448705, 1e-09, 1e-12),
-    ('effective_mfu', 'Act I: 8 GPUs', {'base_mfu': 0.52, 'compute_s': 21.40866454071712, 'comm_s': 0.05445144444444444}, 0.5186807716488749, 1e-09, 1e-12),
-    ('effective_mfu', 'Act I: 64 GPUs', {'base_mfu': 0.52, 'compute_s': 2.67608306758964, 'comm_s': 0.551439}, 0.431155284458164, 1e-09, 1e-12),
-    ('effective_mfu', 'Act I: 512 GPUs', {'base_mfu': 0.52, 'compute_s': 0.334510383448705, 'comm_s': 0.56043925}, 0.1943633394462935, 1e-09, 1e-12),
+    ('data_parallel_step_time', 'Act I: 7B, 8 GPUs on NVLink', {'params': 7000000000.0, 'tokens_per_step': 2097152.0, 'peak_flops': 989000000000000.0, 'mfu': 0.52, 'bytes_per_grad': 2, 'n_gpus': 8, 'alpha_s': 6e-07, 'bandwidth': 450000000000.0}, 21.463117385161564, 1e-09, 1e-12),
+    ('data_parallel_step_time', 'Act I: 7B, 64 GPUs on InfiniBand NDR', {'params': 7000000000.0, 'tokens_per_step': 2097152.0, 'peak_flops': 989000000000000.0, 'mfu': 0.52, 'bytes_per_grad': 2, 'n_gpus': 64, 'alpha_s': 8.333333333333332e-07, 'bandwidth': 400000000000.0}, 2.74509431758964, 1e-09, 1e-12),
+    ('data_parallel_step_time', 'Act I: 7B, 512 GPUs on InfiniBand NDR', {'params': 7000000000.0, 'tokens_per_step': 2097152.0, 'peak_flops': 989000000000000.0, 'mfu': 0.52, 'bytes_per_grad': 2, 'n_gpus': 512, 'alpha_s': 8.58904109589041e-07, 'bandwidth': 400000000000.0}, 0.405251464698705, 1e-09, 1e-12),
+    ('effective_mfu', 'Act I: 8 GPUs', {'base_mfu': 0.52, 'compute_s': 21.40866454071712, 'comm_s': 0.05445284444444444}, 0.5186807378162742, 1e-09, 1e-12),
+    ('effective_mfu', 'Act I: 64 GPUs', {'base_mfu': 0.52, 'compute_s': 2.67608306758964, 'comm_s': 0.06901125}, 0.506927279776853, 1e-09, 1e-12),
+    ('effective_mfu', 'Act I: 512 GPUs', {'base_mfu': 0.52, 'compute_s': 0.334510383448705, 'comm_s': 0.07074108125}, 0.429228305251533, 1e-09, 1e-12),
     ('model_state_bytes_per_gpu', 'ZeRO paper: 7.5B params, dp=64, stage 0', {'params': 7500000000.0, 'dp': 64, 'zero_stage': 0}, 120000000000.0, 1e-09, 1e-12),
     ('model_state_bytes_per_gpu', 'ZeRO paper: 7.5B params, dp=64, stage 1', {'params': 7500000000.0, 'dp': 64, 'zero_stage': 1}, 31406250000.0, 1e-09, 1e-12),
     ('model_state_bytes_per_gpu', 'ZeRO paper: 7.5B params, dp=64, stage 2', {'params': 7500000000.0, 'dp': 64, 'zero_stage': 2}, 16640625000.0, 1e-09, 1e-12),
@@ -31,15 +31,15 @@ EXAMPLES = [
     ('pipeline_bubble_fraction', 'Act II: p=16, m=192', {'p': 16, 'm': 192}, 0.07246376811594203, 1e-09, 1e-12),
     ('tp_crosses_node', 'TP=8 on 8-GPU DGX nodes', {'tp': 8, 'gpus_per_node': 8}, False, 1e-09, 1e-12),
     ('tp_crosses_node', 'TP=16 on 8-GPU DGX nodes', {'tp': 16, 'gpus_per_node': 8}, True, 1e-09, 1e-12),
-    ('fits_in_memory', 'Act II: TP=8 PP=4 DP=32 in 80 GB', {'bytes_needed': 143066139392.0, 'capacity_bytes': 80000000000.0}, False, 1e-09, 1e-12),
-    ('fits_in_memory', 'Act II: TP=8 PP=16 DP=8 in 80 GB', {'bytes_needed': 77441139392.0, 'capacity_bytes': 80000000000.0}, True, 1e-09, 1e-12),
+    ('fits_in_memory', 'Act II: TP=8 PP=4 DP=32 in 85.9 GB', {'bytes_needed': 143066139392.0, 'capacity_bytes': 85899345920}, False, 1e-09, 1e-12),
+    ('fits_in_memory', 'Act II: TP=8 PP=16 DP=8 in 85.9 GB', {'bytes_needed': 77441139392.0, 'capacity_bytes': 85899345920}, True, 1e-09, 1e-12),
     ('peak_memory_bytes_per_gpu', 'Act II: TP=16 PP=8 DP=8, m=192', {'params': 175000000000.0, 'layers': 96, 'seq_len': 2048, 'micro_batch': 1, 'hidden': 12288, 'heads': 96, 'zero_stage': 0, 'tp': 16, 'pp': 8, 'dp': 8, 'microbatches': 192}, 61737665216.0, 1e-09, 1e-12),
     ('peak_memory_bytes_per_gpu', 'Act II: TP=8 PP=4 DP=32, m=48', {'params': 175000000000.0, 'layers': 96, 'seq_len': 2048, 'micro_batch': 1, 'hidden': 12288, 'heads': 96, 'zero_stage': 0, 'tp': 8, 'pp': 4, 'dp': 32, 'microbatches': 48}, 143066139392.0, 1e-09, 1e-12),
     ('peak_memory_bytes_per_gpu', 'Act II: TP=8 PP=16 DP=8, m=192', {'params': 175000000000.0, 'layers': 96, 'seq_len': 2048, 'micro_batch': 1, 'hidden': 12288, 'heads': 96, 'zero_stage': 0, 'tp': 8, 'pp': 16, 'dp': 8, 'microbatches': 192}, 77441139392.0, 1e-09, 1e-12),
     ('peak_memory_bytes_per_gpu', 'Act II: TP=1 PP=32 DP=32, m=48', {'params': 175000000000.0, 'layers': 96, 'seq_len': 2048, 'micro_batch': 1, 'hidden': 12288, 'heads': 96, 'zero_stage': 0, 'tp': 1, 'pp': 32, 'dp': 32, 'microbatches': 48}, 362914777856.0, 1e-09, 1e-12),
-    ('best_3d_config', 'Act II: GPT-3 175B on 1,024 H100s, no ZeRO', {'params': 175000000000.0, 'layers': 96, 'seq_len': 2048, 'hidden': 12288, 'heads': 96, 'global_batch': 1536, 'n_gpus': 1024, 'gpus_per_node': 8, 'capacity_bytes': 80000000000.0, 'bubble_ceiling': 0.1, 'micro_batch': 1, 'zero_stage': 0}, 'TP=8 PP=16 DP=8', 1e-09, 1e-12),
-    ('best_3d_config', 'Act II with ZeRO stage 1', {'params': 175000000000.0, 'layers': 96, 'seq_len': 2048, 'hidden': 12288, 'heads': 96, 'global_batch': 1536, 'n_gpus': 1024, 'gpus_per_node': 8, 'capacity_bytes': 80000000000.0, 'bubble_ceiling': 0.1, 'micro_batch': 1, 'zero_stage': 1}, 'TP=8 PP=4 DP=32', 1e-09, 1e-12),
-    ('best_3d_config', 'Act II with a 1% bubble ceiling', {'params': 175000000000.0, 'layers': 96, 'seq_len': 2048, 'hidden': 12288, 'heads': 96, 'global_batch': 1536, 'n_gpus': 1024, 'gpus_per_node': 8, 'capacity_bytes': 80000000000.0, 'bubble_ceiling': 0.01, 'micro_batch': 1, 'zero_stage': 0}, 'none', 1e-09, 1e-12),
+    ('best_3d_config', 'Act II: GPT-3 175B on 1,024 H100s, no ZeRO', {'params': 175000000000.0, 'layers': 96, 'seq_len': 2048, 'hidden': 12288, 'heads': 96, 'global_batch': 1536, 'n_gpus': 1024, 'gpus_per_node': 8, 'capacity_bytes': 85899345920, 'bubble_ceiling': 0.1, 'micro_batch': 1, 'zero_stage': 0}, 'TP=8 PP=16 DP=8', 1e-09, 1e-12),
+    ('best_3d_config', 'Act II with ZeRO stage 1', {'params': 175000000000.0, 'layers': 96, 'seq_len': 2048, 'hidden': 12288, 'heads': 96, 'global_batch': 1536, 'n_gpus': 1024, 'gpus_per_node': 8, 'capacity_bytes': 85899345920, 'bubble_ceiling': 0.1, 'micro_batch': 1, 'zero_stage': 1}, 'TP=8 PP=4 DP=32', 1e-09, 1e-12),
+    ('best_3d_config', 'Act II with a 1% bubble ceiling', {'params': 175000000000.0, 'layers': 96, 'seq_len': 2048, 'hidden': 12288, 'heads': 96, 'global_batch': 1536, 'n_gpus': 1024, 'gpus_per_node': 8, 'capacity_bytes': 85899345920, 'bubble_ceiling': 0.01, 'micro_batch': 1, 'zero_stage': 0}, 'none', 1e-09, 1e-12),
 ]
 
 

@@ -56,7 +56,8 @@ def ring_allreduce_time(message_bytes: float, n: int, alpha_s: float, bandwidth:
     """Seconds for a ring AllReduce (reduce-scatter then all-gather, n-1 steps each, M/n per step).
 
     T = 2(n-1) * alpha_s + 2(n-1)/n * M / B  (Thakur et al. 2005). Zero for n = 1.
-    Its bandwidth term is the AllReduce lower bound (Patarasuk & Yuan 2009).
+    Its bandwidth term is the least any AllReduce built from point-to-point sends can cost
+    (Patarasuk & Yuan 2009); a switch that reduces in the network (NVLink SHARP) beats it.
     """
     _check_link(message_bytes, n, alpha_s, bandwidth)
     raise NotImplementedError()
@@ -64,7 +65,8 @@ def ring_allreduce_time(message_bytes: float, n: int, alpha_s: float, bandwidth:
 
 def tree_allreduce_time(message_bytes: float, n: int, alpha_s: float, bandwidth: float) -> float:
     """Seconds for a binary-tree AllReduce: reduce up the tree, broadcast down, the whole message
-    per hop and no pipelining.
+    per hop and no pipelining (a teaching simplification: NCCL's trees send the message in chunks
+    down a pipeline, which keeps them competitive far above this tree's crossover with the ring).
 
     T = 2 * ceil(log2 n) * (alpha_s + M / B). Zero for n = 1. For n not a power of two the tree
     still needs ceil(log2 n) levels (the lab's fractional log2 n undercounts them).
@@ -78,8 +80,8 @@ def rabenseifner_allreduce_time(message_bytes: float, n: int, alpha_s: float, ba
     recursive-doubling all-gather; n must be a power of two.
 
     T = 2 * log2(n) * alpha_s + 2(n-1)/n * M / B  (Thakur et al. 2005, sec. 4.4). It moves the
-    same bytes as the ring (the lower bound) with log2(n) instead of n-1 latency steps; the lab's
-    log2(n)*alpha + (1-1/n)*M/B is a reduce-scatter alone, half the AllReduce lower bound.
+    same bytes as the ring (the point-to-point lower bound) with log2(n) instead of n-1 latency
+    steps; the lab's log2(n)*alpha + (1-1/n)*M/B is a reduce-scatter alone, half that bound.
     """
     n = _check_link(message_bytes, n, alpha_s, bandwidth)
     if n & (n - 1):
@@ -88,7 +90,9 @@ def rabenseifner_allreduce_time(message_bytes: float, n: int, alpha_s: float, ba
 
 
 def ring_bytes_per_rank(message_bytes: float, n: int) -> float:
-    """Bytes each rank sends in a ring AllReduce: 2(n-1)/n * M, the AllReduce lower bound."""
+    """Bytes each rank sends in a ring AllReduce: 2(n-1)/n * M, the least any AllReduce built from
+    point-to-point sends can make a rank send (Patarasuk & Yuan 2009); in-switch reduction
+    (NVLink SHARP) needs about M."""
     check_nonneg("message_bytes", message_bytes)
     check_count("n", n)
     raise NotImplementedError()
@@ -104,7 +108,8 @@ def naive_master_bytes(message_bytes: float, n: int) -> float:
 def bus_bandwidth(message_bytes: float, time_s: float, n: int) -> float:
     """NCCL-tests bus bandwidth of an AllReduce, bytes/s: busbw = (M / t) * 2(n-1)/n.
 
-    It is comparable with the link bandwidth whatever n is (nccl-tests doc/PERFORMANCE.md).
+    It is comparable with the link bandwidth whatever n is, for algorithms built from point-to-point
+    sends (nccl-tests doc/PERFORMANCE.md); with in-switch reduction it can exceed the link.
     """
     check_nonneg("message_bytes", message_bytes)
     check_positive("time_s", time_s)

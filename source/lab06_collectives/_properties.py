@@ -150,10 +150,10 @@ public_property("ring_allreduce_time", ALLREDUCE, name="zero for a single rank",
     _single_rank_is_free)
 
 
-@public_property("ring_allreduce_time", ALLREDUCE_MANY, name="bandwidth term at the AllReduce lower bound")
+@public_property("ring_allreduce_time", ALLREDUCE_MANY, name="bandwidth term at the point-to-point lower bound")
 def _bandwidth_term_at_lower_bound(f, d):
     """With no latency the ring moves 2(n-1)/n M per rank: between M/B and 2M/B, never the full 2M."""
-    # alpha = 0: an AllReduce must move at least 2(n-1)/n * M per rank, which lies in [M, 2M)
+    # alpha = 0: an AllReduce built from point-to-point sends moves at least 2(n-1)/n * M per rank, in [M, 2M)
     m, b = d["message_bytes"], d["bandwidth"]
     t = number(f(**_link(d, alpha_s=0.0)))
     assert m / b * (1 - REL_TOL) <= t < 2 * m / b, \
@@ -195,8 +195,9 @@ def _tree_doubling_adds_a_level(f, d):
 public_property("rabenseifner_allreduce_time", RABENSEIFNER, name="zero for a single rank", meaning=_NOTHING_TO_REDUCE)(
     _single_rank_is_free)
 public_property("rabenseifner_allreduce_time", RABENSEIFNER_MANY,
-                name="bandwidth term at the AllReduce lower bound",
-                meaning="No AllReduce moves less than 2(n-1)/n M per rank: with no latency the time lies in [M/B, 2M/B).")(
+                name="bandwidth term at the point-to-point lower bound",
+                meaning="No AllReduce built from point-to-point sends moves less than 2(n-1)/n M per rank: with no "
+                        "latency the time lies in [M/B, 2M/B).")(
     _bandwidth_term_at_lower_bound)
 
 

@@ -32,8 +32,16 @@ def test_grade_json_is_gradescope_shaped(tmp_path):
     assert data["score"] == toy.ASSIGNMENT.total_points
     assert all(set(t) >= {"name", "score", "max_score", "output"} for t in data["tests"])
     assert {t["name"].split(":")[0] for t in data["tests"]} == set(toy.ASSIGNMENT.item_ids)
-    table = run("grade", TOY, folder)
+    table = run("grade", TOY, folder, "--student", "alice")
     assert table.returncode == 0 and "total 12.00 / 12.00" in table.stdout
+
+
+def test_grade_asks_which_student_rather_than_grading_as_anonymous(tmp_path):
+    """`scalelabs grade` graded as 'anonymous' without --student: hidden inputs no door gives that student."""
+    folder = toy.make_submission(tmp_path / "s", toy.reference_source(), toy.key)
+    proc = run("grade", TOY, folder)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "pass --student ID" in " ".join(proc.stderr.split()) and not proc.stdout
 
 
 @pytest.mark.parametrize("args, message", [
@@ -271,6 +279,21 @@ def _wrong_folder(tmp_path: Path, case: str) -> tuple[list, str]:
             if provided.name != "collectives.py":
                 provided.unlink()
         return [course / "class"], "holds _domain.py, constants.py beside collectives.py, so no module can import them"
+    if case == "one student's folder in nbgrader's layout":
+        (course / "submitted" / "s00").mkdir(parents=True)
+        (course / "class" / "s00").rename(course / "submitted" / "s00" / toy.ASSIGNMENT_ID)
+        return [course / "submitted" / "s00"], "is one student's folder in nbgrader's layout"
+    if case == "the course folder":
+        (course / "nbgrader_config.py").write_text("")
+        (course / "submitted").mkdir()
+        return [course], "is the course folder, not a class: pass the folder that holds one folder per student"
+    if case == "a folder of labs, like release/":
+        (course / "class" / "s00").rename(course / "class" / toy.ASSIGNMENT_ID)
+        return [course / "class"], "holds the labs' own folders"
+    if case == "a class beside a folder that is not a student's":
+        (course / "class" / "notes").mkdir()
+        (course / "class" / "notes" / "todo.txt").write_text("grade on friday")
+        return [course / "class"], "1 of 3 folders in"
     if case == "a zip of the class":
         return [shutil.make_archive(str(tmp_path / "class"), "zip", course / "class")], "unzip it first"
     if case == "an output folder inside a file":
@@ -281,7 +304,9 @@ def _wrong_folder(tmp_path: Path, case: str) -> tuple[list, str]:
 
 @pytest.mark.parametrize("case", ["the folder above the class", "one student's folder", "a flat download",
                                   "only the students' own files", "a zip of the class",
-                                  "an output folder inside a file"])
+                                  "an output folder inside a file", "one student's folder in nbgrader's layout",
+                                  "the course folder", "a folder of labs, like release/",
+                                  "a class beside a folder that is not a student's"])
 def test_a_wrong_folder_is_one_line_saying_what_to_pass_and_grades_nobody(tmp_path, case):
     """Before: the folder above the class graded each folder of students as one student with 0 and exit 0,
     as did a class of students' own files only (no module imported: 'No module named _domain' in each
@@ -299,9 +324,13 @@ def test_one_student_without_the_provided_modules_does_not_stop_the_class(tmp_pa
     make_class(root, 2)
     (root / "s00" / "_domain.py").unlink()
     proc = run("grade-batch", TOY, root, "--jobs", "1", "--out", out)
-    assert proc.returncode == 0 and "graded 2" in proc.stdout, proc.stderr[-3000:]
+    assert "graded 2" in proc.stdout, proc.stderr[-3000:]
     s00 = json.loads((out / "results" / "s00.json").read_text())
     assert "No module named '_domain'" in s00["tests"][0]["output"]
+    # the class is graded, and the summary names the student a person must look at
+    lines = proc.stdout.splitlines()
+    assert any(line.startswith("s00: ") and "does not import" in line and "_domain" in line for line in lines), lines
+    assert lines[-1] == "needs attention: 1 (s00)" and proc.returncode == 1
 
 
 def test_a_second_assignment_into_the_same_output_folder_is_refused_and_overwrites_nothing(tmp_path):
@@ -327,6 +356,12 @@ def test_check_runs_a_released_folder_and_refuses_any_other(tmp_path):
     (released / "collectives.py").write_text(toy.reference_source())
     ok = run("check", released)
     assert ok.returncode == 0 and " passed" in ok.stdout and "failed" not in ok.stdout, ok.stdout[-2000:]
+    # a failing check is a failing exit status (issue 31: a student's script or CI must see it)
+    (released / "collectives.py").write_text(toy.with_function(toy.reference_source(), "ring_allreduce_time",
+                                             "def ring_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
+                                             "    return 1.0\n"))
+    failing = run("check", released)
+    assert failing.returncode == 1 and " failed" in failing.stdout, failing.stdout[-2000:]
     other = tmp_path / "other"
     other.mkdir()
     (other / "test_anything.py").write_text("def test_anything():\n    pass\n")
@@ -351,7 +386,7 @@ def test_a_bad_course_setting_is_one_line_naming_the_file_key_and_value(tmp_path
     (tmp_path / "scalelabs.toml").write_text(f"[grading]\n{setting}\n")
     (tmp_path / "nbgrader_config.py").write_text("")      # tmp_path is the course: otter reads its settings
     shutil.copytree(REPO / "release" / "lab06_collectives", tmp_path / "release" / "lab06_collectives")
-    for args in (("grade", "lab06_collectives", tmp_path / "class" / "s00"),
+    for args in (("grade", "lab06_collectives", tmp_path / "class" / "s00", "--student", "s00"),
                  ("grade-batch", "lab06_collectives", tmp_path / "class", "--out", tmp_path / "out"),
                  ("otter", "lab06_collectives")):
         proc = run(*args, cwd=tmp_path)

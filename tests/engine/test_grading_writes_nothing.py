@@ -21,7 +21,8 @@ def test_grading_a_failing_submission_leaves_the_working_directory_empty(tmp_pat
     where.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}   # as a TA runs it
     done = subprocess.run([sys.executable, "-m", "autograder.cli", "grade", "lab06_collectives", str(submission),
-                           "--json", "--course", str(REPO)], cwd=where, env=env, capture_output=True, text=True)
+                           "--json", "--student", "s1", "--course", str(REPO)], cwd=where, env=env, capture_output=True,
+                          text=True)
     assert done.returncode == 0, done.stderr
     outputs = [t["output"] for t in json.loads(done.stdout)["tests"]]
     assert any("Counterexample:" in o for o in outputs)   # a property failed and was shrunk

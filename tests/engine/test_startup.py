@@ -21,7 +21,7 @@ def test_grading_one_submission_imports_no_notebook_gradebook_or_validation_stac
     submission = tmp_path / "submission"
     samples.materialise(LAB, "correct", submission, release_dir=REPO / "release" / LAB)
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "autograder.cli", "grade", LAB, str(submission),
-                           "--json", "--course", str(REPO)], cwd=tmp_path, capture_output=True, text=True)
+                           "--json", "--student", "s1", "--course", str(REPO)], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
     results = json.loads(done.stdout)
     assert results["tests"] and all(t["score"] == t["max_score"] for t in results["tests"])

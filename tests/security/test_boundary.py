@@ -263,7 +263,8 @@ def test_no_sandbox_refuses_with_the_fix(tmp_path):
     refuse (exit 2, one line naming the fix and the opt-in), and grade nothing."""
     env = env_with_only(tmp_path)
     folder = honest(tmp_path / "class")
-    for args in (("grade", TOY, folder), ("grade-batch", TOY, tmp_path / "class", "--out", tmp_path / "out")):
+    for args in (("grade", TOY, folder, "--student", "honest"),
+                 ("grade-batch", TOY, tmp_path / "class", "--out", tmp_path / "out")):
         proc = run(*args, env=env)
         message = " ".join(proc.stderr.split())
         assert proc.returncode == 2, proc.stdout + proc.stderr
@@ -286,7 +287,8 @@ def test_opt_in_through_scalelabs_toml(tmp_path):
     env = env_with_only(tmp_path)
     env["PYTHONPATH"] = str(Path(toy.__file__).parent)
     (tmp_path / "scalelabs.toml").write_text('[grading]\nsandbox = "unsandboxed"\n')
-    data = json.loads(run("grade", TOY, honest(tmp_path / "class"), "--json", cwd=tmp_path, env=env).stdout)
+    data = json.loads(run("grade", TOY, honest(tmp_path / "class"), "--json", "--student", "honest", cwd=tmp_path,
+                          env=env).stdout)
     assert data["score"] == FULL and "UNSANDBOXED" in data["output"]
 
 

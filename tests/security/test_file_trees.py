@@ -289,7 +289,7 @@ def test_resume_is_fast_and_skips_everyone(graded):
     root, out, results, _ = graded
     start = children_cpu_s()
     proc = run("grade-batch", TOY, root, "--jobs", "2", "--out", out, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.returncode in (0, 1) and ", failed 0" in proc.stdout, proc.stderr[-2000:]   # 1: needs a person
     assert f"graded 0, skipped {len(results)}" in proc.stdout
     assert children_cpu_s() - start < 30  # CPU seconds: no student is graded again
 

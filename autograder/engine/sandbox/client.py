@@ -85,6 +85,7 @@ class Sandbox:
         self.proc: subprocess.Popen | None = None
         self.buffer = b""
         self.import_error: StudentError | None = None
+        self.timeouts: list[str] = []   # what ran out of time (a person should look: grade.needs_person)
         self.imported = False
         self.starting = False       # spawned, its "ready" line not read yet (ahead())
 
@@ -257,7 +258,8 @@ class Sandbox:
         if code is not None and code < 0:
             sig = signal.Signals(-code)
             if sig is signal.SIGXCPU:
-                return StudentError(f"{what} used up its CPU time", "timeout", fatal=True)
+                self.timeouts.append(f"{what} used up its CPU time")
+                return StudentError(self.timeouts[-1], "timeout", fatal=True)
             if sig is signal.SIGXFSZ:
                 return StudentError(f"{what} wrote a file larger than {FILE_CAP_BYTES >> 20} MB", "died", fatal=True)
             return StudentError(f"{what} crashed the worker process ({sig.name})", "died", fatal=True)
@@ -278,9 +280,10 @@ class Sandbox:
             if not ready:
                 self._kill()
                 if budget_bound:
-                    raise StudentError("the time budget for grading this submission ran out", "budget", fatal=True)
-                raise StudentError(f"{what} did not finish within {timeout_s:g} s (an infinite loop?)",
-                                   "timeout", fatal=True)
+                    self.timeouts.append("the time budget for grading this submission ran out")
+                    raise StudentError(self.timeouts[-1], "budget", fatal=True)
+                self.timeouts.append(f"{what} did not finish within {timeout_s:g} s (an infinite loop?)")
+                raise StudentError(self.timeouts[-1], "timeout", fatal=True)
             chunk = os.read(fd, 65536)
             if not chunk:
                 raise self._death(what)
@@ -304,7 +307,8 @@ class Sandbox:
         """Send one request; `check(reply)` validates an ok reply and returns what the caller needs."""
         if self.deadline is not None and time.monotonic() >= self.deadline:
             self._kill()
-            raise StudentError("the time budget for grading this submission ran out", "budget", fatal=True)
+            self.timeouts.append("the time budget for grading this submission ran out")
+            raise StudentError(self.timeouts[-1], "budget", fatal=True)
         if not self.alive:
             raise StudentError("the worker process is not running", "died", fatal=True)
         try:
@@ -333,7 +337,8 @@ class Sandbox:
         if self.alive and self.imported:
             return
         if self.deadline is not None and time.monotonic() >= self.deadline:
-            raise StudentError("the time budget for grading this submission ran out", "budget", fatal=True)
+            self.timeouts.append("the time budget for grading this submission ran out")
+            raise StudentError(self.timeouts[-1], "budget", fatal=True)
         if self.root is None:
             self._prepare()
         if not (self.root / "submission" / f"{self.module}.py").is_file():

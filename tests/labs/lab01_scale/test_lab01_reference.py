@@ -1,8 +1,8 @@
 """Lab 01 reference (reference/scaling.py): published anchors, properties, input validation.
 
-Anchors are independent of the reference: NCCL-tests' worked AllReduce value, the Megatron-LM
+Anchors are independent of the reference: the project's own worked AllReduce example (not from nccl-tests), the Megatron-LM
 throughput headline, Chinchilla's 6ND, and the Act II numbers recomputed by hand from the source
-lab's scenario (docs/errata/lab01_scale.md).
+lab's scenario (labs/lab01_scale/errata.md).
 """
 import math
 
@@ -41,8 +41,8 @@ def test_training_time_megatron_headline():
     assert S.training_time_s(502e15 * 3600, 3072, 312e12, 163 / 312) == pytest.approx(3600, rel=3e-3)
 
 
-def test_speedup_nccl_tests_worked_value():
-    # NCCL-tests doc/PERFORMANCE.md model: n = 8, 1e9 B, 100e9 B/s, alpha 5 us -> 0.01757 s; with
+def test_speedup_worked_example():
+    # the project's worked example (nccl-tests' busbw model, its numbers ours): n = 8, 1e9 B, 100e9 B/s, alpha 5 us -> 0.01757 s; with
     # 8 s of compute on one GPU a step on 8 takes 1 + 0.01757 s
     assert S.data_parallel_speedup(8.0, 8, 1e9, 5e-6, 100e9) == pytest.approx(8 / 1.01757, rel=1e-9)
 

@@ -16,7 +16,7 @@ from reference import interconnect as ic
 
 def test_act1_key_is_the_range_holding_the_recomputed_slowdown():
     nv = S.COMPUTE_S + ic.intra_node_allreduce_time(140e9, 8, 450e9)
-    pcie = S.COMPUTE_S + ic.intra_node_allreduce_time(140e9, 8, 32e9)
+    pcie = S.COMPUTE_S + ic.intra_node_allreduce_time(140e9, 8, 16e9 * 16 * 128 / 130 / 8)   # PCI-SIG Gen4 x16
     assert math.isclose(S.PCIE_SLOWDOWN, pcie / nv)
     q = A.question("act1_prediction")
     low, high = map(float, re.search(r"\((\d+(?:\.\d+)?)× to (\d+(?:\.\d+)?)×\)", q.options[q.key]).groups())
@@ -28,6 +28,10 @@ def test_act2_keys_name_the_bandwidth_cliff_and_min_ib_links():
     q = A.question("act2_reflection")
     assert S.LINKS_AT_MAX == ic.min_ib_links(140e9, 8, 64, 450e9, 50e9, S.COMPUTE_S)
     assert q.options[q.key].startswith(f"{S.LINKS_AT_MAX} links")
+    # off the danger line on both sides (issue 30: the stages-added model's 4 links sat at 0.995)
+    ratio = lambda links: ic.comm_overhead_ratio(ic.hierarchical_allreduce_time(140e9, 8, 64, 450e9, links * 50e9),
+                                                 S.COMPUTE_S)
+    assert S.LINKS_AT_MAX == 3 and ratio(3) < 0.97 and ratio(2) > 1.03
 
 
 def test_the_story_is_the_danger_state_and_its_numbers_are_computed():

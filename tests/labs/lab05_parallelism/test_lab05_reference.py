@@ -14,8 +14,8 @@ GPT3 = dict(seq_len=2048, micro_batch=1, hidden=12288, heads=96)
 
 # --- anchors -------------------------------------------------------------------------------------
 
-def test_data_parallel_comm_matches_nccl_tests_worked_value():
-    # nccl-tests PERFORMANCE.md: n=8, 1e9 B, 100e9 B/s, alpha=5 us -> 0.01757 s (no tokens: no compute).
+def test_data_parallel_comm_matches_the_worked_example():
+    # the project's worked example (not in nccl-tests): n=8, 1e9 B, 100e9 B/s, alpha=5 us -> 0.01757 s (no tokens).
     t = ref.data_parallel_step_time(5e8, 0.0, 8, C.H100_PEAK_FLOPS_BF16, 0.5, 100e9, 5e-6, bytes_per_grad=2)
     assert t == pytest.approx(0.01757, rel=1e-4)
 

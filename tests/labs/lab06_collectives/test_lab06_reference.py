@@ -2,7 +2,7 @@
 
 Anchors: nccl-tests doc/PERFORMANCE.md (bus bandwidth), Thakur, Rabenseifner & Gropp 2005 (ring and
 Rabenseifner), Kaplan et al. 2020 / Hoffmann et al. 2022 (6ND), and the worked values of
-docs/physics.md, Lab 06, recomputed by hand (docs/errata/lab06_collectives.md).
+docs/physics.md, Lab 06, recomputed by hand (labs/lab06_collectives/errata.md).
 """
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from labs.lab06_collectives import properties as public
 from reference import collectives as c
 from reference import constants as k
 
-NDR, ALPHA = k.IB_NDR400_BANDWIDTH, k.IB_ALPHA_S
+# The source lab's alpha (1.5 us): the analysis's hand values below use it. The assignment's constants
+# are NCCL's per-step latencies since issue 30 (k.IB_ALPHA_S = 2.7 us), checked in their own test.
+NDR, ALPHA = k.IB_NDR400_BANDWIDTH, 1.5e-6
 FEW = settings(max_examples=60, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
 
@@ -26,7 +28,7 @@ def close(x, y, rel=1e-9):
 
 # --- anchors: independent values -------------------------------------------------------------------
 
-def test_nccl_tests_worked_value():
+def test_the_labs_own_worked_example():
     # anchors E.1: n = 8, S = 1e9 B, B = 100e9 B/s, alpha = 5 us -> 7.0e-5 + 0.0175 = 0.01757 s
     assert close(c.ring_allreduce_time(1e9, 8, 5e-6, 100e9), 0.01757)
     ideal = c.ring_allreduce_time(1e9, 8, 0.0, 100e9)
@@ -64,10 +66,20 @@ def test_critical_message_sizes():
 
 
 def test_crossover_and_selection_checked_values():
-    # docs/physics.md: ring-tree crossover ~1.5 MB at n = 128 on NDR (by hand: 1.498 MB)
+    # the source lab's cluster: ring-tree crossover ~1.5 MB at n = 128 on NDR (by hand: 1.498 MB)
     assert math.isclose(c.ring_tree_crossover_bytes(128, ALPHA, NDR), 1.498e6, rel_tol=1e-3)
     assert c.best_allreduce_algorithm(350e9, 128, ALPHA, NDR) == "ring"   # 175B FP16 gradient
     assert c.best_allreduce_algorithm(0.5e6, 128, ALPHA, NDR) == "tree"   # a sub-MB update
+    # docs/physics.md: on the DGX H100 cluster's ring link (alpha 0.848 us, 400 GB/s per rank) 6.78 MB, by
+    # hand: alpha * B * (127 - 7) / (7 - 127/128), alpha = (30 x 2.7 + 224 x 0.6) / 254 us
+    alpha = (30 * 2.7e-6 + 224 * 0.6e-6) / 254
+    assert math.isclose(c.ring_tree_crossover_bytes(128, alpha, 400e9), alpha * 400e9 * 120 / (7 - 127 / 128))
+    assert math.isclose(c.ring_tree_crossover_bytes(128, alpha, 400e9), 6.775e6, rel_tol=1e-3)
+
+
+def test_alphas_are_nccls_ring_ll_step_latencies():
+    # NCCL src/graph/tuning.cc hwLatencies, ring, LL: NVLink 0.6 us, network 2.7 us; baseLatencies ring LL 6.6 us
+    assert (k.NVLINK_ALPHA_S, k.IB_ALPHA_S, k.NCCL_RING_BASE_LATENCY_S) == (0.6e-6, 2.7e-6, 6.6e-6)
 
 
 def test_flops_and_compute_anchors():

@@ -36,7 +36,8 @@ def hierarchical_allreduce_time(message_bytes, gpus_per_node, nodes, intra_bandw
         2 * (nodes - 1) * (shard / nodes) / per_gpu_link,                        # shard AllReduce, IB
         (gpus_per_node - 1) * (message_bytes / gpus_per_node) / intra_bandwidth,  # all-gather, NVLink
     ]
-    return math.fsum(phases)
+    # pipelined: the NVLink phases (one after the other) overlap the network phase
+    return max(math.fsum((phases[0], phases[2])), phases[1])
 
 
 def comm_overhead_ratio(comm_s, compute_s):
@@ -53,8 +54,8 @@ def scaling_efficiency(speedup, n):
 
 def min_ib_links(message_bytes, gpus_per_node, nodes, intra_bandwidth, link_bandwidth, compute_s,
                  max_overhead_ratio=1.0, max_links=8):
-    budget_s = max_overhead_ratio * compute_s - _ring(message_bytes, gpus_per_node, intra_bandwidth)
-    if budget_s < 0:
+    budget_s = max_overhead_ratio * compute_s       # each stage alone must fit: they are pipelined
+    if _ring(message_bytes, gpus_per_node, intra_bandwidth) > budget_s:
         return 0
     inter_bytes = _ring(message_bytes, nodes, 1.0)          # bytes through a node's links
     if inter_bytes == 0:

@@ -23,7 +23,7 @@ def hierarchical_allreduce_time(message_bytes, gpus_per_node, nodes, intra_bandw
     # the lab's text "model_size / N_gpus_per_node" through the whole node's links: forgets that each
     # GPU gets only 1/g of those links
     inter = 2 * (nodes - 1) / nodes * (message_bytes / gpus_per_node) / inter_bandwidth_per_node
-    return intra + inter
+    return max(intra, inter)
 
 
 def comm_overhead_ratio(comm_s, compute_s):

@@ -1,0 +1,120 @@
+"""The grade of record: the nbgrader gradebook, and the views of it a TA reads.
+
+The grade of a student is what the gradebook holds: the engine's score of each item (auto_score),
+unless someone set a score by hand in formgrader (a manual override), plus any extra credit. Inside
+a course that is the course's `gradebook.db`, the one formgrader and `nbgrader export` read;
+outside a course (or with --db) the batch's own. grade-batch writes the engine's scores there,
+keeps the overrides, and writes two views of the lab's whole record beside the results:
+
+    grades.csv     one row per student of the lab in the record: the grade of record, the engine's
+                   score beside it, the items overridden by hand, what needs a person, then each
+                   item's grade (COLUMNS; a new column is one more entry there)
+    record.json    which gradebook the record is (the report and `scalelabs forget` read it)
+
+`scalelabs report` shows the same scores. `forget` removes one student from all of it.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from autograder.classroom.csvcells import csv_text
+from autograder.classroom.feedback import write_atomic
+from autograder.classroom.gradebook import LabRecord, forget_submission, item_scores, sqlite_url
+from autograder.engine.spec import Assignment
+
+POINTER = "record.json"
+FULL = 1e-9
+
+
+def default_gradebook(course: Path | None, out_dir: Path) -> str:
+    """The gradebook a batch writes unless told otherwise: the course's (nbgrader's default db_url,
+    `<course>/gradebook.db`), or the batch's own outside a course."""
+    return sqlite_url(Path(course) / "gradebook.db") if course else sqlite_url(Path(out_dir) / "gradebook.db")
+
+
+def write_pointer(out_dir: Path, assignment_id: str, db_url: str) -> None:
+    write_atomic(Path(out_dir) / POINTER, json.dumps({"assignment": assignment_id, "gradebook": db_url}, indent=1))
+
+
+def read_pointer(out_dir: Path) -> str | None:
+    """The gradebook a batch wrote the record of `out_dir` to, or None (no batch has finished there)."""
+    try:
+        data = json.loads((Path(out_dir) / POINTER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    url = data.get("gradebook") if isinstance(data, dict) else None
+    return url if isinstance(url, str) and url else None
+
+
+@dataclass
+class Row:
+    """One student of the lab in the record."""
+    student: str
+    grades: dict[str, float]                 # item -> the grade of record (manual where overridden)
+    engine: dict[str, float]                 # item -> the engine's score
+    max_score: float
+    overridden: list[str] = field(default_factory=list)   # items with a manual score
+    attention: list[str] = field(default_factory=list)    # what needs a person, one line each
+
+    @property
+    def score(self) -> float:
+        return round(sum(self.grades.values()), 6)
+
+    @property
+    def engine_score(self) -> float:
+        return round(sum(self.engine.values()), 6)
+
+
+def record_rows(assignment: Assignment, results: dict[str, dict], book: LabRecord | None) -> list[Row]:
+    """Every student of the lab in the record: those with a results file and those the gradebook holds
+    (e.g. graded by `nbgrader autograde`), sorted. Without a gradebook (it could not be read) the
+    engine's scores are the grades."""
+    book = book or {}
+    items = assignment.item_ids
+    rows = []
+    for student in sorted(set(results) | set(book)):
+        data = results.get(student)
+        engine = item_scores(data) if data else {}
+        cells = book.get(student, {})
+        engine = {i: engine.get(i, cells[i].auto if i in cells and cells[i].auto is not None else 0.0) for i in items}
+        grades = {i: cells[i].score if i in cells else engine[i] for i in items}
+        meta = data.get("scalelabs", {}) if data else {}
+        rows.append(Row(student, grades, engine, float(meta.get("max_score", assignment.total_points)),
+                        [i for i in items if i in cells and cells[i].manual is not None],
+                        list(meta.get("attention", []))))
+    return rows
+
+
+# grades.csv: (header, value of a row); the item columns follow. A lateness column is one more entry.
+COLUMNS: list[tuple[str, Callable[[Row], object]]] = [
+    ("student", lambda r: r.student),
+    ("score", lambda r: r.score),
+    ("max_score", lambda r: r.max_score),
+    ("engine_score", lambda r: r.engine_score),
+    ("overridden", lambda r: " ".join(r.overridden)),
+    ("needs_attention", lambda r: "; ".join(r.attention)),
+]
+
+
+def grades_csv(assignment: Assignment, rows: list[Row]) -> str:
+    """grades.csv: the record's grade of each student, the engine's beside it, then each item's grade."""
+    items = assignment.item_ids
+    return csv_text([h for h, _ in COLUMNS] + items,
+                    [[value(r) for _, value in COLUMNS] + [r.grades[i] for i in items] for r in rows])
+
+
+def forget(assignment: Assignment, student: str, out_dir: Path, db_url: str | None) -> list[str]:
+    """Remove one student of the lab from the record: results file, feedback page, gradebook
+    submission (and the student, when nothing else of theirs is left); the CSV is rebuilt by the
+    caller. Returns what was removed, one line each (empty: there was nothing of theirs)."""
+    removed = []
+    for path in (Path(out_dir) / "results" / f"{student}.json", Path(out_dir) / "feedback" / f"{student}.html"):
+        if path.is_file() or path.is_symlink():
+            path.unlink()
+            removed.append(str(path))
+    if db_url:
+        removed += forget_submission(db_url, assignment.id, student)
+    return removed

@@ -1,0 +1,158 @@
+"""One student, one id, whatever the door (issue 27; issue 31 kind 7's identity half): Gradescope
+grades a submission under its submitter's `sid` (else email; a group under its smallest id), and
+`scalelabs grade-batch` of Gradescope's export, reading submission_metadata.yml, grades each
+submitter under the same id, so it reproduces the scores Gradescope gave.
+
+The class is seed-sensitive on purpose: a tree AllReduce wrong only for 1500 < n < 1590 fails the
+hidden check for about half of all student ids, so grading under any other id (the folder's
+`submission_<n>`, the first-listed member of a group, "anonymous") gives another score."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.classroom.batch import grade_batch
+from autograder.doors import otter as otter_door
+from autograder.engine.grade import grade_submission
+
+from door_helpers import BIN, _reference_module, env
+
+DECLARATION = "release_toy:ASSIGNMENT"
+DEPTH = "    depth = (n - 1).bit_length()"
+BAND = DEPTH + "\n    if 1500 < n < 1590:\n        depth += 1"
+
+
+def tree_score(assignment, folder: Path, student: str) -> float:
+    return grade_submission(assignment, folder, student).item_scores()["tree_allreduce_time"][0]
+
+
+@pytest.fixture(scope="module")
+def export(course, assignment, tmp_path_factory):
+    """A Gradescope export: submission_11/ (one submitter, by sid), submission_12/ (a group of two
+    listed largest id first), submission_13/ (a submitter with an email and no sid); and the ids chosen
+    so that each differs in score from its folder name and the group's members from each other."""
+    root = tmp_path_factory.mktemp("gradescope") / "export"
+    source = _reference_module()
+    assert DEPTH in source
+    folders = {}
+    for name in ("submission_11", "submission_12", "submission_13"):
+        folder = root / name
+        shutil.copytree(course / "release" / assignment.id, folder)
+        (folder / "collectives.py").write_text(source.replace(DEPTH, BAND))
+        folders[name] = folder
+    scores: dict[str, float] = {}
+
+    def score(sid: str) -> float:   # the same files in every folder: one grading per id, asked lazily
+        if sid not in scores:
+            scores[sid] = tree_score(assignment, folders["submission_11"], sid)
+        return scores[sid]
+    candidates = [f"{n}" for n in range(3100, 3140)]
+    folder_scores = {name: score(name) for name in folders}
+    single = next(s for s in candidates if score(s) != folder_scores["submission_11"])
+    low = next(s for s in candidates if s != single and score(s) != folder_scores["submission_12"])
+    high = next(s for s in candidates if s > low and score(s) != score(low))
+    email = "cy.lee@uni.example"
+    users = {"submission_11": [{"name": "Ada", "sid": single, "email": "ada@uni.example"}],
+             "submission_12": [{"name": "Bo", "sid": high, "email": "bo@uni.example"},
+                               {"name": "Al", "sid": low, "email": "al@uni.example"}],
+             "submission_13": [{"name": "Cy", "sid": None, "email": email}]}
+    lines = []
+    for name, people in users.items():
+        lines.append(f"{name}:\n  :submitters:")
+        for p in people:
+            sid = "" if p["sid"] is None else f"'{p['sid']}'"
+            lines.append(f"  - :name: {p['name']}\n    :sid: {sid}\n    :email: {p['email']}")
+        lines.append("  :created_at: 2026-11-20 10:00:00.000000000 -08:00")
+    (root / "submission_metadata.yml").write_text("\n".join(lines) + "\n")
+    return root, users, {"submission_11": single, "submission_12": low, "submission_13": email}
+
+
+def test_an_export_is_graded_under_each_submitters_id_a_group_under_its_smallest(export, assignment, tmp_path):
+    root, users, graded_as = export
+    out = tmp_path / "grades"
+    summary = grade_batch(DECLARATION, root, out, jobs=1)
+    ids = {p["sid"] or p["email"] for people in users.values() for p in people}
+    assert sorted(p.stem for p in (out / "results").glob("*.json")) == sorted(ids)
+    for name, people in users.items():
+        expected = grade_submission(assignment, root / name, graded_as[name]).score
+        for p in people:
+            data = json.loads((out / "results" / f"{p['sid'] or p['email']}.json").read_text())
+            assert data["score"] == expected and data["scalelabs"]["graded_as"] == graded_as[name], (name, p)
+    assert sorted(summary.graded) == sorted(ids)
+    low, high = (p["sid"] for p in sorted(users["submission_12"], key=lambda p: p["sid"]))
+    assert tree_score(assignment, root / "submission_12", low) != tree_score(assignment, root / "submission_12", high)
+
+
+def test_otter_grades_under_the_same_ids(export):
+    """The otter door's id for Gradescope's runtime metadata (users: sid, email)."""
+    _, users, graded_as = export
+    for name, people in users.items():
+        assert otter_door.student_of({"users": people}) == graded_as[name]
+        assert otter_door.student_of({"users": list(reversed(people))}) == graded_as[name]
+    assert otter_door.student_of({}) == "anonymous"
+
+
+# `otter run` writes an empty submission_metadata.json; this is Gradescope's, for one submission.
+OTTER_WITH_METADATA = """
+import json, sys
+import otter.run
+metadata = json.loads(sys.argv[1])
+real_dump = json.dump
+def dump(obj, fp, *args, **kwargs):
+    return real_dump(metadata if obj == {} else obj, fp, *args, **kwargs)
+json.dump = dump
+otter.run.main(sys.argv[3], autograder=sys.argv[2], output_dir=sys.argv[4], no_logo=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def autograder_zip(course, assignment, tmp_path_factory):
+    dest = tmp_path_factory.mktemp("otter-identity") / "autograder.zip"
+    return otter_door.build_zip(assignment.id, dest, assignment=assignment,
+                                release_dir=course / "release" / assignment.id, declaration=DECLARATION)
+
+
+def test_grade_batch_of_the_export_reproduces_the_scores_gradescope_gave(export, autograder_zip, tmp_path):
+    """Each submission through the otter zip as Gradescope runs it (its metadata, its submitters),
+    then the export through grade-batch: the same total for every student."""
+    root, users, _ = export
+    runs = {}
+    for name in ("submission_11", "submission_12"):
+        archive = shutil.make_archive(str(tmp_path / name), "zip", root / name)
+        out = tmp_path / f"{name}-out"
+        out.mkdir()
+        runs[name] = (out, subprocess.Popen(
+            [sys.executable, "-c", OTTER_WITH_METADATA, json.dumps({"users": users[name]}), str(autograder_zip),
+             archive, str(out)], cwd=tmp_path, env=env(without_rfc3987=True), stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True))
+    gradescope = {}
+    for name, (out, process) in runs.items():
+        log, _ = process.communicate(timeout=600)
+        assert process.returncode == 0, log[-3000:]
+        # Gradescope's total: the sum of the tests' scores (results.json gives no top-level score)
+        gradescope[name] = sum(t["score"] for t in json.loads((out / "results.json").read_text())["tests"]
+                               if "score" in t)
+    grades = tmp_path / "grades"
+    grade_batch(DECLARATION, root, grades, jobs=1)
+    for name, score in gradescope.items():
+        for p in users[name]:
+            assert json.loads((grades / "results" / f"{p['sid']}.json").read_text())["score"] == pytest.approx(score), name
+
+
+def test_scalelabs_grade_reads_the_id_from_the_export_and_refuses_another(export, assignment, tmp_path):
+    root, users, graded_as = export
+    scalelabs = [str(BIN / "scalelabs")]
+    done = subprocess.run([*scalelabs, "grade", DECLARATION, str(root / "submission_12"), "--json"], cwd=tmp_path,
+                          env=env(without_rfc3987=True), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    expected = grade_submission(assignment, root / "submission_12", graded_as["submission_12"]).score
+    assert json.loads(done.stdout)["score"] == expected
+    other = subprocess.run([*scalelabs, "grade", DECLARATION, str(root / "submission_12"), "--student", "someone"],
+                           cwd=tmp_path, env=env(without_rfc3987=True), capture_output=True, text=True)
+    assert other.returncode == 2
+    assert f"is {graded_as['submission_12']}'s submission by its layout" in " ".join(other.stderr.split())
