@@ -161,7 +161,8 @@ def test_a_damaged_secret_stops_grading_with_one_line(tmp_path):
     folder = attack.honest(tmp_path)
     bad = tmp_path / "course_secret"
     bad.write_text("not hex\n")
-    for command in (["grade", attack.TOY, folder], ["grade-batch", attack.TOY, tmp_path, "--out", tmp_path / "out"]):
+    for command in (["grade", attack.TOY, folder, "--student", "honest"],
+                    ["grade-batch", attack.TOY, tmp_path, "--out", tmp_path / "out"]):
         done = attack.run(*command, env=_env(bad))
         assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
         assert f"{bad} is not a course secret" in done.stderr
