@@ -81,7 +81,7 @@ def test_each_labs_scenario_limits_are_the_source_labs():
     from labs.lab02_interconnect.challenges import BUBBLE_CEILING
     from labs.lab05_parallelism import scenario as lab05
     from labs.lab09_performance import scenario as lab09
-    errata = {lab: (DOCS / "errata" / f"{lab}.md").read_text(encoding="utf-8")
+    errata = {lab: (DOCS.parent / "labs" / lab / "errata.md").read_text(encoding="utf-8")
               for lab in ("lab01_scale", "lab05_parallelism")}
     assert lab01.BUDGET_USD == 1e6 * _number(r"\$(\d+)M (?:cloud cap|budget)", errata["lab01_scale"]) == 50e6
     assert lab05.ACT2["bubble_ceiling"] == _number(r"under the (\d+)% ceiling", errata["lab05_parallelism"]) / 100 == 0.10

@@ -1,4 +1,4 @@
-"""Decision rules at their exact thresholds (issue 31, kind 1), all five labs.
+"""Decision rules at their exact thresholds (issue 31, kind 1), every lab that decides.
 
 Each reference function that decides (a tie, a budget met exactly, memory exactly full, a target met
 exactly) is pinned at the boundary its docstring documents, with values exact in binary so every
@@ -19,7 +19,7 @@ from autograder.course import find_course
 from autograder.engine.grade import grade_submission
 from autograder.engine.secret import CourseSecret
 from labs import load
-from reference import collectives, interconnect, parallelism, performance, scaling
+from reference import collectives, fault_tolerance, interconnect, parallelism, performance, scaling
 
 SECRET = CourseSecret(bytes.fromhex("b0da5eed" * 8))
 STUDENTS = ("ann", "ben", "cam", "dee")
@@ -121,6 +121,16 @@ def test_lab09_a_tie_for_the_hotspot_is_the_first_named_and_a_plan_at_budget_lea
     assert performance.budget_left_weeks({"pipeline": 2.5, "allreduce": 5.75}, 8.0) == -0.25
 
 
+def test_lab07_daly_switches_to_the_mtbf_at_a_checkpoint_of_exactly_two_mtbfs():
+    """"sqrt(2CM) (1 + sqrt(x)/3 + x/9) - C while C < 2M, and M itself beyond": C = 2M is beyond."""
+    assert fault_tolerance.daly_interval_s(7200.0, 3600.0) == 3600.0
+    assert fault_tolerance.daly_interval_s(2.0, 1.0) == 1.0
+    # a hair below, the series: at x = 1 it is 2 (1 + 1/3 + 1/9) - 2 = 8/9 of the MTBF, not the MTBF
+    below = fault_tolerance.daly_interval_s(2.0 - 2 ** -51, 1.0)
+    assert below == pytest.approx(8 / 9, rel=1e-12)
+    assert fault_tolerance.daly_interval_s(0.0, 3600.0) == 0.0
+
+
 # --- the grader catches a student who flips the boundary ---------------------------------------------
 
 SLIPS = [   # (lab, function, the reference's line, the student's)
@@ -137,6 +147,7 @@ SLIPS = [   # (lab, function, the reference's line, the student's)
     ("lab01_scale", "cheapest_option", "return min(costs, key=costs.get)",
      "return min(reversed(list(costs)), key=costs.get)"),
     ("lab01_scale", "breakeven_utilization", "if margin_usd_per_hour <= 0:", "if margin_usd_per_hour < 0:"),
+    ("lab07_fault_tolerance", "daly_interval_s", "if checkpoint_s >= 2 * mtbf_s:", "if checkpoint_s > 2 * mtbf_s:"),
 ]
 
 

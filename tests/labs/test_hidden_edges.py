@@ -68,6 +68,18 @@ EDGES = {
         "compute_time": {"n_gpus": [1, 2], "mfu": [1.0]},
         "comm_fraction": {"comm_s": [0.0]},
     },
+    "lab07_fault_tolerance": {
+        "cluster_mtbf_s": {"n_gpus": [1, 2, 3]},
+        "expected_failures": {"duration_s": [0.0]},
+        "checkpoint_bytes": {"params": [0.0], "weight_bytes": [2.0, 4.0, 1.0, 0.0], "optimizer_bytes": [12.0, 0.0]},
+        "checkpoint_write_time_s": {"n_nodes": [1, 2, 3], "checkpoint_bytes": [0.0]},
+        "snapshot_stall_s": {"n_gpus": [1, 2, 3], "checkpoint_bytes": [0.0]},
+        "young_daly_interval_s": {"checkpoint_s": [0.0]},
+        "daly_interval_s": {"checkpoint_s": [0.0, 7200.0]},
+        "waste_fraction": {"checkpoint_s": [0.0], "restart_s": [0.0]},
+        "goodput": {"checkpoint_s": [0.0], "restart_s": [0.0]},
+        "min_storage_bandwidth": {"max_overhead": [1.0], "checkpoint_bytes": [0.0]},
+    },
     "lab09_performance": {
         "amdahl_speedup": {"fraction": [0.0, 1.0]},
         "amdahl_limit": {"fraction": [0.0]},
@@ -117,6 +129,7 @@ WRONG_AT_EDGE = [   # (lab, function, the student's slip: a body wrong only ther
     ("lab05_parallelism", "pipeline_bubble_fraction", "    if p == 2:\n        return 1 / (m + 1) / v\n"),
     ("lab01_scale", "on_demand_cost",
      "    if utilization == 1:\n        return n_gpus * years * 8760 * usd_per_gpu_hour * 0.9\n"),
+    ("lab07_fault_tolerance", "snapshot_stall_s", "    if n_gpus == 2:\n        return checkpoint_bytes / copy_bandwidth\n"),
 ]
 
 

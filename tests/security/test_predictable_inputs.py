@@ -12,6 +12,7 @@ the course secret it earned 21 of Lab 06's 23 function points (0 under any other
 """
 import hashlib
 import hmac
+import inspect
 import json
 import shutil
 from functools import partial
@@ -28,10 +29,10 @@ from autograder.engine import secret as secret_module
 from autograder.engine.sandbox.modes import user_mode_problem
 from autograder.engine.secret import NO_SECRET_NOTE, CourseSecret
 from autograder.course import find_course
-from labs import load
+from labs import all_assignments, load
 import attack
 import toy
-from offline_table import table_module
+from offline_table import CHECK_EXAMPLES, released_properties, table_module
 
 LAB = "lab06_collectives"
 RELEASE = find_course(Path(__file__)) / "release" / LAB
@@ -89,6 +90,46 @@ def test_without_a_secret_the_hidden_domains_still_leave_the_table_nothing(tmp_p
     assert NO_SECRET_NOTE not in keyed.output and "course secret" not in keyed.output
 
 
+def _call_key(reference, kwargs) -> str | None:
+    """A call as the table module keys it (every parameter, defaults applied); None if it is not one."""
+    try:
+        bound = inspect.signature(reference).bind(**kwargs)
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    return json.dumps(sorted(bound.arguments.items()), default=repr)
+
+
+@pytest.mark.parametrize("lab_id", sorted(all_assignments()))
+def test_no_labs_hidden_inputs_come_from_its_released_strategies(lab_id):
+    """Every lab (found, never listed), public seeds (no secret): drawing each strategy the released
+    _properties.py ships for a function with the hidden check's own seed, as the grader draws (edges
+    too), plus its worked examples, predicts under half of that check's valid inputs, for every
+    function; the gate asks at least half, so the offline table earns none of them (Lab 06's earned
+    21 of 23 points when its hidden domains were the shipped strategies). Measured: at most 0.28
+    (tp_crosses_node's few-valued edges), 0.00 for Lab 07's."""
+    assignment = load(lab_id)
+    shipped = released_properties(find_course(Path(__file__)) / "release" / lab_id)
+    hidden_n = GradingConfig().hidden_examples
+    predicted = {}
+    for item in assignment.functions:
+        reference = getattr(assignment.reference, item.name)
+        seed = seed_for(assignment.id, "mallory", item.name, "hidden")
+        drawn = []
+        for kwargs in sample_inputs(item.domain, seed, item.hidden_examples or hidden_n, edges=True):
+            try:
+                reference(**kwargs)
+            except (ValueError, ArithmeticError):
+                continue
+            drawn.append(_call_key(reference, kwargs))
+        guessed = {_call_key(reference, dict(ex.kwargs)) for ex in item.examples}
+        for strategy in {id(p["strategy"]): p["strategy"] for p in shipped if p["item"] == item.name}.values():
+            guessed |= {_call_key(reference, kw) for kw in sample_inputs(strategy, seed, CHECK_EXAMPLES, edges=True)
+                        if isinstance(kw, dict)} - {None}
+        predicted[item.name] = sum(key in guessed for key in drawn) / len(drawn)
+    assert drawn and max(predicted.values()) < 0.5, {name: round(share, 2) for name, share in predicted.items()}
+
+
 def test_a_regrade_under_the_same_secret_is_byte_identical(tmp_path, lab):
     """A module wrong in places (failures shrunk, misconceptions named) graded twice: the same JSON."""
     source = _reference_source(lab) + (
@@ -116,6 +157,21 @@ def test_two_courses_secrets_draw_different_inputs_for_the_same_student(lab):
     assert seed_for("lab", "alice", "f", "hidden", COURSE) == int.from_bytes(
         hmac.new(COURSE.key, message, hashlib.sha256).digest()[:8], "big")
     assert seed_for("lab", "alice", "f", "hidden") == int.from_bytes(hashlib.sha256(message).digest()[:8], "big")
+
+
+def test_the_records_grader_fingerprint_follows_the_course_secret():
+    """What grade-batch records of its grader (autograder.classroom.fingerprints) hashes the seeds the
+    class is drawn under: another course's secret (or none) is another grader, the same key the same
+    one, and neither the key nor a seed is kept in clear."""
+    from autograder.classroom.fingerprints import grader_changes, grader_fingerprint
+    toy_lab = toy.ASSIGNMENT
+    ours, again, theirs, none = (grader_fingerprint(attack.TOY, toy_lab, GradingConfig(), "bubblewrap", secret)
+                                 for secret in (COURSE, CourseSecret(bytes(COURSE.key)), OTHER_COURSE, None))
+    assert ours == again
+    assert grader_changes(ours, theirs) == grader_changes(ours, none) == ["the hidden inputs' seeds (the course secret)"]
+    kept = json.dumps(ours)
+    assert COURSE.key.hex() not in kept and str(seed_for(toy_lab.id, "scalelabs-probe", "comm_fraction", "hidden",
+                                                         COURSE)) not in kept
 
 
 def _keyed(secret, *args):
