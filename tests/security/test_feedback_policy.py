@@ -177,7 +177,8 @@ def test_the_class_scores_are_the_engines_whatever_the_view(batch):
 def test_a_wrong_answer_on_the_page_names_no_key_and_resubmitting_gains_nothing(batch, tmp_path):
     page = batch["pages"]["bob"]
     read = re.findall(r"best answer is ([A-Z])", page)
-    assert read == [] and f"answered {toy.WRONG_LETTER}: not the best answer" in page
+    assert read == [] and f"answered {toy.WRONG_LETTER} (recorded at its reveal): a committed prediction earns its " \
+        "points; it was not the best answer" in " ".join(page.split())
     assert not any(why in page for why in toy.EXPLAINED.questions[0].why.values())
     # what bob would read after the due date: the record's after view names the key
     record = "\n".join(t["output"] for t in batch["results"]["bob"]["tests"])
@@ -244,12 +245,15 @@ def read_keys(text: str, lab) -> dict[str, str]:
 
 
 def with_answers(lab, folder: Path, answers: dict) -> Path:
-    samples.write_answers(lab, folder / f"{lab.id}.ipynb", answers)
+    samples.write_answers(lab, folder / f"{lab.id}.ipynb", answers, record=True)   # as run: the reveals recorded
     return folder
 
 
 def question_points(results: dict, lab) -> float:
-    return sum(t["score"] for t in results["tests"] if "score" in t and t["name"] in {q.id for q in lab.questions})
+    """The points of the questions graded for correctness: the reflections (a prediction earns its points
+    when recorded, `predictions = "commitment"` the default, so a key read from feedback adds nothing)."""
+    return sum(t["score"] for t in results["tests"]
+               if "score" in t and t["name"] in {q.id for q in lab.questions if q.kind == "reflection"})
 
 
 @pytest.fixture(scope="module")
@@ -271,8 +275,9 @@ def lab06_first_try(gradescope):
 
 
 def test_gradescope_questions_stay_at_zero_on_the_second_try(gradescope, lab06_first_try):
-    """Lab 06: every answer wrong (0/6); the student reads the visible feedback and resubmits: still
-    0/6, and nothing the module packed is readable. The same reader, given what shows after the due
+    """Lab 06: every answer wrong (its reflections at 0; its predictions earn theirs once recorded, the
+    commitment default); the student reads the visible feedback and resubmits: the reflections still
+    at 0, and nothing the module packed is readable. The same reader, given what shows after the due
     date, finds every key (6/6 on the engine) and the packed inputs."""
     lab, work = gradescope["labs"]["lab06_collectives"], gradescope["work"]
     first, results = lab06_first_try
@@ -373,12 +378,13 @@ def test_nbgrader_grade_cells_show_the_before_view(nbgrader_class):
     q = assignment.questions[0]
     bob = cells["bob"][q.id]
     wrong = samples.wrong_letter(q.options, q.key)
-    assert bob == f"{q.id}: {q.kind}  [0/{q.points:g}]\n    answered {wrong}: not the best answer. Hint: {q.hint}\n"
+    assert bob == (f"{q.id}: {q.kind}  [{q.points:g}/{q.points:g}]\n    answered {wrong} (recorded at its reveal): a "
+                   f"committed prediction earns its points; it was not the best answer. Hint: {q.hint}\n")
     assert not any(why in bob for why in q.why.values())
     assert f"The best answer is {q.key}" in next(t.output for t in pristine["bob"].tests if t.item == q.id)
     packer = "\n".join(cells["packer"].values())
     assert TOKEN.findall(packer) == [] and TOKEN.findall("\n".join(t.output for t in pristine["packer"].tests))
-    assert pristine["ada"].score == assignment.total_points and f"answered {q.key}: correct" in cells["ada"][q.id]
+    assert pristine["ada"].score == assignment.total_points and "it was the best answer" in cells["ada"][q.id]
 
 
 # --- every lab: the before view of its sample class passes the leak scan ----------------------------
@@ -463,10 +469,16 @@ def reads_as_declared(lab, record, view: str, wrong: list[str]) -> None:
         elif t.kind in ("prediction", "reflection"):
             q = lab.question(t.item)
             said = dict(line.split(": ", 1) for line in lines if line.startswith(("Why ", "The best answer is ")))
-            if t.score > 0:
-                assert lines[0].startswith(f"answered {t.answer}: correct"), where
-            elif re.match(r"answered [A-Z]: not the best answer", lines[0]):
-                assert lines[0] == f"answered {t.answer}: not the best answer. Hint: {q.hint}", where
+            notes = ("your answer cell for ", "you changed ")   # a change after the reveal, reported, not counted
+            while len(lines) > 1 and lines[0].startswith(notes):
+                lines = lines[1:]
+            answered = rf"answered {t.answer}( \(recorded at its reveal\))?: "
+            committed = "a committed prediction earns its points; "
+            if t.score > 0 and "not the best answer" not in lines[0]:
+                assert re.match(answered + f"(correct|{committed}it was the best answer)$", lines[0]), where
+            elif re.match(r"answered [A-Z].*not the best answer", lines[0]):
+                assert re.fullmatch(answered + f"({committed}it was )?not the best answer. Hint: {re.escape(q.hint)}",
+                                    lines[0]), where
                 if before:
                     assert said == {}, where
                 else:
