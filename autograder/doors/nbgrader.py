@@ -72,6 +72,7 @@ class EngineScores(NbGraderPreprocessor):
         from autograder.engine.config import load_config
         from autograder.engine.grade import grade_submission
         from autograder.engine.sandbox import SandboxUnavailable
+        from autograder.engine.secret import NO_SECRET_NOTE, load_secret
 
         self.check_nothing_executes()
         info = resources["nbgrader"]
@@ -83,10 +84,13 @@ class EngineScores(NbGraderPreprocessor):
         # The whole course (classmates' submissions, the gradebook, release/) is out of the worker's
         # reach; the sandbox grades its own copy of the folder.
         course = Path(CourseDirectory(config=self.config).root).resolve()
+        secret = load_secret(course)    # this course's, wherever autograde was started from
+        if secret is None:
+            self.log.warning("%s: %s", info["student"], NO_SECRET_NOTE)
         config = load_config()
         try:
             result = grade_submission(self.assignment(info["assignment"]), folder, info["student"], config=config,
-                                      secrets=[course])
+                                      secrets=[course], secret=secret)
         except SandboxUnavailable as exc:
             # the grader's fault, the same for every student: stop the run (SystemExit passes nbgrader's
             # per-notebook `except Exception`), one line, before anyone else is graded without a sandbox

@@ -21,6 +21,7 @@ import release_toy as toy
 from autograder.classroom import samples
 from autograder.engine.config import COURSE_ID, PREDICTION_MODES, GradingConfig, load_config
 from autograder.engine.grade import grade_submission
+from autograder.engine.secret import load_secret
 
 NOT_DEFAULT = next(mode for mode in PREDICTION_MODES if mode != GradingConfig().predictions)
 SETTINGS = f'[grading]\npredictions = "{NOT_DEFAULT}"\n\n[feedback]\nnbgrader = "before"\n'
@@ -63,10 +64,12 @@ def test_the_courses_grading_settings_decide_the_scores(graded):
     assignment, course, folders, _, book = graded
     q = assignment.question(QID)
     course_config = load_config(course / "scalelabs.toml")
+    secret = load_secret(course)       # the door grades under the course's secret: so does the expectation
     assert course_config.predictions == NOT_DEFAULT != GradingConfig().predictions
     for student, folder in folders.items():
         expected = {item: score for item, (score, _) in
-                    grade_submission(assignment, folder, student, config=course_config).item_scores().items()}
+                    grade_submission(assignment, folder, student, config=course_config,
+                                     secret=secret).item_scores().items()}
         assert book[student] == pytest.approx(expected, abs=1e-6), student
     # bob's wrong prediction: its points under commitment, none under correctness; the defaults give
     # the other; ada's answer is the key, full points either way
