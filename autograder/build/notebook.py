@@ -36,6 +36,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.build import measured
+from autograder.build.dollars import for_jupyterlab
 from autograder.build.predictions import explained_here, first_here, locked_source, peeks, setup_prelude, with_reveals
 from autograder.engine import challenges
 from autograder.engine.spec import Answer, Assignment, Challenge, Code, FunctionGrades, Markdown, Measurements
@@ -63,7 +64,8 @@ def _code(grade_id: str, source: str, *, hidden: bool = False, **meta) -> nbform
 
 
 def _markdown(grade_id: str, source: str, **extra) -> nbformat.NotebookNode:
-    cell = new_markdown_cell(source, metadata=_meta(grade_id, locked=True) | extra)
+    cell = new_markdown_cell(for_jupyterlab(source, f"markdown cell {grade_id}"),
+                             metadata=_meta(grade_id, locked=True) | extra)
     cell.id = grade_id
     return cell
 

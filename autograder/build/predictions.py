@@ -24,6 +24,7 @@ from __future__ import annotations
 import textwrap
 from typing import Sequence
 
+from autograder.build.dollars import for_jupyterlab
 from autograder.build.student import _reveal as kernel
 from autograder.engine.spec import Answer, Assignment, Code, Markdown
 from autograder.engine.submission import RECORD_FILE as ENGINE_RECORD_FILE, RECORD_MIMETYPE
@@ -90,7 +91,7 @@ def peeks(assignment: Assignment, cells: Sequence) -> dict[str, str]:
                 raise ValueError(f"{assignment.id}: a markdown cell shows at the reveal of {q.id}, a {q.kind}; "
                                  "only a prediction has a reveal (put a reflection's takeaway in questions.md)")
             found.setdefault(q.id, []).append(cell.text)
-    return {qid: "\n\n".join(texts) for qid, texts in found.items()}
+    return {qid: for_jupyterlab("\n\n".join(texts), f"the reveal of {qid}") for qid, texts in found.items()}
 
 
 def reveal_data(assignment: Assignment, requires: Sequence[str], explain: Sequence[str] = (),

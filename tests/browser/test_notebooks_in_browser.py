@@ -189,6 +189,42 @@ def test_the_first_screen_is_the_labs_title_and_story_not_code(released, course,
     assert not nb.error_outputs()
 
 
+MATHS_SENTINEL = "Sentinel maths: $x^2$"   # typeset once MathJax has run over the notebook
+
+
+@pytest.mark.parametrize("released", LABS)
+def test_dollar_amounts_in_markdown_render_as_money_not_maths(released, course, server, page, tmp_path):
+    """JupyterLab typesets the text between two `$` of a markdown cell: every dollar amount of every
+    markdown cell shows as "$<digits>" and no markdown cell but a maths sentinel (appended, so we
+    know MathJax ran) holds a MathJax element. Lab 01's Act II story reads "$2.10 per GPU-hour"."""
+    import nbformat
+    released_nb = course / released / f"{released}.ipynb"
+    notebook = released_nb.with_name(f"dollars-{released}.ipynb")
+    nb_file = nbformat.read(released_nb, as_version=4)
+    nb_file.cells.append(nbformat.v4.new_markdown_cell(MATHS_SENTINEL))
+    nbformat.write(nb_file, notebook)
+    jb.NotebookPage(page, server, notebook).open()
+    cells = page.locator(".jp-MarkdownCell .jp-RenderedMarkdown")
+    maths = "mjx-container, .MathJax, .katex"
+    page.wait_for_function("s => [...document.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown')]"
+                           ".some(c => c.innerText.includes('Sentinel') && c.querySelector(s))", arg=maths,
+                           timeout=jb.SERVER_START_S * 1000)
+    page.wait_for_timeout(500)
+    texts = [cells.nth(i).inner_text() for i in range(cells.count())]
+    typeset = [t[:160] for i, t in enumerate(texts) if "Sentinel" not in t and cells.nth(i).locator(maths).count()]
+    assert typeset == [], f"{released}: markdown typeset as maths: {typeset}"
+    sources = [c.source for c in nb_file.cells if c.cell_type == "markdown" and "\\$" in c.source]
+    money = [t for t in texts if re.search(r"\$\d", t)]
+    assert len(money) >= len(sources), f"{released}: {len(sources)} markdown cells hold dollars, {len(money)} show them"
+    if released == "lab01_scale":
+        from labs.lab01_scale.scenario import USD_PER_GPU_HOUR
+        story = page.locator(".jp-MarkdownCell", has_text=f"on-demand cloud at ${USD_PER_GPU_HOUR:.2f} per GPU-hour")
+        assert story.count() == 1, f"Act II does not read ${USD_PER_GPU_HOUR:.2f} per GPU-hour: " \
+                                   f"{[t[:300] for t in texts if 'GPU-hour' in t]}"
+        story.first.screenshot(path=str(tmp_path / "lab01-act2-story.png"))
+        print(f"Act II story screenshot: {tmp_path / 'lab01-act2-story.png'}")
+
+
 @pytest.mark.parametrize("released", LABS)
 def test_a_prediction_answered_before_the_functions_are_written_shows_no_key(released, course, server, page, tmp_path):
     """The untouched stub, every prediction answered: Run All completes, no error or traceback, no key
