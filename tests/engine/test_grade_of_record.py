@@ -81,8 +81,10 @@ def test_a_changed_setting_regrades_everyone_and_says_why_unchanged_stays_byte_i
 
 def test_a_changed_check_or_key_regrades_naming_the_declaration(tmp_path):
     """A staff fix to the declaration (here the question's key) regrades the class, names the file, and
-    the new key is what counts."""
+    the new key is what counts (graded for correctness: under the default, commitment, a recorded
+    prediction earns its points whatever the key)."""
     shutil.copyfile(HERE / "toy.py", tmp_path / "toy_decl.py")
+    (tmp_path / "scalelabs.toml").write_text('[grading]\npredictions = "correctness"\n')
     root, out = two_students(tmp_path / "class"), tmp_path / "out"
     decl = "toy_decl:ASSIGNMENT"
     assert run("grade-batch", decl, root, "--jobs", "1", "--out", out, cwd=tmp_path).returncode == 0
@@ -391,6 +393,9 @@ def padded_notebook(folder: Path, answer: str, pad_bytes: int) -> None:
     for cell in nb["cells"]:
         if "act1_prediction" in cell["source"]:
             cell["source"] = f'act1_prediction = "{answer}"  # your answer'
+        for output in cell.get("outputs", []):     # the reveal's record of the answer, as a run leaves it
+            if toy.RECORD_MIMETYPE in output.get("data", {}):
+                output["data"][toy.RECORD_MIMETYPE]["answer"] = answer
     path.write_text(json.dumps(nb))
 
 
@@ -415,12 +420,15 @@ def test_a_real_size_notebook_changed_deep_inside_at_the_same_length_changes_the
 
 
 def test_a_student_who_changes_an_answer_deep_in_a_large_notebook_is_regraded(tmp_path):
+    """8 MB notebooks that differ in one letter deep inside: the second is regraded, and its answer counts
+    (graded for correctness, so the letter shows in the score)."""
     root, out = two_students(tmp_path / "class"), tmp_path / "out"
+    (tmp_path / "scalelabs.toml").write_text('[grading]\npredictions = "correctness"\n')
     padded_notebook(root / "bob", toy.key, 8 << 20)
-    assert run("grade-batch", TOY, root, "--jobs", "1", "--out", out).returncode == 0
+    assert run("grade-batch", TOY, root, "--jobs", "1", "--out", out, cwd=tmp_path).returncode == 0
     assert float(rows(out)["bob"]["act1_prediction"]) == 1.0
     padded_notebook(root / "bob", toy.WRONG_LETTER, 8 << 20)
-    proc = run("grade-batch", TOY, root, "--jobs", "1", "--out", out)
+    proc = run("grade-batch", TOY, root, "--jobs", "1", "--out", out, cwd=tmp_path)
     assert "regraded 1: their files changed (bob)" in proc.stdout, proc.stdout
     assert float(rows(out)["bob"]["act1_prediction"]) == 0.0
 
