@@ -298,8 +298,14 @@ def release(assignments: Optional[List[str]] = typer.Argument(None, help="defaul
 def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
           out_zip: Optional[Path] = typer.Option(None, "--out", help="default: dist/ASSIGNMENT-autograder.zip in the course"),
           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
-    """Build the Gradescope autograder zip with otter-grader."""
-    from autograder.doors.otter import build_zip
+    """Build the Gradescope autograder zip with otter-grader (`pip install 'scalelabs[otter]'`)."""
+    try:
+        from autograder.doors.otter import build_zip
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "otter":
+            raise
+        fail("scalelabs otter builds the zip with otter-grader, which the grader's install leaves out: "
+             "pip install 'scalelabs[otter]' (in a clone: pip install -e '.[otter]'), then rerun")
 
     out_zip = out_zip.resolve() if out_zip else None
     root = _course(course)
