@@ -23,6 +23,9 @@
   that a spreadsheet would run as a formula.
 * ClearSolutions is off: source notebooks hold no solutions at all (keys and reference code live
   only in autograder/ and reference/), and it would replace the answer cells `<qid> = None`.
+* Who the course is comes from the course, not the code: its id (nbgrader's course id, the course's
+  folder in the exchange) and exchange root from scalelabs.toml's [course] table, the id by default
+  the course folder's name (autograder/course.py, `course_settings`).
 * A failure while this file loads stops nbgrader: traitlets catches any Exception a config file
   raises, logs it and runs with nbgrader's defaults, which execute student notebooks and score what
   their kernels print. SystemExit is not an Exception, so it passes traitlets and ends the command
@@ -30,6 +33,7 @@
   file from (the current directory or `--CourseDirectory.root`).
 """
 import traceback
+from pathlib import Path
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
 
@@ -38,12 +42,15 @@ try:
     from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,
                                         LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
-    from autograder.engine.config import COURSE_ID
+    from autograder.course import course_settings
     from autograder.doors.nbgrader import EngineScores, InertMarkup, InertOutputs, SubmittedMetadata
     from autograder.doors.nbgrader_export import SafeCsvExport
     from labs import all_assignments
 
-    c.CourseDirectory.course_id = COURSE_ID
+    course = course_settings(Path(__file__).resolve().parent)   # noqa: F821 (this file, as nbgrader loads it)
+    c.CourseDirectory.course_id = course.id
+    if course.exchange is not None:
+        c.Exchange.root = str(course.exchange)
     c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
                                 ".hypothesis", ".pytest_cache"]
     c.Autograde.exclude_overwriting = {a.id: [f"{a.module}.py"] for a in all_assignments().values()}

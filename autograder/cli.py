@@ -64,13 +64,13 @@ COURSE_HELP = "the course folder (holds nbgrader_config.py); default: the curren
 def _course(course: Optional[Path], required: bool = True) -> Optional[Path]:
     """The course root (autograder/course.py). An explicit --course becomes the working directory,
     so everything resolved from there (scalelabs.toml in grading workers, nbgrader) sees the course."""
-    from autograder.course import CourseNotFound, course_root, find_course
+    from autograder.course import CourseConfigError, CourseNotFound, course_root, course_settings, find_course
 
-    if course is None and not required:
-        return find_course()
     try:
-        root = course_root(course)
-    except CourseNotFound as exc:
+        root = find_course() if course is None and not required else course_root(course)
+        if root is not None:
+            course_settings(root)    # who the course is ([course]): a bad table is one line, before any work
+    except (CourseNotFound, CourseConfigError) as exc:
         fail(str(exc))
     if course is not None:
         os.chdir(root)
@@ -287,10 +287,16 @@ def release(assignments: Optional[List[str]] = typer.Argument(None, help="defaul
     """Regenerate the course's stubs, source/ and release/, and register every released assignment in
     the course gradebook (gradebook.db), so `nbgrader autograde` works next."""
     from autograder.build.release import release as run_release
+    from autograder.classroom.names import RosterError
+    from autograder.course import CourseConfigError
 
     root = _course(course)
     ids = [_assignment(a).id for a in assignments or []]
-    for path in run_release(ids or None, root=root):
+    try:
+        released = run_release(ids or None, root=root)
+    except (CourseConfigError, RosterError) as exc:
+        fail(str(exc))
+    for path in released:
         out.print(f"released {path}", highlight=False)
 
 

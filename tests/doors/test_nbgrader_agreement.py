@@ -9,6 +9,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.build import leakscan
+from autograder.course import course_settings
 
 from door_helpers import BIN, run
 import release_toy as toy
@@ -22,7 +23,7 @@ def autograded(course, submissions, assignment):
 
 
 def _gradebook_scores(course, assignment, student):
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="scalelabs") as gb:
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=course_settings(course).id) as gb:
         submission = gb.find_submission_notebook(assignment.id, assignment.id, student)
         return {g.name: (g.auto_score, g.max_score) for g in submission.grades}
 
