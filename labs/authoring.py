@@ -206,14 +206,17 @@ def questions(source: str, namespace: Mapping[str, Any],
     section there, or the reverse, is an error naming both files."""
     path = Path(source).with_name("questions.md")
     prose = question_prose(path, namespace)
-    problems = []
-    if unwritten := sorted(set(declared) - set(prose)):
-        problems.append(f"no section for {unwritten}")
-    if undeclared := sorted(set(prose) - set(declared)):
-        problems.append(f"a section for undeclared {undeclared}")
-    if problems:
-        raise ValueError(f"{source} declares {sorted(declared)} and {path} writes {sorted(prose)}: "
-                         + "; ".join(problems))
+    if set(declared) != set(prose):
+        # the first mistake where it is (a section's line, or the question's line in questions.py), then both lists
+        if undeclared := sorted(set(prose) - set(declared)):
+            where = f"{path}:{read_prose(path)[undeclared[0]][0]}: a section for {undeclared}, which questions.py does not declare"
+        else:
+            unwritten = sorted(set(declared) - set(prose))
+            lines = Path(source).read_text(encoding="utf-8").splitlines() if Path(source).is_file() else []
+            line = next((n for n, text in enumerate(lines, 1) if f'"{unwritten[0]}"' in text), 1)
+            where = f"{source}:{line}: no section in questions.md for {unwritten}"
+        raise ValueError(f"{where} ({Path(source).name} declares {sorted(declared)}, questions.md writes "
+                         f"{sorted(prose)})")
     return tuple(Question(id=qid, kind=kind, points=points, prompt=prose[qid].prompt, options=options, key=key,
                           why=why, hint=prose[qid].hint)
                  for qid, (kind, points, (options, key, why)) in declared.items())
@@ -367,13 +370,14 @@ def names_used_before_defined(path: Path, predefined: Iterable[str] = ()) -> lis
     return missing
 
 
-def assemble(package: str, *, title: str, reference: ModuleType, source_lab: str,
+def assemble(package: str, *, title: str, reference: ModuleType, source_lab: str, summary: str,
              notebook_modules: Sequence[str] = ()) -> Assignment:
     """A lab folder's ASSIGNMENT from its parts: scenario.py and questions.py (the notebook's namespace),
     items.py (FUNCTIONS), notebook.py, and, where the lab has them, misconceptions.py (MISCONCEPTIONS),
     challenges.py (CHALLENGES) and measurements.py (MEASUREMENTS). The id is the package's name, the
-    student's module the reference's; `notebook_modules` names reference modules the notebook imports
-    (`cluster`, for a cluster's ring link), shipped beside the stub but never needed to grade."""
+    student's module the reference's; `summary` (what students build, one line) is the lab's row of the
+    README's table; `notebook_modules` names reference modules the notebook imports (`cluster`, for a
+    cluster's ring link), shipped beside the stub but never needed to grade."""
     def part(name: str):
         try:
             return importlib.import_module(f"{package}.{name}")
@@ -389,7 +393,7 @@ def assemble(package: str, *, title: str, reference: ModuleType, source_lab: str
     return Assignment(
         id=package.rpartition(".")[2], title=title, module=reference.__name__.rpartition(".")[2],
         reference=reference, functions=items.FUNCTIONS, questions=questions.QUESTIONS, notebook=notebook,
-        source_lab=source_lab,
+        source_lab=source_lab, summary=summary,
         misconceptions=misconceptions.MISCONCEPTIONS if misconceptions else {},
         challenges=challenges.CHALLENGES if challenges else (),
         measurements=measurements.MEASUREMENTS if measurements else (),

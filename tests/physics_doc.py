@@ -10,7 +10,7 @@ from pathlib import Path
 PHYSICS_MD = Path(__file__).resolve().parents[1] / "docs" / "physics.md"
 
 SECTION = re.compile(r"^## (.*)$", re.M)
-LAB_SECTION = re.compile(r"^Lab (\d+) .*: `(\w+)\.py`$")
+LAB_SECTION = re.compile(r"^Lab (\d+)\b.* `(\w+)\.py`$")
 FUNCTION_ROW = re.compile(r"^\| `(\w+)\((.*?)\)` \| [^|]+ \| [^|]+ \| [^|]+ \|$")
 CONSTANT_ROW = re.compile(r"^\| ((?:`\w+`(?:, )?)+) \| ([^|]+) \| [^|]+ \|$")
 NUMBER = re.compile(r"\d+(?:\.\d+)?(?:e-?\d+)?")

@@ -31,3 +31,14 @@ def copy_tracked(dest: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, target)
     return dest
+
+
+def copy_repository(dest: Path) -> Path:
+    """dest/ holding the repository as a fresh clone would: its tracked files (from git, or from the
+    manifest of bench/mutate.py's copies), or, where REPO has neither, every file but caches."""
+    done = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, text=True)
+    if done.returncode == 0 or (REPO / MANIFEST).is_file():
+        return copy_tracked(dest)
+    shutil.copytree(REPO, dest, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis", ".pytest_cache", ".venv",
+                                                                ".git"))
+    return dest

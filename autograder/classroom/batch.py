@@ -133,12 +133,12 @@ def grade_student(graded_as: str, folder: str, out_dir: str, sha: str, grader: d
                                                         Path(out_dir) / "feedback"], ahead=ahead)
     for student in members or (graded_as,):
         data = result.to_gradescope()
-        page = render_feedback(_assignment.title, student, data)
+        page = render_feedback(_assignment.title, student, data, _config.feedback.native)
         write_atomic(Path(out_dir) / "feedback" / f"{student}.html", page)
         data["scalelabs"] = {"assignment": _assignment.id, "student": student, "graded_as": graded_as,
                              "fingerprint": sha, "grader": grader, "max_score": result.max_score,
                              "sandbox": result.sandbox_mode, "attention": list(result.attention),
-                             "feedback": _sha256(page.encode())}
+                             "feedback": _sha256(page.encode()), "view": _config.feedback.native}
         write_atomic(Path(out_dir) / "results" / f"{student}.json", json.dumps(data, indent=1, sort_keys=True))
     return graded_as
 
@@ -243,7 +243,7 @@ def _whole_feedback(out_dir: Path, title: str, student: str, data: dict) -> bool
     recorded = data["scalelabs"].get("feedback")
     if held is not None and recorded and _sha256(held) == recorded:
         return False
-    page = render_feedback(title, student, data)
+    page = render_feedback(title, student, data, data["scalelabs"].get("view", "after"))   # the view it was given
     if held == page.encode():
         return False
     write_atomic(path, page)

@@ -30,6 +30,12 @@ from autograder.engine.spec import Assignment
 from autograder.build.stubgen import flat_imports, solved_module
 from labs import lab_folder, load
 
+# What a samples.toml table may say of a student (docs/adding-a-lab.md): its answers, its module
+# ("reference" + samples/<student>.py, or the released "stub"), the functions it gets wrong, whether its
+# module compiles, how many constraints of each design challenge its design meets, and the least share
+# a function keeps that it does not redefine but that calls one it gets wrong.
+SAMPLE_KEYS = ("answers", "module", "wrong", "compiles", "constraints_met", "collateral")
+
 # samples.toml's answer words -> the old answers.json markers answer_source understands
 _ANSWER_WORDS = {"key": "@key", "wrong": "@wrong"}
 
@@ -74,15 +80,26 @@ def sample_class(assignment_id: str) -> dict[str, dict] | None:
         return None
     declared = tomllib.loads(toml.read_text(encoding="utf-8"))
     for student, entry in declared.items():
-        unknown = set(entry) - {"answers", "module", "wrong", "compiles"}
+        unknown = set(entry) - set(SAMPLE_KEYS)
         if unknown or entry.get("module", "reference") not in ("reference", "stub"):
             raise ValueError(f"{toml}: student {student!r} has unknown keys {sorted(unknown)} or module "
-                             f"{entry.get('module')!r} (expected answers, module = reference|stub, wrong, compiles)")
+                             f"{entry.get('module')!r} (expected {', '.join(SAMPLE_KEYS)}; module = reference|stub)")
+        for key, kind in (("constraints_met", int), ("collateral", float)):
+            for name, value in entry.get(key, {}).items():
+                if isinstance(value, bool) or not isinstance(value, (int, kind)) or value < 0:
+                    raise ValueError(f"{toml}: {student}.{key}.{name} = {value!r}: a number >= 0 "
+                                     f"({'constraints its design meets' if kind is int else 'least share it keeps'})")
         for qid, value in entry.get("answers", {}).items():
             if not (isinstance(value, str) and value in _ANSWER_WORDS or isinstance(value, dict) and set(value) == {"source"}):
                 raise ValueError(f"{toml}: {student}.{qid} = {value!r}: answers are \"key\", \"wrong\" or "
                                  "{source = \"...\"}; a letter is never typed")
     return declared
+
+
+def expected_challenge_share(entry: dict, challenge) -> float:
+    """The share of a design challenge's points a sample student's design earns, as its samples.toml
+    declares it: `constraints_met` (unlisted: 0) over the challenge's constraints."""
+    return entry.get("constraints_met", {}).get(challenge.id, 0) / len(challenge.constraints)
 
 
 def sample_module(assignment: Assignment, student: str) -> str | None:

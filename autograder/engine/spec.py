@@ -208,6 +208,8 @@ class Assignment:
     notebook_modules: Sequence[str] = ()
     # The public lab this assignment retells and corrects: "Vol II Lab NN, Title: where it is published".
     source_lab: str = ""
+    # What students build, in one line (the README's lab table, generated: autograder/author/docs.py).
+    summary: str = ""
     # function name -> its known wrong models, in the order they are tried (labs/<id>/misconceptions.py)
     misconceptions: Mapping[str, Sequence[Misconception]] = field(default_factory=dict)
     # Open design challenges graded against constraints (autograder.engine.challenges).

@@ -1,6 +1,6 @@
 """Lab 01's known wrong models, per graded function (autograder.engine.spec.Misconception).
 
-From the source lab's own formulas (docs/errata/lab01_scale.md), unit slips (dollars vs $M, years vs
+From the source lab's own formulas (labs/lab01_scale/errata.md), unit slips (dollars vs $M, years vs
 seconds, percent vs fraction) and the mistakes of the lab's test implementations. Every model is
 built from reference/ (labs.slips), so its numbers come from the physics the grader trusts.
 """

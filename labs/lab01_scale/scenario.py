@@ -1,4 +1,4 @@
-"""Lab 01 scenario: the named inputs (the source lab's, corrected where docs/errata/lab01_scale.md says
+"""Lab 01 scenario: the named inputs (the source lab's, corrected where labs/lab01_scale/errata.md says
 so) and every number derived from reference/ at them. No text: questions.py and notebook.py format
 these values.
 """

@@ -1,6 +1,6 @@
 """Lab 02's known wrong models, per graded function (autograder.engine.spec.Misconception).
 
-From the source lab's own formulas (docs/errata/lab02_interconnect.md: Gb/s read as GB/s, "exactly
+From the source lab's own formulas (labs/lab02_interconnect/errata.md: Gb/s read as GB/s, "exactly
 2x the model size", no latency, an inter-node term at one node, percentages), unit and factor slips,
 and the mistakes of the lab's test implementations. Every model is built from reference/ (labs.slips).
 """

@@ -1,4 +1,4 @@
-"""Lab 02 scenario: the named inputs (the lab's stories, corrected where docs/errata/lab02_interconnect.md
+"""Lab 02 scenario: the named inputs (the lab's stories, corrected where labs/lab02_interconnect/errata.md
 says so) and every number derived from reference/ at them. No text: questions.py and notebook.py
 format these values.
 """

@@ -3,7 +3,7 @@
 The declaration, assembled from the lab folder (docs/adding-a-lab.md walks it): scenario.py (inputs and
 derived numbers), questions.py, items.py (graded functions), properties.py (public properties),
 challenges.py (the open layout design), notebook.py (the notebook), samples.toml + samples/ (the demo
-class). Corrections of the source lab: docs/errata/lab05_parallelism.md.
+class). Corrections of the source lab: labs/lab05_parallelism/errata.md.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ ASSIGNMENT = assemble(
     __name__,
     title="Lab 05 — The Parallelism Paradox: the data-parallel wall, 3D parallelism, the pipeline bubble",
     reference=parallelism,
+    summary='data-parallel MFU collapse, ZeRO model states, activations, pipeline bubble, a 3D layout for GPT-3 on 1,024 H100s',
     source_lab=("Vol II Lab 05, The Parallelism Paradox: "
                "the Lab 05 Marimo notebook in labs/vol2/ of https://github.com/harvard-edge/cs249r_book"),
     notebook_modules=("cluster",),   # cluster.ring_link: the multi-node ring link the notebook uses

@@ -1,6 +1,6 @@
 """Lab 05's known wrong models, per graded function (autograder.engine.spec.Misconception).
 
-From the source lab's own formulas (docs/errata/lab05_parallelism.md: fixed per-GPU compute, 10 bytes
+From the source lab's own formulas (labs/lab05_parallelism/errata.md: fixed per-GPU compute, 10 bytes
 of model state, activations times TP, the (PP-1)/(PP m) bubble), step-count and factor slips, and the
 mistakes of the lab's test implementations. Every model is built from reference/ (labs.slips).
 """

@@ -1,4 +1,4 @@
-"""Lab 05 scenario: the named inputs (the lab's, corrected where docs/errata/lab05_parallelism.md says
+"""Lab 05 scenario: the named inputs (the lab's, corrected where labs/lab05_parallelism/errata.md says
 so) and every number derived from reference/ at them. No text: questions.py and notebook.py format
 these values.
 """

@@ -1,6 +1,6 @@
 """Lab 06's known wrong models, per graded function (autograder.engine.spec.Misconception).
 
-From the source lab's own formulas (docs/errata/lab06_collectives.md, numbered rows), unit and
+From the source lab's own formulas (labs/lab06_collectives/errata.md, numbered rows), unit and
 factor-of-two slips, and the mistakes of the lab's test implementations. Every model is built from
 reference/collectives.py (labs.slips), so its numbers come from the physics the grader trusts.
 """

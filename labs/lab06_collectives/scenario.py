@@ -1,4 +1,4 @@
-"""Lab 06 scenario: the named inputs (the lab's, corrected where docs/errata/lab06_collectives.md says
+"""Lab 06 scenario: the named inputs (the lab's, corrected where labs/lab06_collectives/errata.md says
 so) and every number derived from reference/ at them. No text: questions.py and notebook.py format
 these values.
 """

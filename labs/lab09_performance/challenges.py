@@ -2,7 +2,7 @@
 within the quarter's budget, under the lab's cost model (the source lab's Distributed Performance
 Optimizer, whose success state was MFU >= 50 % within 8 weeks).
 
-The levers and their cost model are the lab's (docs/errata/lab09_performance.md): micro-batches m
+The levers and their cost model are the lab's (labs/lab09_performance/errata.md): micro-batches m
 (the bubble's time goes as 1/m), gradient-compression ratio r (divides the AllReduce time) and
 prefetch workers w (sqrt(w / 4) on data loading); a lever left at its baseline costs nothing
 (errata #14). The Act II fixes of the declaration are single settings of these levers, which

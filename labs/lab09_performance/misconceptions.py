@@ -1,6 +1,6 @@
 """Lab 09's known wrong models, per graded function (autograder.engine.spec.Misconception).
 
-From the source lab's own formulas (docs/errata/lab09_performance.md: the gain taken for the cut, the
+From the source lab's own formulas (labs/lab09_performance/errata.md: the gain taken for the cut, the
 sparse peak, percentages, the 0.5-week plan), Amdahl and Gustafson slips, and the mistakes of the
 lab's test implementations. Every model is built from reference/ (labs.slips).
 """

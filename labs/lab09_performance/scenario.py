@@ -1,5 +1,5 @@
 """Lab 09 scenario: the named inputs (the lab's profiles, levers and cost model, corrected where
-docs/errata/lab09_performance.md says so) and every number derived from reference/ at them. No text:
+labs/lab09_performance/errata.md says so) and every number derived from reference/ at them. No text:
 questions.py and notebook.py format these values.
 """
 from __future__ import annotations

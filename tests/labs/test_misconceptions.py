@@ -5,13 +5,12 @@ is compared HERE, in-process, with the lab's declared wrong models on the worked
 sampled from the item's hidden domain: the first model that computes the same numbers is what the
 feedback must name (its name, explanation and section, and the record's `misconception`); a function
 no model reproduces must get none. Every numeric wrong function of the lab tests has a declared model
-(so dropping one fails here). The reference and impls/alt_correct.py never get a misconception.
+(so dropping one fails here; `scalelabs lint` says so in seconds, and checks each model is short and
+points at a section of the story). The reference and impls/alt_correct.py never get a misconception.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
-import math
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -21,8 +20,7 @@ import labs
 from autograder.build.leakscan import scan_text, secrets_for
 from autograder.build.notebook import write_notebook
 from autograder.build.stubgen import flat_imports
-from autograder.engine.checks import normalise, values_match
-from autograder.engine.draw import sample_inputs
+from autograder.author.coupling import expected_names, impl_module
 from autograder.engine.grade import grade_submission
 from autograder.engine.results import Result
 
@@ -57,66 +55,11 @@ def graded(tmp_path_factory) -> dict[tuple[str, str], Result]:
         return {key: Result.from_gradescope(f.result()) for key, f in futures.items()}
 
 
-def _impl_module(lab: str, impl: str):
-    spec = importlib.util.spec_from_file_location(f"{lab}_{impl}", REPO / "tests" / "labs" / lab / "impls" / f"{impl}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _inputs(item) -> list[dict]:
-    return [dict(ex.kwargs) for ex in item.examples] + sample_inputs(item.domain, seed=15, max_examples=30)
-
-
-def _same(fn_a, fn_b, kwargs_list, item) -> bool | None:
-    """True when both give the same numbers on every input both accept; None when none is numeric."""
-    seen = 0
-    for kwargs in kwargs_list:
-        try:
-            a = normalise(fn_a(**kwargs))
-        except Exception:
-            continue
-        if isinstance(a, bool) or not isinstance(a, (int, float)):
-            return None
-        try:
-            b = normalise(fn_b(**kwargs))
-        except Exception:
-            return False
-        if not values_match(b, a, item.rel_tol, item.abs_tol) and not (math.isinf(a) and a == b):
-            return False
-        seen += 1
-    return seen > 0 or None
-
-
 def _expected_names(lab: str, impl: str) -> dict[str, str | None]:
     """function -> the first declared model the wrong function computes (None: none does; absent:
-    the function does not return numbers)."""
-    assignment, module = labs.load(lab), _impl_module(lab, impl)
-    out: dict[str, str | None] = {}
-    for item in assignment.functions:
-        inputs = _inputs(item)
-        wrong = getattr(module, item.name)
-        if _same(wrong, getattr(assignment.reference, item.name), inputs, item) is None:
-            continue
-        out[item.name] = next((m.name for m in assignment.misconceptions.get(item.name, ())
-                               if _same(wrong, m.model, inputs, item)), None)
-    return out
-
-
-@pytest.mark.parametrize("lab", LABS)
-def test_each_misconception_is_short_and_points_at_a_section_of_the_notebook(lab):
-    from autograder.engine.spec import Markdown
-
-    assignment = labs.load(lab)
-    story = "\n".join(cell.text for cell in assignment.notebook if isinstance(cell, Markdown))
-    assert assignment.misconceptions
-    for function, declared in assignment.misconceptions.items():
-        names = [m.name for m in declared]
-        assert len(set(names)) == len(names), function
-        for m in declared:
-            assert m.name and len(m.name) <= 60, m.name
-            assert 1 <= len(m.explanation.splitlines()) <= 2, m.name
-            assert m.where.removeprefix("the ") in story, (function, m.where)
+    the function does not return numbers). The same comparison `scalelabs lint` makes."""
+    module = impl_module(REPO / "tests" / "labs" / lab / "impls" / f"{impl}.py", f"{lab}_{impl}")
+    return expected_names(labs.load(lab), module)
 
 
 def _named(result: Result) -> dict[str, str]:

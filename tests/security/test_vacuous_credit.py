@@ -10,10 +10,10 @@ import pytest
 from attack import constant_module
 from autograder.engine.config import GradingConfig
 from autograder.engine.grade import grade_submission
-from labs import load
+from labs import all_assignments, load
 from autograder.engine.checks import normalise
 
-LABS = ["lab01_scale", "lab02_interconnect", "lab05_parallelism", "lab06_collectives", "lab09_performance"]
+LABS = sorted(all_assignments())
 CONFIG = GradingConfig(call_timeout_s=2.0, property_examples=5)  # the gate reads the hidden check (30 inputs)
 CEILING = 0.10
 

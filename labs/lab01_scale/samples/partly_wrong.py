@@ -1,4 +1,4 @@
-"""partly_wrong: the source lab's own formulas (docs/errata/lab01_scale.md)."""
+"""partly_wrong: the source lab's own formulas (labs/lab01_scale/errata.md)."""
 
 
 def data_parallel_speedup(compute_s_1gpu: float, n: int, grad_bytes: float, alpha_s: float,

@@ -1,4 +1,4 @@
-"""partly_wrong: the source lab's own three mistakes (docs/errata/lab02_interconnect.md), each the
+"""partly_wrong: the source lab's own three mistakes (labs/lab02_interconnect/errata.md), each the
 reference with one slip (domain checks are the reference's): Gb/s read as GB/s, the ring's "exactly 2x",
 and an inter-node charge even on one node. min_ib_links inherits the last one."""
 _right_gbit_to_bytes_per_s = gbit_to_bytes_per_s

@@ -1,4 +1,4 @@
-"""partly_wrong: the source lab's own readings (docs/errata/lab05_parallelism.md), each the reference
+"""partly_wrong: the source lab's own readings (labs/lab05_parallelism/errata.md), each the reference
 with one slip (domain checks are the reference's): compute that does not split over the GPUs, 10 bytes
 of model states per parameter, the bubble (p-1)/(p*m). peak_memory_bytes_per_gpu and best_3d_config
 inherit the wrong states and bubble."""

@@ -1,4 +1,4 @@
-"""partly_wrong: the source lab's own three formulas (docs/errata/lab06_collectives.md), domain checks kept."""
+"""partly_wrong: the source lab's own three formulas (labs/lab06_collectives/errata.md), domain checks kept."""
 import math
 
 

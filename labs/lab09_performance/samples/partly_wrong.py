@@ -1,4 +1,4 @@
-"""partly_wrong: the source lab's own mistakes (docs/errata/lab09_performance.md), each the reference
+"""partly_wrong: the source lab's own mistakes (labs/lab09_performance/errata.md), each the reference
 with one slip (domain checks are the reference's): the throughput gain for the step-time cut, MFU in
 percent, the biggest affordable gain instead of the best gain per week."""
 _right_mfu = mfu

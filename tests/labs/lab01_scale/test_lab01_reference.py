@@ -2,7 +2,7 @@
 
 Anchors are independent of the reference: the project's own worked AllReduce example (not from nccl-tests), the Megatron-LM
 throughput headline, Chinchilla's 6ND, and the Act II numbers recomputed by hand from the source
-lab's scenario (docs/errata/lab01_scale.md).
+lab's scenario (labs/lab01_scale/errata.md).
 """
 import math
 

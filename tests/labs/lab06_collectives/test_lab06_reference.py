@@ -2,7 +2,7 @@
 
 Anchors: nccl-tests doc/PERFORMANCE.md (bus bandwidth), Thakur, Rabenseifner & Gropp 2005 (ring and
 Rabenseifner), Kaplan et al. 2020 / Hoffmann et al. 2022 (6ND), and the worked values of
-docs/physics.md, Lab 06, recomputed by hand (docs/errata/lab06_collectives.md).
+docs/physics.md, Lab 06, recomputed by hand (labs/lab06_collectives/errata.md).
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Anchors: Amdahl (Hennessy & Patterson, Computer Architecture 5th ed., sec. 1.9 example: 10x on 40 %
 of the time gives 1/0.64 = 1.5625); the lab's correct figures recomputed by hand
-(docs/errata/lab09_performance.md: 1/0.92 = 1.087, time -8.0 %, ceiling 1.136,
+(labs/lab09_performance/errata.md: 1/0.92 = 1.087, time -8.0 %, ceiling 1.136,
 1/0.925, 1/0.85, 37.8 % / 41.2 % MFU, the cost grid); Gustafson, CACM 31(5) 1988 (1024 processors,
 s = 0.4-0.8 %: scaled speedups 1016-1020); PaLM (Chowdhery et al. 2022, App. B: 540B at
 238.3K tokens/s on 6144 TPU v4 at 275 TFLOP/s, 6N + 12LHQT FLOP/token -> 46.2 % MFU); the H100

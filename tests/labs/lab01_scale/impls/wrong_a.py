@@ -1,4 +1,4 @@
-"""Every function wrong the way the source lab is wrong (seed 004; errata docs/errata/lab01_scale.md)."""
+"""Every function wrong the way the source lab is wrong (seed 004; errata labs/lab01_scale/errata.md)."""
 HOURS = 8760
 
 

@@ -1,4 +1,4 @@
-"""Lab 02, wrong submission A: the source lab's own formulas (see docs/errata/lab02_interconnect.md).
+"""Lab 02, wrong submission A: the source lab's own formulas (see labs/lab02_interconnect/errata.md).
 
 Every function is wrong in the way the lab is: Gb/s read as GB/s, "exactly 2x model size", no latency,
 an inter-node term charged even to one node, percentages where the contract says ratios.

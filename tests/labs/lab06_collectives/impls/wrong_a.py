@@ -1,5 +1,5 @@
 """A wrong submission: the source lab's own formulas (Vol II Lab 06, The Bandwidth Invariant; see
-docs/errata/lab06_collectives.md) plus the most common slips, one per function."""
+labs/lab06_collectives/errata.md) plus the most common slips, one per function."""
 import math
 
 
