@@ -105,8 +105,19 @@ def challenge_cells(assignment: Assignment, cid: str) -> list:
             _code(cid, grade_source(cid, c.points), locked=True, grade=True, points=c.points)]
 
 
-GRADES_HEADING = ("## Grade cells\n\nOne per function, scored by the autograder outside this notebook; "
-                  "nothing to do here.")
+GRADES_HEADING = ("## Grade cells\n\nOne per function: each runs the function's public checks (as `pytest` "
+                  "does) and fails while one fails; the autograder scores them outside this notebook.")
+
+
+def function_grade_source(assignment: Assignment, item: str, points: float) -> str:
+    """A function's grade cell runs the function's public checks (the released test module's `check`),
+    so `nbgrader validate` and Run All fail on a function whose public checks fail; the score is
+    still the autograder's, from outside the notebook (no door executes the notebook)."""
+    # lines short enough for nbgrader validate's report, which cuts a cell's lines at 80 columns
+    return (f"# Grade cell for `{item}` ({points:g} point{'' if points == 1 else 's'}): its public checks.\n"
+            f"# The autograder scores it outside this notebook, hidden checks too.\n"
+            f"from test_{assignment.module} import check\n"
+            f'check("{item}")')
 
 
 def function_grade_cells(assignment: Assignment, names) -> list:
@@ -115,7 +126,7 @@ def function_grade_cells(assignment: Assignment, names) -> list:
     items = [assignment.function(n) for n in names] if names else list(assignment.functions)
     grouped = bool(assignment.setup)
     cells = [_markdown("grades-heading", GRADES_HEADING)] if grouped else []
-    return cells + [_code(f.name, grade_source(f.name, f.points), locked=True, grade=True, points=f.points,
+    return cells + [_code(f.name, function_grade_source(assignment, f.name, f.points), locked=True, grade=True, points=f.points,
                           hidden=grouped) for f in items]
 
 
