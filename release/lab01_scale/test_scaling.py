@@ -2,6 +2,7 @@
 # Worked examples: expected values computed when the assignment was released.
 # Properties: _properties.py (each fails with its meaning and the smallest failing input).
 import math
+import textwrap
 from functools import cache
 
 import pytest
@@ -86,3 +87,26 @@ def test_property(prop):
         check()
     except Exception as exc:
         raise AssertionError(f"{prop['item']}: {prop['name']}: {prop['meaning']}") from exc
+
+
+def check(function):
+    """The public checks of one function, as its grade cell in the notebook runs them (so Run All and
+    `nbgrader validate` fail where `pytest` here fails): AssertionError naming each failed check,
+    else one line. The autograder runs hidden checks on top of these."""
+    if not_written(function):
+        raise AssertionError(f"scaling.{function} is not written yet (it raises NotImplementedError)")
+    checks = [(f"{e[1]}", test_worked_example, e) for e in EXAMPLES if e[0] == function]
+    checks += [(p["name"], test_property, (p,)) for p in PROPERTIES if p["item"] == function]
+    failed = []
+    for label, test, args in checks:
+        try:
+            test(*args)
+        except AssertionError as exc:
+            failed.append(str(exc).splitlines()[0] if str(exc) else label)
+        except Exception as exc:   # the function raised: the check fails, with what it raised
+            failed.append(f"{label}: {type(exc).__name__}: {exc}")
+    if failed:
+        # each failure wrapped: nbgrader validate's report cuts lines at 80 columns
+        lines = [textwrap.fill(line, 76, initial_indent="- ", subsequent_indent="  ") for line in failed]
+        raise AssertionError(f"{function}: {len(failed)} of {len(checks)} public checks fail\n" + "\n".join(lines))
+    print(f"{function}: {len(checks)} public checks pass (the autograder also runs hidden ones)")
