@@ -23,6 +23,10 @@
   that a spreadsheet would run as a formula.
 * ClearSolutions is off: source notebooks hold no solutions at all (keys and reference code live
   only in autograder/ and reference/), and it would replace the answer cells `<qid> = None`.
+* `nbgrader collect` reads the exchange's inbound folder, which every student can write, as student
+  data: `SafeCollect` refuses a hand-in not owned by the student it names, never follows a link, dates
+  a hand-in changed after its claimed time by its last change, and one bad hand-in skips that
+  student only (autograder/doors/collect.py).
 * Who the course is comes from the course, not the code: its id (nbgrader's course id, the course's
   folder in the exchange) and exchange root from scalelabs.toml's [course] table, the id by default
   the course folder's name (autograder/course.py, `course_settings`).
@@ -43,6 +47,7 @@ try:
                                         LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
     from autograder.course import course_settings
+    from autograder.doors.collect import SafeCollect
     from autograder.doors.nbgrader import EngineScores, InertMarkup, InertOutputs, SubmittedMetadata
     from autograder.doors.nbgrader_export import SafeCsvExport
     from labs import all_assignments
@@ -62,6 +67,7 @@ try:
     c.IgnorePattern.enabled = True
     c.IgnorePattern.pattern = r"(?s).*"
     c.ClearSolutions.enabled = False
+    c.ExchangeFactory.collect = SafeCollect    # the inbound folder is student data (autograder/doors/collect.py)
     c.ExportApp.plugin_class = SafeCsvExport   # quoted CSV, no cell a spreadsheet would run
 except Exception as error:  # noqa: BLE001  (whatever it is, nbgrader must not go on with its defaults)
     where = traceback.extract_tb(error.__traceback__)[-1]
