@@ -50,6 +50,7 @@ try:
     from autograder.doors.collect import SafeCollect
     from autograder.doors.nbgrader import EngineScores, InertMarkup, InertOutputs, SubmittedMetadata
     from autograder.doors.nbgrader_export import SafeCsvExport
+    from autograder.doors.nbgrader_log import one_line_per_student
     from labs import all_assignments
 
     course = course_settings(Path(__file__).resolve().parent)   # noqa: F821 (this file, as nbgrader loads it)
@@ -69,6 +70,7 @@ try:
     c.ClearSolutions.enabled = False
     c.ExchangeFactory.collect = SafeCollect    # the inbound folder is student data (autograder/doors/collect.py)
     c.ExportApp.plugin_class = SafeCsvExport   # quoted CSV, no cell a spreadsheet would run
+    one_line_per_student()                     # autograde: a line per student, warnings and errors (nbgrader_log.py)
 except Exception as error:  # noqa: BLE001  (whatever it is, nbgrader must not go on with its defaults)
     where = traceback.extract_tb(error.__traceback__)[-1]
     raise SystemExit(

@@ -85,6 +85,7 @@ class EngineScores(NbGraderPreprocessor):
         result = grade_submission(self.assignment(info["assignment"]), folder, info["student"], config=config,
                                   secrets=[course])
         scores = result.item_scores()
+        self.log.info("%s: %g/%g points", info["student"], result.score, result.max_score)   # the student's line
         result = result.view(config.feedback.nbgrader)
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
