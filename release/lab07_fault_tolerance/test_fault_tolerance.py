@@ -99,7 +99,7 @@ def test_property(prop):
 def check(function):
     """The public checks of one function, as its grade cell in the notebook runs them (so Run All and
     `nbgrader validate` fail where `pytest` here fails): AssertionError naming each failed check,
-    else one line. The autograder runs hidden checks on top of these."""
+    else one line. Grading runs hidden checks on top of these."""
     if not_written(function):
         raise AssertionError(f"fault_tolerance.{function} is not written yet (it raises NotImplementedError)")
     checks = [(f"{e[1]}", test_worked_example, e) for e in EXAMPLES if e[0] == function]
@@ -116,4 +116,4 @@ def check(function):
         # each failure wrapped: nbgrader validate's report cuts lines at 80 columns
         lines = [textwrap.fill(line, 76, initial_indent="- ", subsequent_indent="  ") for line in failed]
         raise AssertionError(f"{function}: {len(failed)} of {len(checks)} public checks fail\n" + "\n".join(lines))
-    print(f"{function}: {len(checks)} public checks pass (the autograder also runs hidden ones)")
+    print(f"{function}: {len(checks)} public checks pass (grading also runs hidden ones)")
