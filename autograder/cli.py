@@ -386,7 +386,8 @@ def check(folder: Path = typer.Argument(Path("."), help="a released assignment f
              "run scalelabs check in your assignment folder, e.g. release/lab06_collectives/")
     import pytest
 
-    raise typer.Exit(pytest.main(["-q", "-p", "no:cacheprovider", str(folder)]))
+    # the folder's pytest.ini sets -q and no cache, as a student's own `pytest` there runs
+    raise typer.Exit(pytest.main(["-p", "no:cacheprovider", str(folder)]))
 
 
 @app.command()

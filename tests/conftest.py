@@ -36,7 +36,7 @@ SHARED_SESSION_FIXTURES = {
 
 # Modules whose module-scoped fixture is parametrized over labs: one group per lab, named by the lab
 # in the test's id (tests/test_hygiene.py checks this list against the modules' fixtures).
-SPLIT_BY_LAB = ("tests/doors/test_door_labs.py", "tests/labs/test_labs.py")
+SPLIT_BY_LAB = ("tests/doors/test_door_labs.py", "tests/labs/test_labs.py", "tests/release/test_public_checks.py")
 _LAB_ID = re.compile(r"\blab\d\d_[a-z]+")
 
 # The groups that take longest (seconds of one worker; the tail of every CI log lists the slowest

@@ -31,7 +31,7 @@ from autograder.engine.spec import Assignment
 REFERENCE_DIR = Path(reference.__file__).resolve().parent
 STUDENT_DIR = Path(student.__file__).resolve().parent
 # Shipped to every lab as they are: no secret, no import of reference/ or autograder/ (the leak scan checks).
-STUDENT_FILES = ("_instruments.py", "_measured.py")
+STUDENT_FILES = ("_instruments.py", "_measured.py", "_checks.py", "_reveal.py")
 
 
 def nbgrader_executable() -> str:

@@ -120,6 +120,11 @@ def expected_kind(reference_fn: Callable) -> str:
         annotation.replace("<class '", "").replace("'>", ""), "a number")
 
 
+# a worker that stopped on a hidden input: one text before the due date, whatever the way
+WORKER_STOPS = ("died", "protocol", "timeout")
+STOPPED_ON_HIDDEN = "stopped the worker process (how: shown after the due date)"
+
+
 class StudentFunction:
     """Stands for the student's function: f(**kwargs) -> JSON value, or StudentError.
 
@@ -139,6 +144,12 @@ class StudentFunction:
         # call key -> (kwargs, value) of the worked examples and the hidden check's sampled inputs:
         # the evidence autograder.engine.diagnose replays through the item's wrong models
         self.observed: dict[str, tuple[dict, Any]] = {}
+        # the before view's lines of the student's file: those a public check showed (set while
+        # `hidden_phase` is False) are the only ones a hidden input's error may name, so a line
+        # number never carries a hidden input (a padded file and exec(compile(..., __file__))
+        # make the line any function of it)
+        self.hidden_phase = False
+        self.public_lines: set[str] = set()
 
     def __call__(self, **kwargs: Any) -> Any:
         if self.abort is not None:
@@ -228,7 +239,15 @@ class StudentFunction:
 
     def error_text(self, error: StudentError, before: BeforeView | None) -> str:
         """The error as the after view (before=None) or the before view shows it."""
-        return error.message if before is None else error_text(error, self.sandbox, before)
+        if before is None:
+            return error.message
+        where = repr(getattr(error, "where", None))   # the worker's claim: any shape, compared as text
+        if not self.hidden_phase:
+            self.public_lines.add(where)
+            return error_text(error, self.sandbox, before)
+        if error.kind in WORKER_STOPS and not before.hidden_inputs:
+            return STOPPED_ON_HIDDEN   # how it stopped (an exit code, a signal, which reply broke) is the code's choice
+        return error_text(error, self.sandbox, before, line=before.hidden_inputs or where in self.public_lines)
 
     def describe_calls(self, limit: int = 3, before: BeforeView | None = None) -> list[str]:
         """The current example's calls (a counterexample), in the after view or, given `before`, the before view."""
@@ -518,6 +537,7 @@ class ItemGrading:
         if self.item_outcome is not None or (self.student_fn is None and not self._start()):
             return
         student_fn, before = self.student_fn, self.before
+        student_fn.hidden_phase = not public
         for index, (kind, name, is_public, run) in enumerate(self.runs):
             if is_public != public:
                 continue

@@ -26,6 +26,12 @@ _f = public._f  # floats without subnormals
 # --- graded functions -----------------------------------------------------------------------------
 _public = partial(public_properties, public.PROPERTIES)
 
+# Graded functions whose stub docstring may state its closed form (issue 29, derive then check): a
+# definition or a published count a student is not asked to derive; at most a third of the lab's
+# functions (`scalelabs lint`'s derive rule). Every other function's formula is in the reference's
+# Formula: paragraph, which the stub leaves out.
+DEFINITIONS = ("comm_overhead_ratio", "speedup", "scaling_efficiency")
+
 
 def _links_meet_target(f, d):
     """Hidden: the returned count meets the target and one fewer link does not (reference physics)."""

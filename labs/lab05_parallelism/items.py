@@ -19,6 +19,12 @@ _POWERS2 = st.sampled_from([1, 2, 4, 8, 16, 32, 64])
 
 _public = partial(public_properties, public.PROPERTIES)
 
+# Graded functions whose stub docstring may state its closed form (issue 29, derive then check): a
+# definition or a published count a student is not asked to derive; at most a third of the lab's
+# functions (`scalelabs lint`'s derive rule). Every other function's formula is in the reference's
+# Formula: paragraph, which the stub leaves out.
+DEFINITIONS = ("effective_mfu", "activation_bytes_per_layer")
+
 
 def _best_is_feasible(f, d):
     """Hidden: the student's chosen layout really satisfies the limits (checked with the reference)."""

@@ -21,6 +21,12 @@ from reference import constants as C
 
 _public = partial(public_properties, public.PROPERTIES)
 
+# Graded functions whose stub docstring may state its closed form (issue 29, derive then check): a
+# definition or a published count a student is not asked to derive; at most a third of the lab's
+# functions (`scalelabs lint`'s derive rule). Every other function's formula is in the reference's
+# Formula: paragraph, which the stub leaves out.
+DEFINITIONS = ("bus_bandwidth", "training_step_flops", "compute_time", "comm_fraction")
+
 
 # --- hidden properties (they may call the trusted reference) ------------------------------------------
 

@@ -21,6 +21,12 @@ from reference import performance as ref
 
 _public = partial(public_properties, public.PROPERTIES)
 
+# Graded functions whose stub docstring may state its closed form (issue 29, derive then check): a
+# definition or a published count a student is not asked to derive; at most a third of the lab's
+# functions (`scalelabs lint`'s derive rule). Every other function's formula is in the reference's
+# Formula: paragraph, which the stub leaves out.
+DEFINITIONS = ("roofline_flops", "ridge_point", "mfu", "budget_left_weeks")
+
 # --- hidden domains (realistic valid inputs) ----------------------------------------------------------
 FRACTION = st.floats(0.0, 1.0)
 # Factors near 1 are left out: there f(1 - 1/k) and f - f/k (both correct) cancel differently and

@@ -54,7 +54,9 @@ def test_sample_class_discriminates(engine_scores, assignment):
     total = {s: sum(v[0] for v in scores.values()) for s, scores in engine_scores.items()}
     assert total["ada"] == pytest.approx(assignment.total_points)
     assert total["dee"] == 0 and total["bob"] < total["ada"]
-    assert engine_scores["cy"]["act1_prediction"][0] == 0  # non-literal answer
+    # cy's answer cell is no literal ("ABCD"[3]) but its kernel held "D" when the reveal recorded it:
+    # the record counts, and a recorded prediction earns its points (commitment, the default)
+    assert engine_scores["cy"]["act1_prediction"][0] == assignment.question("act1_prediction").points
 
 
 def test_stderr_never_zeroes_a_cell(autograded, assignment, engine_scores):

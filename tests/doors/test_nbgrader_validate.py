@@ -51,5 +51,4 @@ def test_a_notebook_whose_public_checks_fail_fails_validate_naming_each_function
     assert failed and failed <= short, (failed, short)
     assert sum(s for s, _ in scores.values()) < lab.total_points
     # each failed check's own line: the worked example's label, what was expected and what came back
-    assert re.search(r"AssertionError: naive_allreduce_time: \d+ of \d+ public checks fail\n\s*- Act I", said), said[-3000:]
-    assert "got " in said
+    assert "naive_allreduce_time" in failed and "expected" in said and "got" in said, said[-3000:]

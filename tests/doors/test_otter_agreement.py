@@ -1,5 +1,6 @@
 """otter door: `otter run` (no Docker) of the built zip on the sample class gives the engine's
-per-item scores; a wrong multiple-choice answer scores 0; a failed property shows its counterexample."""
+per-item scores; a recorded wrong prediction earns its commitment points; a failed property shows its
+counterexample."""
 from __future__ import annotations
 
 import json
@@ -75,9 +76,12 @@ def test_otter_run_item_scores_equal_engine(otter_results, anonymous_engine_scor
         assert math.isclose(tests[item]["max_score"], max_score, abs_tol=1e-4)
 
 
-def test_wrong_multiple_choice_answer_scores_zero(otter_results):
+def test_a_recorded_wrong_prediction_earns_its_commitment_points_and_says_so(otter_results, assignment):
+    """By default (commitment) bob's recorded wrong prediction earns its points; the output says it was
+    not the best answer."""
     bob = {t["name"]: t for t in otter_results["bob"]["tests"] if "score" in t}
-    assert bob["act1_prediction"]["score"] == 0
+    assert bob["act1_prediction"]["score"] == assignment.question("act1_prediction").points
+    assert "it was not the best answer" in bob["act1_prediction"]["output"]
 
 
 def test_failed_property_shows_counterexample(otter_results):

@@ -202,7 +202,8 @@ def test_a_failed_hidden_property_shows_only_its_statement_before_the_due_date(g
 
 def test_a_wrong_answer_names_neither_the_key_nor_any_explanation_before_the_due_date(graded):
     q = ASSIGNMENT.questions[0]
-    verdict = f"answered {toy.WRONG_LETTER}: not the best answer. Hint: {q.hint}"
+    verdict = (f"answered {toy.WRONG_LETTER} (recorded at its reveal): a committed prediction earns its points; "
+               f"it was not the best answer. Hint: {q.hint}")   # predictions = "commitment", the default
     assert shown(graded, "act1_prediction: prediction", "before") == [verdict]
     assert shown(graded, "act1_prediction: prediction", "after") == [
         verdict, f"Why {toy.WRONG_LETTER}: {WHY[toy.WRONG_LETTER]}", f"The best answer is {q.key}: {WHY[q.key]}"]
@@ -214,7 +215,8 @@ def test_a_right_answer_shows_its_own_explanation_in_both_views(tmp_path):
     folder = toy.make_submission(tmp_path / "r", toy.reference_source(), toy.key)
     result = grade_submission(ASSIGNMENT, folder, "right", config=toy.FAST)
     for view in ("before", "after"):
-        assert shown(result, "act1_prediction: prediction", view) == [f"answered {toy.key}: correct",
+        assert shown(result, "act1_prediction: prediction", view) == [
+            f"answered {toy.key} (recorded at its reveal): a committed prediction earns its points; it was the best answer",
                                                                       f"Why {toy.key}: {WHY[toy.key]}"]
 
 

@@ -45,8 +45,9 @@ def test_the_story_is_the_danger_state_and_its_numbers_are_computed():
 def test_no_text_cites_what_students_never_saw_and_the_remedy_points_to_the_challenge():
     texts = [c.text for c in A.notebook if isinstance(c, Markdown)] + [q.prompt for q in A.questions]
     assert not any("original lab" in t for t in texts)
-    takeaway = [c.text for c in A.notebook if isinstance(c, Markdown) and "pipeline parallelism" in c.text]
-    assert takeaway and "design challenge" in takeaway[-1]
+    # Act II's takeaway (shown with the reflection's grade) names the remedy and points to the challenge
+    takeaway = A.question("act2_reflection").takeaway
+    assert "pipeline parallelism" in takeaway and "design challenge" in takeaway
 
 
 def test_every_option_explains_itself_and_no_key_is_the_conspicuously_long_one():
