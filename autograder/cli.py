@@ -5,7 +5,7 @@
     scalelabs forget ASSIGNMENT STUDENT ... [--out DIR] [--db URL]
     scalelabs report ASSIGNMENT [GRADES_DIR]
     scalelabs feedback ASSIGNMENT [GRADES_DIR] --view before|after
-    scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check
+    scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check | secret [--create]
     scalelabs lint [LAB ...] | new-lab LAB_ID --module NAME | docs [--check]   (lab authors)
 
 ASSIGNMENT is a lab id (labs/) or `package.module:NAME` of an Assignment. Bad arguments
@@ -93,6 +93,20 @@ def _course(course: Optional[Path], required: bool = True) -> Optional[Path]:
     return root
 
 
+def _course_secret():
+    """The course secret the graders load (autograder.engine.secret); without one, a warning line:
+    hidden inputs then come from public values."""
+    from autograder.engine.secret import load_secret, secret_path
+
+    secret = load_secret()
+    if secret is None:
+        where = secret_path()
+        err.print(f"[yellow]warning:[/] no course secret{f' at {where}' if where else ''}: hidden inputs are drawn "
+                  "from public values, so a student can compute them from the released files. `scalelabs release` "
+                  "creates one; a second grading machine copies the first one's (docs/tas.md)", highlight=False)
+    return secret
+
+
 def _folder(path: Path, what: str) -> Path:
     if not path.exists():
         fail(f"{what} {path} does not exist")
@@ -144,9 +158,10 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     _course(course, required=False)
     config = load_config()
     config = replace(config, allow_unsandboxed=allow_unsandboxed or config.allow_unsandboxed)
+    secret = _course_secret()
     shown = _view(view, config.feedback.native)
     try:
-        result = grade_submission(spec, submission_dir, student, config=config)
+        result = grade_submission(spec, submission_dir, student, config=config, secret=secret)
     except SandboxUnavailable as exc:
         fail(str(exc))
     if as_json:
@@ -203,6 +218,7 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     except NotAClass as exc:
         fail(str(exc))
     target = out_dir or _grades_dir(root, spec.id)
+    _course_secret()    # the grading processes load it the same way
     # the course's record unless told otherwise (--db, or an --out of its own)
     db = db or (default_gradebook(root, target) if target == _grades_dir(root, spec.id) else None)
     try:
@@ -330,15 +346,21 @@ def release(assignments: Optional[List[str]] = typer.Argument(None, help="defaul
     from autograder.build.release import release as run_release
     from autograder.classroom.names import RosterError
     from autograder.course import CourseConfigError
+    from autograder.engine.secret import create_secret
 
     root = _course(course)
     ids = [_assignment(a).id for a in assignments or []]
+    secret, created = create_secret(root)
     try:
         released = run_release(ids or None, root=root)
     except (CourseConfigError, RosterError) as exc:
         fail(str(exc))
     for path in released:
         out.print(f"released {path}", highlight=False)
+    if created:
+        out.print(f"created the course secret {secret.path} (fingerprint {secret.fingerprint}): it keys every "
+                  "student's hidden inputs. Keep it out of git and copy it to every machine that grades this "
+                  "course (docs/tas.md)", highlight=False)
 
 
 @app.command()
@@ -363,9 +385,32 @@ def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     release_dir = root / "release" / spec.id
     if not release_dir.is_dir():
         fail(f"{release_dir} does not exist: run `scalelabs release {spec.id}` first")
+    from autograder.engine.secret import create_secret
+    secret, created = create_secret(root)      # the zip carries it: Gradescope draws hidden inputs under it
+    if created:
+        err.print(f"created the course secret {secret.path} (fingerprint {secret.fingerprint}): copy it to every "
+                  "machine that grades this course (docs/tas.md)", highlight=False)
     zip_path = build_zip(spec.id, out_zip, assignment=spec, course=root)   # with the course's [grading], [feedback]
     print(zip_path)
     print(upload_steps(spec, zip_path, load_config(root / "scalelabs.toml").feedback))
+
+
+@app.command()
+def secret(create: bool = typer.Option(False, "--create", help="make one if the course has none (release does)"),
+           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Where the course secret is and its fingerprint (compare it on every machine that grades)."""
+    from autograder.engine.secret import create_secret, load_secret, secret_path
+
+    root = _course(course)
+    if create:
+        found, created = create_secret(root)
+        out.print(f"{'created' if created else 'kept'} {found.path}, fingerprint {found.fingerprint}", highlight=False)
+        return
+    found = load_secret(root)
+    if found is None:
+        fail(f"no course secret at {secret_path(root)}: `scalelabs release` (or `scalelabs secret --create`) makes "
+             "one on the machine that releases; every other grading machine copies that file (docs/tas.md)", code=1)
+    out.print(f"{found.path}, fingerprint {found.fingerprint}", highlight=False)
 
 
 @app.command()
@@ -454,10 +499,11 @@ def docs(check_only: bool = typer.Option(False, "--check", help="only say which 
 
 def main() -> None:
     from autograder.engine.config import ConfigError
+    from autograder.engine.secret import SecretError
 
     try:
         app()
-    except ConfigError as exc:   # a bad scalelabs.toml, whichever command read it: one line, exit 2
+    except (ConfigError, SecretError) as exc:   # a bad scalelabs.toml or course secret: one line, exit 2
         _error_line(str(exc))
         raise SystemExit(2) from None
 

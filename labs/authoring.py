@@ -28,6 +28,40 @@ from autograder.engine.spec import Option, letters  # noqa: F401
 from labs.property_kit import number
 
 
+# --- hidden domains: wider than the released strategies, drawn differently, anchors at the edges ----
+# A lab's hidden domains (items.py) are its own, never the strategies properties.py ships: a student
+# who reads those cannot reproduce the grader's draws even where a course has no secret. The grader
+# draws every edge of a domain for every student (autograder.engine.draw): each integer's bounds and
+# the two counts above its lower bound, each float's bounds, each one_of branch and each of the
+# first three and the last anchors of a sampled_from.
+
+def decades(low_exp: float, high_exp: float):
+    """Floats spread evenly over decades, 10**low_exp .. 10**high_exp (1 KB and 1 TB both realistic)."""
+    from hypothesis import strategies as st
+    return st.floats(low_exp, high_exp).map(lambda e: 10.0 ** e)
+
+
+ANCHOR_WEIGHT = 9      # the domain's weight against the anchors' in random draws: 1 in 10 is an anchor
+
+
+def anchored(domain, *anchors: Mapping[str, Any]):
+    """`domain`, plus these exact inputs (a decision's boundary: a budget met exactly, a tie), each
+    drawn for every student (at most 8: every element of the sampled_from holding them is an edge)
+    and 1 in ANCHOR_WEIGHT + 1 of the random draws an anchor."""
+    from hypothesis import strategies as st
+
+    from autograder.engine.draw import weighted
+    if not 0 < len(anchors) <= 8:
+        raise ValueError(f"anchored(): 1 to 8 anchors, not {len(anchors)}")
+    from hypothesis.strategies._internal.lazy import unwrap_strategies
+
+    # the anchors in a sampled_from, which hypothesis does not flatten into the one_of (a one_of would
+    # be); the domain may be flattened into several branches, which share its weight
+    both = st.one_of(domain, st.sampled_from([dict(a) for a in anchors]))
+    parts = len(unwrap_strategies(both).element_strategies) - 1
+    return weighted(both, [ANCHOR_WEIGHT / parts] * parts + [1])
+
+
 # --- unit formatters (also the jinja2 filters of notebook markdown) -----------------------------------
 
 def fmt_bytes(x: float) -> str:

@@ -19,6 +19,7 @@ import csv
 import json
 import math
 import os
+import stat
 import subprocess
 import sys
 import zipfile
@@ -30,6 +31,7 @@ from nbgrader.api import Gradebook
 from labs import load
 from autograder.classroom import samples
 from autograder.course import course_settings
+from autograder.engine import secret
 from labs import load
 from repo_copy import copy_tracked
 
@@ -64,7 +66,9 @@ print(json.dumps({"course": api.course_id, "status": lab["status"], "duedate": l
 
 def env_of(course: Path) -> dict:
     """The course's own code first on the path (a clone's `pip install -e .`), this venv's tools on PATH."""
-    return {**os.environ, "PYTHONPATH": str(course), "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    # the course's own secret, made by its first release (the tests' shared one is not this course's)
+    ambient = {k: v for k, v in os.environ.items() if k != secret.ENV}
+    return {**ambient, "PYTHONPATH": str(course), "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
 def run(command: list, cwd: Path, env: dict, expect: int | None = 0) -> subprocess.CompletedProcess:
@@ -111,7 +115,7 @@ def week(tmp_path_factory):
     (course / "scalelabs.toml").write_text(f'[course]\nid = "{COURSE}"\nexchange = "../exchange"\n')
     (course / "roster.csv").write_text("id,first_name,last_name,email\n" + "".join(
         f"{s},{first},{last},\n" for s, (first, last) in ROSTER.items()))
-    run([BIN / "scalelabs", "release"], course, env)
+    seen["release"] = run([BIN / "scalelabs", "release"], course, env)
     exchange = work / "exchange"
     exchange.mkdir(mode=0o777)
     at = f"--Exchange.root={exchange}"    # the students' own commands run outside the course
@@ -291,3 +295,29 @@ def test_otter_zip_is_built_in_the_course(week, tmp_path):
     names = zipfile.ZipFile(zip_path).namelist()
     assert "scalelabs/pyproject.toml" in names and "scalelabs/autograder/course.py" in names
     assert not list(tmp_path.rglob("*.zip")), "otter wrote where it was run, not into the course"
+
+
+def test_the_first_release_made_the_course_secret_every_door_grades_under(week, tmp_path):
+    """`scalelabs release` made .scalelabs/course_secret (the owner's alone), nowhere under release/,
+    source/, the exchange, the students' homes or the graded output; grade-batch recorded its
+    fingerprint; the otter zip carries it."""
+    course, seen = week
+    students = STUDENTS
+    assert "created the course secret" in seen["release"].stdout
+    made = secret.read_secret(course / secret.RELATIVE)
+    assert made is not None
+    assert stat.S_IMODE((course / secret.RELATIVE).stat().st_mode) == 0o600
+    assert stat.S_IMODE((course / secret.RELATIVE).parent.stat().st_mode) == 0o700
+    hex_key = made.key.hex()
+    for folder in [course / f for f in ("release", "source", "grades", "feedback", "autograded")] + [
+            course.parent / "exchange", course.parent / "students"]:
+        for path in folder.rglob("*"):
+            assert not path.is_file() or hex_key not in path.read_bytes().decode("utf-8", "replace").lower(), path
+    results = [json.loads((course / "grades" / LAB / "results" / f"{s}.json").read_text()) for s in students]
+    assert {r["scalelabs"]["course_secret"] for r in results} == {made.fingerprint}
+    assert all(secret.NO_SECRET_NOTE not in r["output"] for r in results)
+    again = run([BIN / "scalelabs", "secret"], course, env_of(course))
+    assert made.fingerprint in again.stdout
+    run([BIN / "scalelabs", "otter", LAB, "--course", course], tmp_path, env_of(course))
+    with zipfile.ZipFile(course / "dist" / f"{LAB}-autograder.zip") as zf:
+        assert zf.read(secret.ZIP_NAME).decode().strip() == hex_key

@@ -10,7 +10,8 @@ tests/author/test_lint.py breaks each on purpose. The rules, in the order they r
                 current; every reference function rejects a non-quantity naming the parameter
   items         points, worked examples (valid calls returning a JSON scalar), two public properties
   sampler       hidden domains and property strategies: drawn by the grader's own sampler (not hypothesis
-                per input), valid JSON calls of the reference, each input replays in hypothesis
+                per input), valid JSON calls of the reference, each input replays in hypothesis; no hidden
+                domain is a strategy students have (properties.py)
   keys          keys computed, spread over the letters, never named in a prompt or hint; a prediction's
                 key index is not typed
   properties    the public properties module is standalone and every check in it is declared or used
@@ -49,6 +50,7 @@ import labs
 from autograder.author.docs import REPO, Problem as _DocProblem
 
 IMPORT_BUDGET_S = 0.2       # CPU seconds a lab's own import (package + reference module) may cost
+EDGE_SEEDS = 4     # seeds whose hidden-domain draws (edges included) must all be valid calls
 SAMPLED = 15                # inputs the sampler draws per strategy, beyond the simplest
 STAFF_PACKAGES = ("labs", "reference", "autograder")
 
@@ -231,14 +233,32 @@ def _strategies(lab: Lab):
             yield item, f"property {p.name!r}", p.strategy, path, line
 
 
+def _released_strategies(lab: Lab) -> list:
+    """Every strategy a student has: the public properties' and the properties module's own."""
+    from hypothesis.strategies import SearchStrategy
+    module = importlib.import_module(f"labs.{lab.id}.properties")
+    found = [p.strategy for item in lab.assignment.functions for p in item.properties if p.public]
+    return found + [value for value in vars(module).values() if isinstance(value, SearchStrategy)]
+
+
 def rule_sampler(lab: Lab) -> Iterable[Problem]:
     from autograder.engine import draw
 
     a = lab.assignment
+    released = _released_strategies(lab)
+    shipped = {id(s) for s in released} | {repr(s) for s in released}
+    for item in a.functions:   # a student computes every hidden input from a released strategy
+        if id(item.domain) in shipped or repr(item.domain) in shipped:
+            yield Problem("sampler", lab.file("items.py"), lab.item_line(item.name),
+                          f"{item.name}'s hidden domain is a strategy of properties.py, which students have: "
+                          "without a course secret every hidden input is computed from the released files",
+                          "give it a domain of the lab's own in items.py, wider and drawn differently "
+                          "(docs/adding-a-lab.md, hidden domains)")
     for item, what, strategy, path, line in _strategies(lab):
         with draw.seed_only(), draw.recording_fallbacks() as fallbacks:
             try:
-                values, _, choices = draw._sample(strategy, 7, SAMPLED)
+                # a hidden domain as the hidden check draws it: its edges and anchors too
+                values, _, choices = draw._sample(strategy, 7, SAMPLED, edges=what == "hidden domain")
             except Exception as exc:
                 yield Problem("sampler", path, line, f"{item.name}'s {what} cannot be sampled: {type(exc).__name__}: "
                               f"{exc}", "build it from hypothesis strategies the grader samples (docs/adding-a-lab.md)")
@@ -261,6 +281,8 @@ def rule_sampler(lab: Lab) -> Iterable[Problem]:
                           "draw it from the strategy (no randomness or state outside hypothesis)")
         if what != "hidden domain":
             continue
+        with draw.seed_only():      # more students' draws: an edge combined with other random choices
+            values += [v for seed in range(EDGE_SEEDS) for v in draw._sample(strategy, seed, SAMPLED, edges=True)[0]]
         for kwargs in values:
             try:
                 json.dumps(kwargs)

@@ -17,7 +17,8 @@ A feedback page quotes the student's own code (a traceback, an echoed cell): pas
 submission as `own` and the solution lines it contains are not counted, since the student wrote them.
 * `declaration` a code line of a lab declaration (hidden domains, hidden properties, keys) or of its
                 design challenges' staff-side checks (`labs/<id>/challenges.py`);
-* `import`      an import of `reference` or `autograder` in a shipped file.
+* `import`      an import of `reference` or `autograder` in a shipped file;
+* `course secret` the course secret (autograder.engine.secret), in hex, anywhere.
 """
 from __future__ import annotations
 
@@ -56,6 +57,7 @@ class Secrets:
     keys: dict[str, str] = field(default_factory=dict)      # qid -> key letter
     explanations: set[str] = field(default_factory=set)     # normalised Question.why texts
     designs: dict[str, str] = field(default_factory=dict)   # challenge id -> its reference design's source, normalised
+    course_secret: str = ""                                 # its hex digits (lower case), when the course has one
 
 
 def solution_lines(reference_text: str) -> set[str]:
@@ -133,6 +135,9 @@ def secrets_for(assignments: Iterable[Assignment], declarations: dict[str, Path]
         secrets.explanations |= {n for q in a.questions for text in q.why.values()
                                  if len(n := _WS.sub("", text)) >= MIN_CHARS}
         secrets.designs.update({c.id: normalise(design_source(c, c.reference_answer)) for c in a.challenges})
+    from autograder.engine.secret import load_secret
+    course_secret = load_secret()
+    secrets.course_secret = course_secret.key.hex() if course_secret else ""
     return secrets
 
 
@@ -208,6 +213,8 @@ def scan_text(name: str, text: str, secrets: Secrets, keys: bool = True, own: st
     flat = _WS.sub("", text)
     problems += [f"{name}: solution: {s}" for s in sorted(secrets.solution_lines) if s in flat and s not in own]
     problems += [f"{name}: declaration: {s}" for s in sorted(secrets.declaration_lines) if s in flat]
+    if secrets.course_secret and secrets.course_secret in flat.lower():
+        problems.append(f"{name}: course secret: the course secret's hex digits")
     if keys:
         for qid, key in secrets.keys.items():
             if re.search(rf"\b{re.escape(qid)}\s*=\s*['\"]{re.escape(key)}['\"]", text):

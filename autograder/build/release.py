@@ -147,9 +147,13 @@ def release_one(assignment: Assignment, root: Path | None = None, properties: Pa
 
 def release(ids: Iterable[str] | None = None, root: Path | None = None) -> list[Path]:
     """Regenerate source/ and release/ for the given (default: every declared) assignment, in
-    `root` (default: the course of the current directory), and register them in its gradebook."""
+    `root` (default: the course of the current directory), and register them in its gradebook. The
+    course secret that keys the hidden inputs is made here the first time (autograder.engine.secret),
+    outside release/ and source/."""
     from labs import all_assignments, load
+    from autograder.engine.secret import create_secret
     root = Path(root) if root is not None else course_root()
+    create_secret(root)
     assignments = [load(i) for i in ids] if ids else list(all_assignments().values())
     for a in assignments:
         build_source(a, root)

@@ -35,6 +35,7 @@ from autograder.classroom.gradebook import GradebookUnavailable, GradebookWriter
 from autograder.classroom.record import grades_csv, record_rows, write_pointer
 from autograder.classroom.roster import NotAClass, Submitter, class_roster, students, submission_folder  # noqa: F401
 from autograder.engine.config import GradingConfig, load_config
+from autograder.engine.secret import CourseSecret, load_secret
 from autograder.engine.sandbox import Sandbox, choose_mode
 from autograder.engine.results import Result
 from autograder.engine.spec import Assignment
@@ -87,17 +88,19 @@ def all_results(out_dir: Path, assignment_id: str) -> dict[str, dict]:
 _assignment: Assignment | None = None
 _mode: str = ""
 _config: GradingConfig | None = None
+_secret: CourseSecret | None = None
 _ahead: Sandbox | None = None     # the next student's jail, booting while this student is graded
 
 
 def _init_worker(assignment_name: str, mode: str) -> None:
-    global _assignment, _mode, _config
+    global _assignment, _mode, _config, _secret
     if threading.current_thread() is threading.main_thread():   # a grading process: Ctrl-C is the parent's
         signal.signal(signal.SIGINT, signal.SIG_IGN)            # (a SIGINT pending since its start is dropped)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _assignment = load(assignment_name)
     _mode = mode
     _config = load_config()
+    _secret = load_secret()
     _start_ahead()
 
 
@@ -133,7 +136,7 @@ def grade_student(graded_as: str, folder: str, out_dir: str, sha: str, grader: d
     secrets = [Path(root)] if root else []
     result = grade_submission(_assignment, Path(folder), graded_as, sandbox=_mode or None, config=_config,
                               secrets=secrets, outputs=[Path(out_dir), Path(out_dir) / "results",
-                                                        Path(out_dir) / "feedback"], ahead=ahead)
+                                                        Path(out_dir) / "feedback"], ahead=ahead, secret=_secret)
     for student in members or (graded_as,):
         data = result.to_gradescope()
         page = render_feedback(_assignment.title, student, data, _config.feedback.native)
@@ -141,7 +144,8 @@ def grade_student(graded_as: str, folder: str, out_dir: str, sha: str, grader: d
         data["scalelabs"] = {"assignment": _assignment.id, "student": student, "graded_as": graded_as,
                              "fingerprint": sha, "grader": grader, "max_score": result.max_score,
                              "sandbox": result.sandbox_mode, "attention": list(result.attention),
-                             "feedback": _sha256(page.encode()), "view": _config.feedback.native}
+                             "feedback": _sha256(page.encode()), "view": _config.feedback.native,
+                             "course_secret": _secret.fingerprint if _secret else ""}
         write_atomic(Path(out_dir) / "results" / f"{student}.json", json.dumps(data, indent=1, sort_keys=True))
     return graded_as
 
@@ -277,11 +281,13 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
     """
     config = load_config()
     mode = choose_mode(config.sandbox, allow_unsandboxed or config.allow_unsandboxed)
+    secret = load_secret()      # the grading processes load the same (a bad file stops the batch here)
+    fingerprint_now = secret.fingerprint if secret else ""
     assignment = load(assignment_name)
     root, out_dir = Path(root), Path(out_dir)
     roster = class_roster(root, assignment, only)
     check_output(out_dir)
-    grader = grader_fingerprint(assignment_name, assignment, config, mode)
+    grader = grader_fingerprint(assignment_name, assignment, config, mode, secret)
     summary = BatchSummary(out_dir)
     todo: list[tuple[Submitter, str]] = []
     for submitter in roster:
@@ -294,6 +300,12 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
                     f"{out_dir} holds results of {done['scalelabs'].get('assignment')} ({student}.json): grade "
                     f"{assignment.id} into a folder of its own (--out DIR; default grades/{assignment.id}), so that "
                     "no result is overwritten")
+            if done and done["scalelabs"].get("course_secret", "") != fingerprint_now:
+                graded_under = done["scalelabs"].get("course_secret") or "no course secret"
+                raise OutputFolderError(
+                    f"{out_dir} holds results graded under course secret {graded_under} ({student}.json), and this "
+                    f"machine has {fingerprint_now or 'none'}: hidden inputs would differ from the graded ones. Copy "
+                    "the course secret of the machine that graded them (docs/tas.md), or grade into another --out DIR")
             reasons[student] = _why_regrade(done, sha, grader, force)
         if all(why is None for why in reasons.values()):
             summary.skipped += submitter.students

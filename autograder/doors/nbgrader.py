@@ -70,6 +70,7 @@ class EngineScores(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         from autograder.engine.config import load_config
         from autograder.engine.grade import grade_submission
+        from autograder.engine.secret import NO_SECRET_NOTE, load_secret
 
         self.check_nothing_executes()
         info = resources["nbgrader"]
@@ -81,9 +82,12 @@ class EngineScores(NbGraderPreprocessor):
         # The whole course (classmates' submissions, the gradebook, release/) is out of the worker's
         # reach; the sandbox grades its own copy of the folder.
         course = Path(CourseDirectory(config=self.config).root).resolve()
+        secret = load_secret(course)    # this course's, wherever autograde was started from
+        if secret is None:
+            self.log.warning("%s: %s", info["student"], NO_SECRET_NOTE)
         config = load_config()
         result = grade_submission(self.assignment(info["assignment"]), folder, info["student"], config=config,
-                                  secrets=[course])
+                                  secrets=[course], secret=secret)
         scores = result.item_scores()
         self.log.info("%s: %g/%g points", info["student"], result.score, result.max_score)   # the student's line
         result = result.view(config.feedback.nbgrader)

@@ -16,7 +16,9 @@
    the current environment), and extends otter's setup.sh and run_autograder (see `harden_zip`):
    otter-grader itself installed without its dependencies, no browser, bubblewrap installed for the
    sandbox, and the lockdown script that makes the engine, reference, tests and config readable by
-   root only (where bwrap cannot run, the engine's worker runs as another, unprivileged uid).
+   root only (where bwrap cannot run, the engine's worker runs as another, unprivileged uid);
+5. adds the course secret as `course_secret` (made now if the course has none): Gradescope draws each
+   student's hidden inputs under it, and the lockdown makes it root-only with the rest of the zip.
 
 What students see is `autograder.doors.gradescope.results_json` (scores at once, details per the
 feedback policy and Gradescope's `visibility`), written through `EngineResults`, which replaces
@@ -59,6 +61,7 @@ from autograder.build.publictests import CODE_TEMPLATES
 from autograder.course import course_root, package_dirs
 from autograder.engine.config import config_from_table, course_document, feedback_from_table
 from autograder.engine.sandbox import SandboxUnavailable
+from autograder.engine.secret import ZIP_NAME as SECRET_IN_ZIP, CourseSecret, create_secret, read_secret
 from autograder.engine.spec import Assignment
 from labs import load
 
@@ -247,8 +250,16 @@ def build_zip(assignment_id: str, dest: Path | None = None, *, assignment: Assig
             raise RuntimeError(f"otter generate failed:\n{done.stdout}\n{done.stderr}")
     add_provided(dest, release_dir, assignment)
     add_scalelabs_source(dest, course)
+    add_course_secret(dest, create_secret(course)[0])
     harden_zip(dest)
     return dest
+
+
+def add_course_secret(zip_path: Path, secret: CourseSecret) -> None:
+    """The course secret at the zip's top (/autograder/source/course_secret on Gradescope, under the
+    lockdown), as the course keeps it."""
+    with zipfile.ZipFile(zip_path, "a", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(SECRET_IN_ZIP, secret.key.hex() + "\n")
 
 
 def student_of(submission_metadata: dict) -> str:
@@ -275,7 +286,10 @@ class EngineOverride(AbstractOtterPlugin):
         top = Path(self.submission_path).parent          # otter's submission/ folder
         autograder_dir = top.parent                      # /autograder on Gradescope
         self.result, self.error, self.limited = None, "", None
+        secret = None
         try:
+            # the zip's course secret (a zip built without one grades with public seeds, and says so)
+            secret = read_secret(autograder_dir / "source" / SECRET_IN_ZIP)
             config = config_from_table(self.plugin_config.get("grading", {}), "otter_config.json [grading]")
             self.policy = feedback_from_table(self.plugin_config.get("feedback", {}), "otter_config.json [feedback]")
             config = replace(config, feedback=self.policy)
@@ -301,7 +315,8 @@ class EngineOverride(AbstractOtterPlugin):
                 if folder == top:   # otter's copy of the support file is not the student's
                     (top / UPLOAD_ENTRY).unlink(missing_ok=True)
                 try:
-                    self.result = grade_submission(self.assignment, folder, self.student, config=config, secrets=secrets)
+                    self.result = grade_submission(self.assignment, folder, self.student, config=config, secrets=secrets,
+                                                   secret=secret)
                 except SandboxUnavailable:
                     raise
                 except Exception as error:  # noqa: BLE001  (the grader never crashes on a submission)

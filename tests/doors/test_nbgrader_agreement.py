@@ -75,6 +75,8 @@ def test_feedback_shows_item_feedback_and_leaks_nothing(autograded, assignment):
     assert len(pages) == 4
     bob = (autograded / "feedback" / "bob" / assignment.id / f"{assignment.id}.html").read_text()
     assert "ring_allreduce_time: hidden checks" in bob
+    # graded under the course's secret (the tests' one: conftest), so no note of public seeds
+    assert "student code ran in" in bob and "has no course secret" not in bob
     secrets = leakscan.secrets_for([assignment], {assignment.id: Path(toy.__file__)})
     assert leakscan.scan(pages, secrets=secrets, keys=False) == []
 

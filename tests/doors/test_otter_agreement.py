@@ -14,6 +14,7 @@ import pytest
 from autograder.doors import otter as otter_door
 from autograder.engine.grade import grade_submission
 
+from autograder.engine.secret import load_secret
 from door_helpers import BIN, env, sample_class
 
 
@@ -52,7 +53,8 @@ def otter_results(autograder_zip, submissions, tmp_path_factory):
 @pytest.fixture(scope="module")
 def anonymous_engine_scores(submissions, assignment):
     """`otter run` has no submission metadata, so the plugin grades as student "anonymous"."""
-    return {s: grade_submission(assignment, folder, "anonymous") for s, folder in submissions.items()}
+    return {s: grade_submission(assignment, folder, "anonymous", secret=load_secret())
+            for s, folder in submissions.items()}
 
 
 def test_zip_layout(autograder_zip, assignment):
@@ -64,6 +66,15 @@ def test_zip_layout(autograder_zip, assignment):
     assert "scalelabs/autograder/engine/grade.py" in names and "scalelabs/pyproject.toml" in names
     config = json.loads(zipfile.ZipFile(autograder_zip).read("otter_config.json"))
     assert config["plugins"][0][otter_door.PLUGIN]["assignment"] == assignment.id
+    # the course secret (the tests' one: conftest) rides in the zip, outside the otter config
+    course_secret = load_secret().key.hex()
+    assert zipfile.ZipFile(autograder_zip).read("course_secret").decode().strip() == course_secret
+    assert course_secret not in json.dumps(config)
+
+
+def test_otter_grades_under_the_zips_course_secret(otter_results):
+    for student, results in otter_results.items():
+        assert "student code ran in" in results["output"] and "has no course secret" not in results["output"], student
 
 
 @pytest.mark.parametrize("student", sorted(sample_class()))

@@ -21,6 +21,7 @@ from nbgrader.api import Gradebook
 from autograder.classroom import samples
 from autograder.doors import otter as otter_door
 from autograder.engine.grade import grade_submission
+from autograder.engine.secret import load_secret   # the course's, which every door grades under
 from autograder.engine.questions import UNRECORDED
 from autograder.engine.submission import RECORD_FILE
 from labs import load
@@ -89,7 +90,7 @@ def test_native_grade_counts_the_first_answer(course, lab):
     q = lab.question(QID)
     wrong = samples.wrong_letter(q.options, q.key)
     for student in STUDENTS:
-        result = grade_submission(lab, course / "submitted" / student / LAB, student)
+        result = grade_submission(lab, course / "submitted" / student / LAB, student, secret=load_secret())
         assert result.item_scores()[QID][0] == _expected(lab, student)
         test = next(t for t in result.tests if t.item == QID)
         assert _says(student, test.output, lab), test.output
@@ -110,7 +111,8 @@ def test_nbgrader_autograde_counts_the_first_answer(course, lab):
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="scalelabs") as gb:
         for student in STUDENTS:
             grades = {g.name: g.auto_score for g in gb.find_submission_notebook(LAB, LAB, student).grades}
-            engine = grade_submission(lab, course / "submitted" / student / LAB, student).item_scores()
+            engine = grade_submission(lab, course / "submitted" / student / LAB, student,
+                                      secret=load_secret()).item_scores()
             assert grades[QID] == pytest.approx(_expected(lab, student))
             assert grades == pytest.approx({item: s for item, (s, _) in engine.items()}, abs=1e-6)
     for student in STUDENTS:
@@ -130,7 +132,8 @@ def test_otter_run_counts_the_first_answer(course, lab, tmp_path):
         tests = {t["name"]: t for t in json.loads((out / "results.json").read_text())["tests"] if "score" in t}
         assert tests[QID]["score"] == pytest.approx(_expected(lab, student))
         assert _says(student, tests[QID]["output"], lab), tests[QID]["output"]
-        engine = grade_submission(lab, course / "submitted" / student / LAB, "anonymous").item_scores()
+        engine = grade_submission(lab, course / "submitted" / student / LAB, "anonymous",
+                                  secret=load_secret()).item_scores()
         assert {n: t["score"] for n, t in tests.items()} == pytest.approx({i: s for i, (s, _) in engine.items()}, abs=1e-4)
 
 

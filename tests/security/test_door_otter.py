@@ -174,7 +174,7 @@ def test_lockdown_makes_the_secrets_unreadable_to_other_users(course_zip):
         for path in [*base.rglob("*"), base]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         secrets = [ag / "source" / "scalelabs" / "reference" / "collectives.py", ag / "source" / "tests",
-                   ag / "source" / "otter_config.json", site / "reference" / "__init__.py",
+                   ag / "source" / "otter_config.json", ag / "source" / "course_secret", site / "reference" / "__init__.py",
                    ag / "source" / "scalelabs" / "autograder" / "engine" / "grade.py",
                    ag / "source" / "scalelabs" / "labs" / "lab06_collectives" / "__init__.py", site / "labs" / "__init__.py"]
         assert all(_read_as_nobody(path).returncode == 0 for path in secrets)  # readable before

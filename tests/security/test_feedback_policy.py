@@ -30,6 +30,7 @@ from door_helpers import env as door_env
 from autograder.classroom import samples
 from autograder.doors import otter as otter_door
 from autograder.engine.grade import grade_submission
+from autograder.engine.secret import load_secret   # the course's (conftest), which grade-batch and the zip grade under
 from labs import load
 
 # --- the attackers' modules: every ring_allreduce_time call writes out the inputs it has seen --------
@@ -168,7 +169,7 @@ def test_a_packing_module_recovers_nothing_from_its_page(batch, attacker):
 
 def test_the_class_scores_are_the_engines_whatever_the_view(batch):
     for student, data in batch["results"].items():
-        alone = grade_submission(toy.EXPLAINED, batch["root"] / student, student)
+        alone = grade_submission(toy.EXPLAINED, batch["root"] / student, student, secret=load_secret())
         assert data["score"] == alone.score, student
     assert batch["results"]["ada"]["score"] == toy.ASSIGNMENT.total_points
 
@@ -304,7 +305,7 @@ def test_a_gradescope_export_gives_back_the_engines_record(gradescope, lab06_fir
     lab = gradescope["labs"]["lab06_collectives"]
     first, results = lab06_first_try
     back = Result.from_gradescope(json.loads(json.dumps(results)))
-    engine = grade_submission(lab, first, "anonymous")
+    engine = grade_submission(lab, first, "anonymous", secret=load_secret())   # the zip's (the tests' secret)
     assert back.assignment_id == lab.id and back.student_id == "anonymous" and back.score == engine.score
     assert [(t.name, t.kind, t.score, t.max_score, t.answer, t.misconception) for t in back.tests] == \
         [(t.name, t.kind, t.score, t.max_score, t.answer, t.misconception) for t in engine.tests]

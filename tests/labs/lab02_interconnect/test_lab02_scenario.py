@@ -36,7 +36,7 @@ def test_act2_keys_name_the_bandwidth_cliff_and_min_ib_links():
 
 def test_the_story_is_the_danger_state_and_its_numbers_are_computed():
     text = " ".join(c.text for c in A.notebook if isinstance(c, Markdown))
-    assert S.STORY_RATIO > S.DANGER_RATIO
+    assert S.STORY_RATIO > 1.0    # communication longer than compute (docs/physics.md), written out
     assert f"{S.STORY_SPEEDUP:.1f}×" in text and f"{S.CLIFF:.1f}×" in text
     assert math.isclose(ic.hierarchical_allreduce_time(140e9, 8, 1, 450e9, 50e9),
                         ic.intra_node_allreduce_time(140e9, 8, 450e9))  # one node: no IB term
