@@ -80,13 +80,13 @@ COURSE_HELP = "the course folder (holds nbgrader_config.py); default: the curren
 def _course(course: Optional[Path], required: bool = True) -> Optional[Path]:
     """The course root (autograder/course.py). An explicit --course becomes the working directory,
     so everything resolved from there (scalelabs.toml in grading workers, nbgrader) sees the course."""
-    from autograder.course import CourseNotFound, course_root, find_course
+    from autograder.course import CourseConfigError, CourseNotFound, course_root, course_settings, find_course
 
-    if course is None and not required:
-        return find_course()
     try:
-        root = course_root(course)
-    except CourseNotFound as exc:
+        root = find_course() if course is None and not required else course_root(course)
+        if root is not None:
+            course_settings(root)    # who the course is ([course]): a bad table is one line, before any work
+    except (CourseNotFound, CourseConfigError) as exc:
         fail(str(exc))
     if course is not None:
         os.chdir(root)
@@ -344,12 +344,18 @@ def release(assignments: Optional[List[str]] = typer.Argument(None, help="defaul
     """Regenerate the course's stubs, source/ and release/, and register every released assignment in
     the course gradebook (gradebook.db), so `nbgrader autograde` works next."""
     from autograder.build.release import release as run_release
+    from autograder.classroom.names import RosterError
+    from autograder.course import CourseConfigError
     from autograder.engine.secret import create_secret
 
     root = _course(course)
     ids = [_assignment(a).id for a in assignments or []]
     secret, created = create_secret(root)
-    for path in run_release(ids or None, root=root):
+    try:
+        released = run_release(ids or None, root=root)
+    except (CourseConfigError, RosterError) as exc:
+        fail(str(exc))
+    for path in released:
         out.print(f"released {path}", highlight=False)
     if created:
         out.print(f"created the course secret {secret.path} (fingerprint {secret.fingerprint}): it keys every "
@@ -361,11 +367,17 @@ def release(assignments: Optional[List[str]] = typer.Argument(None, help="defaul
 def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
           out_zip: Optional[Path] = typer.Option(None, "--out", help="default: dist/ASSIGNMENT-autograder.zip in the course"),
           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
-    """Build the Gradescope autograder zip with otter-grader; print its path, the assignment's total
-    points and the upload steps."""
+    """Build the Gradescope autograder zip with otter-grader (`pip install 'scalelabs[otter]'`); print
+    its path, the assignment's total points and the upload steps."""
     from autograder.doors.gradescope import upload_steps
-    from autograder.doors.otter import build_zip
     from autograder.engine.config import load_config
+    try:
+        from autograder.doors.otter import build_zip
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "otter":
+            raise
+        fail("scalelabs otter builds the zip with otter-grader, which the grader's install leaves out: "
+             "pip install 'scalelabs[otter]' (in a clone: pip install -e '.[otter]'), then rerun")
 
     out_zip = out_zip.resolve() if out_zip else None
     root = _course(course)

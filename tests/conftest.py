@@ -45,8 +45,10 @@ _LAB_ID = re.compile(r"\blab\d\d_[a-z]+")
 # last and one worker would run them alone. A name is a group or, for a module split by lab, the
 # module (all its groups). Only groups that take a large share of the run. Seconds of one worker in
 # a whole run (2026-11-23, load 2-4; in brackets load 2-6): ~100 (135), 30-46 a lab (55-84), 33 (70),
-# 42 (72), 30 (52), 30 (60), 5-14 a lab (10-35).
+# 42 (72), 30 (52), 30 (60), 5-14 a lab (10-35). The grader's install (pip's resolver, two at once) is
+# mostly waiting on the package index: 60-140 s of wall, ~30 s of CPU, so it starts first.
 SLOWEST_FIRST = (
+    "tests/test_grader_install.py",
     "tests/browser/test_notebooks_in_browser.py",
     "tests/doors/test_door_labs.py",
     "tests/doors toy course",

@@ -99,8 +99,19 @@ def grade_source(item: str, points: float) -> str:
     return f"# {item}: your grade ({points:g} point{'' if points == 1 else 's'}) appears here after grading."
 
 
-def grade_cell(item: str, points: float) -> nbformat.NotebookNode:
-    return _code(item, grade_source(item, points), locked=True, grade=True, points=points, hidden=True)
+def grade_cell(item: str, points: float, source: str | None = None) -> nbformat.NotebookNode:
+    return _code(item, source or grade_source(item, points), locked=True, grade=True, points=points, hidden=True)
+
+
+def function_grade_source(assignment: Assignment, item: str, points: float) -> str:
+    """A function's grade cell runs the function's public checks (the released test module's `check`),
+    so `nbgrader validate` and Run All fail on a function whose public checks fail; the score is
+    still the autograder's, from outside the notebook (no door executes the notebook)."""
+    # lines short enough for nbgrader validate's report, which cuts a cell's lines at 80 columns
+    return (f"# Grade cell for `{item}` ({points:g} point{'' if points == 1 else 's'}): its public checks.\n"
+            f"# The autograder scores it outside this notebook, hidden checks too.\n"
+            f"from test_{assignment.module} import check\n"
+            f'check("{item}")')
 
 
 def answer_cells(assignment: Assignment, qid: str) -> list:
@@ -128,7 +139,7 @@ def grade_cells(assignment: Assignment, asked: list[str], names) -> list:
     points = assignment.item_points
     heading = _markdown("grades-heading", GRADES_HEADING, **{"jp-MarkdownHeadingCollapsed": True})
     return [heading] + [grade_cell(item, points[item]) for item in asked] + \
-        [grade_cell(f.name, f.points) for f in functions]
+        [grade_cell(f.name, f.points, function_grade_source(assignment, f.name, f.points)) for f in functions]
 
 
 def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:

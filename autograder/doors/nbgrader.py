@@ -96,6 +96,7 @@ class EngineScores(NbGraderPreprocessor):
             # per-notebook `except Exception`), one line, before anyone else is graded without a sandbox
             raise SystemExit(f"scalelabs: {exc}") from None
         scores = result.item_scores()
+        self.log.info("%s: %g/%g points", info["student"], result.score, result.max_score)   # the student's line
         result = result.view(config.feedback.nbgrader)
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})

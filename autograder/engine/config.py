@@ -52,10 +52,6 @@ import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-# The nbgrader course id: nbgrader_config.py and the native gradebook writes share it, so a TA's
-# `grade-batch --db` into the course gradebook lands in the same course as `nbgrader autograde`.
-COURSE_ID = "scalelabs"
-
 # The settings' vocabularies live here, where they are checked: the sandbox (its MODES) and the
 # questions read them from this module, which imports nothing of the engine.
 SANDBOX_MODES = ("bubblewrap", "user", "unsandboxed")   # the boundaries student code can run in

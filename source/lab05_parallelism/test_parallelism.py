@@ -48,3 +48,15 @@ EXAMPLES = [
 @pytest.mark.parametrize("function", FUNCTIONS)
 def test_public_checks(function):
     check_function(parallelism, function, EXAMPLES, PROPERTIES, 10)
+
+
+def check(function):
+    """One function's public checks, as its grade cell in the notebook runs them: Run All and
+    `nbgrader validate` fail where `pytest` here fails. Grading runs hidden checks on top of these.
+    A function not written yet prints that instead, so the untouched lab still runs to its end."""
+    try:
+        return test_public_checks(function)
+    except BaseException as failed:   # pytest's failure is not an Exception
+        if "is not written yet" not in str(failed):
+            raise
+        print(str(failed).splitlines()[0])

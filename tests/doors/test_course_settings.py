@@ -19,7 +19,8 @@ from door_helpers import BIN, env, sample_class, toy_course
 import release_toy as toy
 
 from autograder.classroom import samples
-from autograder.engine.config import COURSE_ID, PREDICTION_MODES, GradingConfig, load_config
+from autograder.course import course_settings
+from autograder.engine.config import PREDICTION_MODES, GradingConfig, load_config
 from autograder.engine.grade import grade_submission
 from autograder.engine.secret import load_secret
 
@@ -48,7 +49,7 @@ def graded(tmp_path_factory):
                           cwd=elsewhere, capture_output=True, text=True, env=env(), timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     cells, book = {}, {}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=course_settings(course).id) as gb:
         for student in folders:
             book[student] = {g.name: g.score for g in gb.find_submission_notebook(assignment.id, assignment.id,
                                                                                     student).grades}

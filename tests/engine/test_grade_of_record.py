@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import toy
-from autograder.engine.config import COURSE_ID
+from autograder.course import current_course_id
 
 HERE = Path(__file__).parent
 SCALELABS = [sys.executable, "-c", "from autograder.cli import main; main()"]
@@ -160,7 +160,7 @@ def test_whatever_changes_the_seeds_changes_the_grader_and_nothing_secret_is_kep
 def override(db_url: str, student: str, item: str, score: float) -> None:
     """What formgrader does when a TA sets a score by hand (nbgrader's GradeHandler.put)."""
     from nbgrader.api import Gradebook
-    with Gradebook(db_url, course_id=COURSE_ID) as gb:
+    with Gradebook(db_url, course_id=current_course_id()) as gb:
         grade = gb.find_grade(item, toy.ASSIGNMENT_ID, toy.ASSIGNMENT_ID, student)
         grade.manual_score = score
         grade.needs_manual_grade = False
@@ -176,7 +176,7 @@ def test_a_manual_override_is_the_grade_in_the_csv_and_the_report_with_the_engin
     engine = rows(out)["bob"]
     assert float(engine["comm_fraction"]) < 2.0 and engine["score"] == engine["engine_score"]
     from nbgrader.api import Gradebook
-    with Gradebook(db, course_id=COURSE_ID) as gb:
+    with Gradebook(db, course_id=current_course_id()) as gb:
         flagged = [g for s in ("alice", "bob") for g in gb.find_submission_notebook(
             toy.ASSIGNMENT_ID, toy.ASSIGNMENT_ID, s).grades if g.needs_manual_grade]
     assert not flagged, "engine scores need no manual grading in formgrader"
@@ -218,7 +218,7 @@ def test_grades_csv_holds_every_student_of_the_lab_graded_into_the_record(tmp_pa
     assert sorted(rows(out)) == ["alice", "bob", "carol", "dave"]
     # a student the gradebook holds and no batch graded (nbgrader autograde wrote them): in the record too
     from nbgrader.api import Gradebook
-    with Gradebook(f"sqlite:///{out / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+    with Gradebook(f"sqlite:///{out / 'gradebook.db'}", course_id=current_course_id()) as gb:
         gb.add_student("erin")
         gb.add_submission(toy.ASSIGNMENT_ID, "erin")
         grade = gb.find_grade("ring_allreduce_time", toy.ASSIGNMENT_ID, toy.ASSIGNMENT_ID, "erin")
@@ -367,7 +367,7 @@ def test_nbgrader_export_writes_quoted_cells_no_spreadsheet_runs(tmp_path):
     from autograder.doors.nbgrader_export import KEYS, SafeCsvExport
     db = f"sqlite:///{tmp_path / 'gradebook.db'}"
     stamp_new_gradebook(db)   # (nbgrader would stamp it through a 4 s alembic subprocess)
-    with Gradebook(db, course_id=COURSE_ID) as gb:
+    with Gradebook(db, course_id=current_course_id()) as gb:
         gb.add_assignment("lab")
         gb.add_student("s1", first_name='=HYPERLINK("http://evil";"x")', last_name="Smith, Jr.", email="@me")
         gb.add_submission("lab", "s1")

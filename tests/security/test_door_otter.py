@@ -130,6 +130,22 @@ def test_setup_installs_bubblewrap_and_locks_the_secrets(course_zip):
     assert run_autograder.index(lockdown) < run_autograder.index("run_otter.py")
 
 
+def test_the_image_installs_the_grader_and_otter_without_a_browser(course_zip):
+    """The environment holds scalelabs (not its test extra) and otter-grader's own requirements
+    without webpdf; otter-grader comes after them without dependencies (with them, pip would pull
+    nbconvert[webpdf], hence playwright), and no browser is downloaded. tests/test_grader_install.py
+    resolves these requirements in a fresh venv."""
+    zf = zipfile.ZipFile(course_zip[3])
+    setup = zf.read("setup.sh").decode()
+    pip = [line.strip()[2:] for line in zf.read("environment.yml").decode().split("- pip:")[1].splitlines()
+           if line.strip().startswith("- ")]
+    assert pip == otter_door.image_requirements() and pip[0] == otter_door.INSTALL_DIR
+    assert not [r for r in pip if "otter" in r or "webpdf" in r or "[test" in r], pip
+    assert "playwright" not in setup
+    otter_itself = "pip install --no-deps otter-grader==7.0.0"
+    assert setup.index("mamba env create") < setup.index(otter_itself) < setup.index(f"bash /autograder/source/{otter_door.LOCKDOWN}")
+
+
 
 def test_otter_runs_here_as_on_gradescope_without_rfc3987_syntax():
     """The otter runs of these tests (env(without_rfc3987=True)) emulate what setup.sh leaves: the
