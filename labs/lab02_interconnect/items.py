@@ -94,8 +94,14 @@ def _with_target(d: dict) -> st.SearchStrategy:
 
 
 def _clear(d: dict) -> bool:
-    """A valid target whose answer k is clear: k - 1 links miss it by at least _GAP."""
-    if not 0 < d["max_overhead_ratio"] < math.inf:
+    """A valid target whose answer k is clear: k - 1 links miss it by at least _GAP, and no count's
+    ratio lies within _GAP of the target. Where the NVLink stage dominates, every count gives the same
+    ratio, and a target drawn between two of them is that ratio to the last bit: an equivalent formula
+    one rounding away would answer otherwise."""
+    target = d["max_overhead_ratio"]
+    if not 0 < target < math.inf:
+        return False
+    if any(target / _GAP < _ratio(d, k) < target * _GAP for k in range(1, d["max_links"] + 1)):
         return False
     links = ref.min_ib_links(**d)
     return links < 2 or _ratio(d, links - 1) > _GAP * _ratio(d, links)
