@@ -1,7 +1,8 @@
 """Per-student HTML feedback pages (jinja2, autoescaped), rendered from the results.json dict.
 
-Only what results.json already shows a student goes in: item scores and each check's output.
-Nothing from reference/ or the declaration's keys or hidden domains is passed to the template.
+Only what results.json already shows a student goes in: item scores and each check's output, and
+the lateness recorded beside the score (a late penalty is a line of its own, the engine's score
+unchanged). Nothing from reference/ or the declaration's keys or hidden domains is passed to the template.
 """
 from __future__ import annotations
 
@@ -40,7 +41,16 @@ def render_feedback(title: str, student_id: str, results: dict) -> str:
     max_score = record.max_score
     return page_templates().get_template("feedback.html.j2").render(
         title=title, student=student_id, score=record.score, max_score=max_score,
-        note=record.output, items=items, tests=tests)
+        note=record.output, late=late_line(results, record.score, max_score), items=items, tests=tests)
+
+
+def late_line(results: dict, score: float, max_score: float) -> str:
+    """The lateness paragraph of a results dict ("" when its lab has no due date)."""
+    from autograder.classroom.deadlines import Lateness
+
+    meta = results.get("scalelabs") if isinstance(results.get("scalelabs"), dict) else {}
+    late = Lateness.from_json(meta.get("late"))
+    return late.line(score, max_score) if late else ""
 
 
 def write_atomic(path: Path, text: str) -> None:
