@@ -4,6 +4,7 @@
     scalelabs grade-batch ASSIGNMENT SUBMISSIONS_ROOT --jobs N [--out DIR] [--db URL] [--student ID ...] [--force]
     scalelabs forget ASSIGNMENT STUDENT ... [--out DIR] [--db URL]
     scalelabs report ASSIGNMENT [GRADES_DIR]
+    scalelabs feedback ASSIGNMENT [GRADES_DIR] --view before|after
     scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check
     scalelabs lint [LAB ...] | new-lab LAB_ID --module NAME | docs [--check]   (lab authors)
 
@@ -31,6 +32,20 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="Autograded ML-systems-at-scale labs: release, grade, grade a class.")
 err = Console(stderr=True)
 out = Console()
+
+
+VIEW_HELP = ("the feedback shown: before (the due date: no keys, explanations, reference values at hidden "
+             "inputs or student text) or after (everything); default: [feedback] native in scalelabs.toml")
+
+
+def _view(view: Optional[str], default: str) -> str:
+    from autograder.engine.config import VIEWS
+
+    if view is None:
+        return default
+    if view not in VIEWS:
+        fail(f"--view {view}: must be one of {', '.join(VIEWS)}")
+    return view
 
 
 UNSANDBOXED_HELP = ("grade even where no sandbox can run (bubblewrap or a separate user): student code then "
@@ -97,7 +112,8 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
           submission_dir: Path = typer.Argument(..., help="a folder shaped like release/ASSIGNMENT/"),
           student: Optional[str] = typer.Option(None, "--student", help=STUDENT_HELP + "; read from nbgrader's "
                                                 "submitted/ID/ or a Gradescope export when not given"),
-          as_json: bool = typer.Option(False, "--json", help="print Gradescope results.json"),
+          as_json: bool = typer.Option(False, "--json", help="print the record (results.json, both views)"),
+          view: Optional[str] = typer.Option(None, "--view", help=VIEW_HELP),
           allow_unsandboxed: bool = typer.Option(False, "--allow-unsandboxed", help=UNSANDBOXED_HELP),
           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Grade one submission (the course's scalelabs.toml applies when there is a course)."""
@@ -128,6 +144,7 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     _course(course, required=False)
     config = load_config()
     config = replace(config, allow_unsandboxed=allow_unsandboxed or config.allow_unsandboxed)
+    shown = _view(view, config.feedback.native)
     try:
         result = grade_submission(spec, submission_dir, student, config=config)
     except SandboxUnavailable as exc:
@@ -135,6 +152,7 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     if as_json:
         print(json.dumps(result.to_gradescope(), indent=1))
         return
+    result = result.view(shown)
     table = Table(title=f"{spec.title} — {student}")
     for col, justify in (("check", "left"), ("score", "right"), ("feedback", "left")):
         table.add_column(col, justify=justify, overflow="fold")
@@ -302,6 +320,28 @@ def report(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collec
 
 
 @app.command()
+def feedback(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
+             grades_dir: Optional[Path] = typer.Argument(None, help="what grade-batch wrote (default: grades/ASSIGNMENT)"),
+             view: Optional[str] = typer.Option(None, "--view", help=VIEW_HELP),
+             course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Write a graded class's feedback pages again in one view, from its results (no regrading): e.g.
+    after the due date, `--view after` releases everything to students graded with the before view."""
+    from autograder.classroom.feedback import rewrite_feedback
+    from autograder.engine.config import load_config
+
+    spec = _assignment(assignment)
+    grades_dir = grades_dir.resolve() if grades_dir else None
+    target = grades_dir or _grades_dir(_course(course, required=False), spec.id)
+    _folder(target, "grades folder")
+    chosen = _view(view, load_config().feedback.native)
+    try:
+        pages = rewrite_feedback(spec.title, target, chosen)
+    except ValueError as exc:
+        fail(str(exc))
+    out.print(f"{len(pages)} feedback pages ({chosen} the due date) in {target / 'feedback'}", highlight=False)
+
+
+@app.command()
 def release(assignments: Optional[List[str]] = typer.Argument(None, help="default: every lab"),
             course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Regenerate the course's stubs, source/ and release/, and register every released assignment in
@@ -318,8 +358,11 @@ def release(assignments: Optional[List[str]] = typer.Argument(None, help="defaul
 def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
           out_zip: Optional[Path] = typer.Option(None, "--out", help="default: dist/ASSIGNMENT-autograder.zip in the course"),
           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
-    """Build the Gradescope autograder zip with otter-grader."""
+    """Build the Gradescope autograder zip with otter-grader; print its path, the assignment's total
+    points and the upload steps."""
+    from autograder.doors.gradescope import upload_steps
     from autograder.doors.otter import build_zip
+    from autograder.engine.config import load_config
 
     out_zip = out_zip.resolve() if out_zip else None
     root = _course(course)
@@ -327,7 +370,9 @@ def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     release_dir = root / "release" / spec.id
     if not release_dir.is_dir():
         fail(f"{release_dir} does not exist: run `scalelabs release {spec.id}` first")
-    print(build_zip(spec.id, out_zip, assignment=spec, course=root))   # with the course's [grading] table
+    zip_path = build_zip(spec.id, out_zip, assignment=spec, course=root)   # with the course's [grading], [feedback]
+    print(zip_path)
+    print(upload_steps(spec, zip_path, load_config(root / "scalelabs.toml").feedback))
 
 
 @app.command()

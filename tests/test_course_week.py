@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
+from labs import load
 from autograder.classroom import samples
 from autograder.engine.config import COURSE_ID
 from labs import load
@@ -240,7 +241,9 @@ def test_otter_zip_is_built_in_the_course(week, tmp_path):
     course, _ = week
     done = run([BIN / "scalelabs", "otter", LAB, "--course", course], tmp_path, env_of(course))
     zip_path = course / "dist" / f"{LAB}-autograder.zip"
-    assert Path(done.stdout.strip()) == zip_path and zip_path.is_file()
+    assert Path(done.stdout.splitlines()[0]) == zip_path and zip_path.is_file()
+    total = next(line for line in done.stdout.splitlines() if line.startswith("total:"))
+    assert total == f"total: {load(LAB).total_points:g} points"
     names = zipfile.ZipFile(zip_path).namelist()
     assert "scalelabs/pyproject.toml" in names and "scalelabs/autograder/course.py" in names
     assert not list(tmp_path.rglob("*.zip")), "otter wrote where it was run, not into the course"

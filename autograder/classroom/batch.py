@@ -138,7 +138,8 @@ def grade_student(graded_as: str, folder: str, out_dir: str, sha: str, grader: d
         data = result.to_gradescope()
         data["scalelabs"] = {"assignment": _assignment.id, "student": student, "graded_as": graded_as,
                              "fingerprint": sha, "grader": grader, "max_score": result.max_score,
-                             "sandbox": result.sandbox_mode, "attention": list(result.attention)}
+                             "sandbox": result.sandbox_mode, "attention": list(result.attention),
+                             "view": _config.feedback.native}
         if (late or {}).get(student) is not None:
             data["scalelabs"]["late"] = late[student]
         _write_record(Path(out_dir), _assignment.title, student, data)
@@ -147,8 +148,8 @@ def grade_student(graded_as: str, folder: str, out_dir: str, sha: str, grader: d
 
 def _write_record(out_dir: Path, title: str, student: str, data: dict) -> None:
     """The student's feedback page, then their results file (which records the page's hash and marks
-    the student finished)."""
-    page = render_feedback(title, student, data)
+    the student finished), in the view the result records."""
+    page = render_feedback(title, student, data, data["scalelabs"].get("view", "after"))
     write_atomic(out_dir / "feedback" / f"{student}.html", page)
     data["scalelabs"]["feedback"] = _sha256(page.encode())
     write_atomic(out_dir / "results" / f"{student}.json", json.dumps(data, indent=1, sort_keys=True))
@@ -288,7 +289,7 @@ def _whole_feedback(out_dir: Path, title: str, student: str, data: dict) -> bool
     recorded = data["scalelabs"].get("feedback")
     if held is not None and recorded and _sha256(held) == recorded:
         return False
-    page = render_feedback(title, student, data)
+    page = render_feedback(title, student, data, data["scalelabs"].get("view", "after"))   # the view it was given
     if held == page.encode():
         return False
     write_atomic(path, page)

@@ -1,8 +1,10 @@
 """Per-student HTML feedback pages (jinja2, autoescaped), rendered from the results.json dict.
 
-Only what results.json already shows a student goes in: item scores and each check's output, and
-the lateness recorded beside the score (a late penalty is a line of its own, the engine's score
-unchanged). Nothing from reference/ or the declaration's keys or hidden domains is passed to the template.
+Only what results.json already shows a student goes in, in one view of the course's feedback policy
+(`[feedback] native`, autograder.engine.views): item scores and each check's output as that view
+shows it, and the lateness recorded beside the score (a late penalty is a line of its own, the engine's
+score unchanged). Nothing from reference/ or the declaration's keys or hidden domains is passed to the
+template.
 """
 from __future__ import annotations
 
@@ -31,9 +33,16 @@ def _status(score: float, max_score: float) -> str:
     return "partial" if score > 0 else "zero"
 
 
-def render_feedback(title: str, student_id: str, results: dict) -> str:
-    """The HTML page for one student's Gradescope-shaped results dict."""
-    record = Result.from_gradescope(results)
+# what a page of each view says about itself
+VIEW_NOTES = {"before": "Feedback before the due date: what failed, the worked examples and the public checks' "
+                        "counterexamples. The best answers, the explanations, the reference's values at hidden "
+                        "inputs and your code's own messages are shown after the due date.",
+              "after": ""}
+
+
+def render_feedback(title: str, student_id: str, results: dict, view: str = "after") -> str:
+    """The HTML page for one student's Gradescope-shaped results dict, in `view` ("before" or "after")."""
+    record = Result.from_gradescope(results).view(view)
     items = [{"name": item, "score": score, "max_score": max_score, "status": _status(score, max_score)}
              for item, (score, max_score) in record.item_scores().items()]
     tests = [{"name": t.name, "score": t.score, "max_score": t.max_score, "output": t.output,
@@ -41,7 +50,8 @@ def render_feedback(title: str, student_id: str, results: dict) -> str:
     max_score = record.max_score
     return page_templates().get_template("feedback.html.j2").render(
         title=title, student=student_id, score=record.score, max_score=max_score,
-        note=record.output, late=late_line(results, record.score, max_score), items=items, tests=tests)
+        note=record.output, view_note=VIEW_NOTES[view], late=late_line(results, record.score, max_score),
+        items=items, tests=tests)
 
 
 def late_line(results: dict, score: float, max_score: float) -> str:
@@ -61,5 +71,30 @@ def write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def write_feedback(path: Path, title: str, student_id: str, results: dict) -> None:
-    write_atomic(Path(path), render_feedback(title, student_id, results))
+def write_feedback(path: Path, title: str, student_id: str, results: dict, view: str = "after") -> None:
+    write_atomic(Path(path), render_feedback(title, student_id, results, view))
+
+
+def rewrite_feedback(title: str, grades_dir: Path, view: str) -> list[Path]:
+    """Render every student's page of a graded class again, in `view`, from its results/<student>.json
+    (the record keeps both views: staff release the after view without regrading). The result then
+    records the page's view and hash (grade-batch keeps a page whole in the view its result names).
+    ValueError names a results file that cannot be read."""
+    import hashlib
+    import json
+
+    grades_dir = Path(grades_dir)
+    written = []
+    for path in sorted((grades_dir / "results").glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            page = render_feedback(title, path.stem, data, view)
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{path} cannot be read as a scalelabs result: {exc}") from None
+        target = grades_dir / "feedback" / f"{path.stem}.html"
+        write_atomic(target, page)
+        if isinstance(data.get("scalelabs"), dict):
+            data["scalelabs"].update(view=view, feedback=hashlib.sha256(page.encode()).hexdigest())
+            write_atomic(path, json.dumps(data, indent=1, sort_keys=True))
+        written.append(target)
+    return written

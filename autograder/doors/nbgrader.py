@@ -9,7 +9,9 @@ submission, which nothing in the autograde run can write) with
 then replaces every grade cell's outputs with the item's feedback (stdout; the first graded item's
 also carries the engine's notes on the whole submission: the sandbox, what in the folder was not
 graded or was ignored) and its score as a float `execute_result`, which nbgrader's
-`determine_grade` reads as partial credit. The student's other
+`determine_grade` reads as partial credit. The feedback is the view `[feedback] nbgrader` of
+scalelabs.toml names (default "after": staff release nbgrader's feedback after grading; "before"
+leaves out keys, explanations, reference values and student text, autograder.engine.views). The student's other
 cells keep the outputs they saved (the sanitizing pass does not clear them), for the feedback page.
 """
 from __future__ import annotations
@@ -26,22 +28,8 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import DeduplicateIds, NbGraderPreprocessor
 from traitlets import Bool, List, Unicode
 
+from autograder.engine.views import item_feedback
 from labs import load
-
-
-def item_feedback(result, item: str) -> str:
-    """The item's tests with their scores and outputs; the first graded item's also carries the
-    result's notes on the whole submission (Result.output), which no item's tests hold."""
-    lines = []
-    for test in result.tests:
-        if test.item != item:
-            continue
-        lines.append(f"{test.name}  [{test.score:g}/{test.max_score:g}]")
-        if test.output:
-            lines.append("    " + str(test.output).rstrip().replace("\n", "\n    "))
-    if result.output and result.tests and item == result.tests[0].item:
-        lines.append(str(result.output).rstrip())
-    return "\n".join(lines) + "\n"
 
 
 def score_outputs(feedback: str, score: float, max_score: float, points: float) -> list:
@@ -80,6 +68,7 @@ class EngineScores(NbGraderPreprocessor):
                              f"scores come from the engine, a kernel would run the student's code as the grader")
 
     def preprocess(self, nb, resources):
+        from autograder.engine.config import load_config
         from autograder.engine.grade import grade_submission
 
         self.check_nothing_executes()
@@ -92,8 +81,11 @@ class EngineScores(NbGraderPreprocessor):
         # The whole course (classmates' submissions, the gradebook, release/) is out of the worker's
         # reach; the sandbox grades its own copy of the folder.
         course = Path(CourseDirectory(config=self.config).root).resolve()
-        result = grade_submission(self.assignment(info["assignment"]), folder, info["student"], secrets=[course])
+        config = load_config()
+        result = grade_submission(self.assignment(info["assignment"]), folder, info["student"], config=config,
+                                  secrets=[course])
         scores = result.item_scores()
+        result = result.view(config.feedback.nbgrader)
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if cell.cell_type != "code" or not meta.get("grade"):

@@ -5,14 +5,27 @@
    max score (and proves the reference earns full marks);
 2. writes one exception-based otter test file per item, one `test_case` per engine test with its
    points (questions are `all_or_nothing`, a single case: no format-check share);
-3. runs `otter generate` with the provided modules as support files (the student's module is a
-   student file: it is never in the zip, so the student's version is graded) and an
-   otter_config.json naming the `EngineOverride` plugin;
-4. appends the scalelabs source (autograder/, reference/, pyproject) under `scalelabs/` and a
+3. runs `otter generate` with one support file, `scalelabs_upload.py` (see "A zipped folder"), and
+   an otter_config.json naming the `EngineOverride` plugin with the course's `[grading]` and
+   `[feedback]` tables;
+4. appends the provided modules under `scalelabs_provided/` (the plugin puts them beside the
+   student's module; the student's module is never in the zip, so the student's version is graded),
+   the scalelabs source (autograder/, reference/, pyproject) under `scalelabs/` and a
    requirement that installs it on Gradescope (`otter run` uses the current environment), and
    extends otter's setup.sh and run_autograder (see `harden_zip`): bubblewrap installed for the
    sandbox, and the lockdown script that makes the engine, reference, tests and config readable by
    root only (where bwrap cannot run, the engine's worker runs as another, unprivileged uid).
+
+What students see is `autograder.doors.gradescope.results_json` (scores at once, details per the
+feedback policy and Gradescope's `visibility`), written through `EngineResults`, which replaces
+otter's own results.json; over the course's submission limit a submission is not graded.
+
+A zipped folder: students often zip their assignment folder, so the upload holds
+`lab06_collectives/...` instead of the files. otter picks the file to grade before any plugin runs,
+from the top of the submission (one notebook, else exactly one .py), and stopped with "More than one
+Python file found in submission" where the provided modules were its support files. The zip's only
+support file is `scalelabs_upload.py`: with the notebook at the top otter takes the notebook; with a
+folder it takes this file, and the plugin grades the folder holding the assignment (`graded_folder`).
 
 Trust: otter executes the notebook in a kernel as the grading user and unpickles what that kernel
 dumps (its results, its log records) in otter's own process, so anything the student's code runs
@@ -35,13 +48,14 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 from otter.plugins import AbstractOtterPlugin
 
 from autograder.build.publictests import CODE_TEMPLATES
 from autograder.course import course_root, package_dirs
-from autograder.engine.config import config_from_table, course_table
+from autograder.engine.config import config_from_table, course_document, feedback_from_table
 from autograder.engine.sandbox import SandboxUnavailable
 from autograder.engine.spec import Assignment
 from labs import load
@@ -51,6 +65,12 @@ AUTOGRADER_DIR = "/autograder"  # otter's default autograder_dir, where Gradesco
 INSTALL_DIR = f"{AUTOGRADER_DIR}/source/scalelabs"
 LOCKDOWN = "scalelabs_lockdown.sh"
 LOCKDOWN_SCRIPT = Path(__file__).with_name(LOCKDOWN)
+
+PROVIDED_DIR = "scalelabs_provided"   # the provided modules in the zip (source/ on Gradescope)
+UPLOAD_ENTRY = "scalelabs_upload.py"  # the zip's one support file (module docstring: "A zipped folder")
+UPLOAD_ENTRY_TEXT = ('"""Put here by the scalelabs autograder so that otter grades an upload holding the assignment\'s '
+                     'folder; never graded."""\n')
+METADATA = "submission_metadata.json"   # Gradescope's, beside source/ and submission/
 
 _TEST_TEMPLATE = CODE_TEMPLATES.get_template("otter_test.py.j2")
 UNSCORED = f"not scored: the scalelabs engine did not run (otter plugin {PLUGIN} missing from otter_config.json)"
@@ -82,13 +102,15 @@ def write_tests(assignment: Assignment, result, tests_dir: Path) -> None:
         (tests_dir / f"{item}.py").write_text(test_file_source(assignment, item, tests))
 
 
-def otter_config(assignment_id: str, declaration: str = "", grading: dict | None = None) -> dict:
-    """otter's config: the plugin names the assignment and carries the course's `[grading]` table
-    (scalelabs.toml is not in the zip), so Gradescope grades with the course's settings."""
-    plugin_config = {"assignment": assignment_id, "grading": dict(grading or {})}
+def otter_config(assignment_id: str, declaration: str = "", grading: dict | None = None,
+                 feedback: dict | None = None) -> dict:
+    """otter's config: the plugin names the assignment and carries the course's `[grading]` and
+    `[feedback]` tables (scalelabs.toml is not in the zip), so Gradescope grades and shows feedback
+    with the course's settings. Visibility is the plugin's (EngineResults), not otter's show_hidden."""
+    plugin_config = {"assignment": assignment_id, "grading": dict(grading or {}), "feedback": dict(feedback or {})}
     if declaration:
         plugin_config["declaration"] = declaration
-    return {"lang": "python", "show_hidden": True, "plugins": [{PLUGIN: plugin_config}]}
+    return {"lang": "python", "plugins": [{PLUGIN: plugin_config}]}
 
 
 def harden_scripts(setup_sh: str, run_autograder: str) -> tuple[str, str]:
@@ -130,6 +152,13 @@ def harden_zip(zip_path: Path) -> None:
         zf.write(LOCKDOWN_SCRIPT, LOCKDOWN)
 
 
+def add_provided(zip_path: Path, release_dir: Path, assignment: Assignment) -> None:
+    """The provided modules (`Assignment.provided`, as released) under PROVIDED_DIR/ of the zip."""
+    with zipfile.ZipFile(zip_path, "a", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name in assignment.provided:
+            zf.write(release_dir / f"{name}.py", f"{PROVIDED_DIR}/{name}.py")
+
+
 def add_scalelabs_source(zip_path: Path, course: Path | None = None) -> None:
     """The engine's source under scalelabs/ (staff-only zip), installable with pip: the installed
     packages, with the course's pyproject.toml and README.md (the course is a clone of scalelabs)."""
@@ -154,26 +183,28 @@ def build_zip(assignment_id: str, dest: Path | None = None, *, assignment: Assig
     if assignment is None:
         assignment = load(assignment_id)
     course = course_root(course)
-    grading, where = course_table(course / "scalelabs.toml")
+    document, where = course_document(course / "scalelabs.toml")
+    grading, feedback = document.get("grading", {}), document.get("feedback", {})
     config_from_table(grading, where)  # a bad setting stops the build, not every student's run
+    feedback_from_table(feedback, where)
     release_dir = Path(release_dir or course / "release" / assignment_id)
     dest = Path(dest or course / "dist" / f"{assignment_id}-autograder.zip").resolve()
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="scalelabs-otter-") as tmp:
         work = Path(tmp)
         write_tests(assignment, reference_result(assignment, release_dir, work), work / "tests")
-        (work / "otter_config.json").write_text(json.dumps(otter_config(assignment_id, declaration, grading), indent=2))
+        (work / "otter_config.json").write_text(json.dumps(otter_config(assignment_id, declaration, grading, feedback),
+                                                           indent=2))
         (work / "requirements.txt").write_text(f"{INSTALL_DIR}\n")
-        files = []
-        for name in assignment.provided:
-            shutil.copyfile(release_dir / f"{name}.py", work / f"{name}.py")
-            files.append(f"{name}.py")
+        (work / UPLOAD_ENTRY).write_text(UPLOAD_ENTRY_TEXT)
+        files = [UPLOAD_ENTRY]
         otter = str(Path(tool_env()["PATH"].split(":")[0]) / "otter")
         done = subprocess.run([otter, "generate", "-t", "tests", "-o", str(dest), "-c", "otter_config.json",
                                "-r", "requirements.txt", "--no-environment", "--python-version", "3.11", *files],
                               cwd=work, capture_output=True, text=True, env=tool_env())
         if done.returncode != 0:
             raise RuntimeError(f"otter generate failed:\n{done.stdout}\n{done.stderr}")
+    add_provided(dest, release_dir, assignment)
     add_scalelabs_source(dest, course)
     harden_zip(dest)
     return dest
@@ -197,21 +228,44 @@ class EngineOverride(AbstractOtterPlugin):
 
     def before_grading(self, config):
         from autograder.engine.grade import grade_submission
+        from autograder.doors.gradescope import over_limit
         self.assignment = self._assignment()
-        folder = Path(self.submission_path).parent
-        # The zip's contents (tests, this engine, the reference) are secrets the unprivileged-user
-        # sandbox verifies out of the worker's reach; no sandbox at all stops the run (SandboxUnavailable
-        # propagates): zeros for the whole class would hide a setup fault from the staff.
-        secrets = [p for p in (Path(AUTOGRADER_DIR) / "source",) if p.exists()]
+        self.student = student_of(self.submission_metadata)
+        top = Path(self.submission_path).parent          # otter's submission/ folder
+        autograder_dir = top.parent                      # /autograder on Gradescope
+        self.result, self.error, self.limited = None, "", None
         try:
             config = config_from_table(self.plugin_config.get("grading", {}), "otter_config.json [grading]")
-            self.result, self.error = grade_submission(self.assignment, folder, student_of(self.submission_metadata),
-                                                       config=config, secrets=secrets), ""
-        except SandboxUnavailable:
-            raise
-        except Exception as error:  # noqa: BLE001  (the grader never crashes on a submission)
-            self.result, self.error = None, f"the scalelabs engine could not grade this submission: {error}"
-        strip_submission(folder, Path(self.submission_path), keep={f"{name}.py" for name in self.assignment.provided})
+            self.policy = feedback_from_table(self.plugin_config.get("feedback", {}), "otter_config.json [feedback]")
+            config = replace(config, feedback=self.policy)
+        except ValueError as error:   # a zip built by hand: say so in every result rather than crash
+            from autograder.engine.config import FeedbackPolicy
+            self.policy, self.error = FeedbackPolicy(), f"the autograder's settings are invalid: {error}"
+        else:
+            self.limited = over_limit(self.submission_metadata, self.policy)
+        folder = graded_folder(top, self.assignment)
+        if self.limited is None and not self.error:
+            # The zip's contents (tests, this engine, the reference) and Gradescope's metadata (earlier
+            # results, in full) are secrets the unprivileged-user sandbox verifies out of the worker's
+            # reach; no sandbox at all stops the run (SandboxUnavailable propagates): zeros for the
+            # whole class would hide a setup fault from the staff.
+            secrets = [p for p in (autograder_dir / "source", autograder_dir / METADATA, Path(AUTOGRADER_DIR) / "source")
+                       if p.exists()]
+            if folder is None:
+                self.error = (f"the upload holds neither {self.assignment.module}.py nor {self.assignment.id}.ipynb, at its top "
+                              f"or in one folder: upload those files of your {self.assignment.id} folder (or that one "
+                              "folder, zipped)")
+            else:
+                put_provided(folder, autograder_dir / "source" / PROVIDED_DIR, self.assignment.provided)
+                if folder == top:   # otter's copy of the support file is not the student's
+                    (top / UPLOAD_ENTRY).unlink(missing_ok=True)
+                try:
+                    self.result = grade_submission(self.assignment, folder, self.student, config=config, secrets=secrets)
+                except SandboxUnavailable:
+                    raise
+                except Exception as error:  # noqa: BLE001  (the grader never crashes on a submission)
+                    self.error = f"the scalelabs engine could not grade this submission: {error}"
+        strip_submission(top, Path(self.submission_path), keep=set())
         skip_kernel()
 
     def before_execution(self, submission):
@@ -219,7 +273,61 @@ class EngineOverride(AbstractOtterPlugin):
         return nbformat.v4.new_notebook()
 
     def after_grading(self, results):
+        from autograder.doors.gradescope import results_json
         engine_results(results, self.assignment, self.result, self.error)
+        results.__class__ = EngineResults
+        results.scalelabs_json = self.limited or results_json(self.assignment, self.result, self.policy,
+                                                              self.student, self.error)
+
+
+def graded_folder(top: Path, assignment: Assignment) -> Path | None:
+    """The folder holding the assignment in otter's submission folder `top`: `top` itself when the
+    student's module or notebook lies there, else the one folder below (two levels at most: a zip of
+    `Downloads/lab06_collectives/`) that holds them; None where there is none, or several. Links are
+    never followed; a macOS zip's `__MACOSX/` is not a folder of the student's."""
+    wanted = (f"{assignment.module}.py", f"{assignment.id}.ipynb")
+
+    def holds(folder: Path) -> bool:
+        return any((folder / name).is_file() and not (folder / name).is_symlink() for name in wanted)
+
+    if holds(top):
+        return top
+    level, found = [top], []
+    for _ in range(2):
+        level = [entry for folder in level for entry in sorted(folder.iterdir())
+                 if entry.is_dir() and not entry.is_symlink() and entry.name not in ("tests", "__MACOSX", "__pycache__")]
+        found = [folder for folder in level if holds(folder)]
+        if found:
+            break
+    return found[0] if len(found) == 1 else None
+
+
+def put_provided(folder: Path, provided_dir: Path, names) -> None:
+    """The provided modules as the zip carries them, over whatever the upload holds under their names
+    (a student's edited or missing `_domain.py` grades like the released one, as on every door)."""
+    for name in names:
+        source, target = provided_dir / f"{name}.py", folder / f"{name}.py"
+        if not source.is_file():
+            continue
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        elif target.is_symlink():
+            target.unlink()
+        shutil.copyfile(source, target)
+
+
+try:
+    from otter.test_files import GradingResults as _GradingResults
+except ImportError:   # otter is the door's dependency, not the engine's
+    _GradingResults = object
+
+
+class EngineResults(_GradingResults):
+    """otter's results object whose results.json is ours (`scalelabs_json`, set by after_grading):
+    per-item scores visible at once, the detail per the feedback policy (autograder.doors.gradescope)."""
+
+    def to_gradescope_dict(self, ag_config) -> dict:
+        return self.scalelabs_json
 
 
 def skip_kernel() -> None:
@@ -243,9 +351,8 @@ def _without_kernel(submission_path, *, plugin_collection=None, **_otter_options
 
 def strip_submission(folder: Path, notebook: Path, keep: set[str]) -> None:
     """Remove every student file from the submission folder otter executes in (the kernel's cwd is
-    first on its sys.path), keeping otter's tests/ and __init__.py and the provided modules otter
-    copied in; the notebook (or the script otter took for one) becomes empty: otter reads it again
-    before executing."""
+    first on its sys.path), keeping otter's tests/ and __init__.py (and `keep`); the notebook (or the
+    script otter took for one) becomes empty: otter reads it again before executing."""
     import nbformat
     keep = keep | {"tests", "__init__.py", notebook.name}
     for entry in folder.iterdir():

@@ -7,7 +7,10 @@ executed); anything but number literals scores 0 with a reason. The check is sta
 trusted: it runs in the grader, not in the sandbox, and measures the design with reference/.
 Each declared constraint earns an equal share of the points, and the feedback names every
 constraint, met or missed, with the number computed for the student's design. Several designs
-meet every constraint, so no key exists to leak.
+meet every constraint, so no key exists to leak; but the numbers the reference computes for the
+student's own design (a breakeven, a memory footprint) answer the question on the next try, so the
+view before the due date (`ChallengeGrade.brief`) says only which constraints are met unless the
+course shows reference values (`[feedback.before] reference_values`).
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import math
 from typing import Mapping, NamedTuple, Sequence
 
 from autograder.engine import scoring
+from autograder.engine.config import BeforeView
 from autograder.engine.questions import answer_cell, assigned_value
 from autograder.engine.spec import DesignChallenge, Field, Invalid, Verdict   # the declaration; labs import it here
 from autograder.engine.submission import Submission
@@ -27,6 +31,7 @@ class ChallengeGrade(NamedTuple):
     score: float
     feedback: str
     answer: str = ""   # the design graded, "tp=8 pp=4 microbatches=16"; "" when none could be read
+    brief: str | None = None   # the feedback before the due date, where it differs
 
 
 def _shown(value) -> str:
@@ -123,10 +128,12 @@ def parse_design(source: str, challenge: DesignChallenge) -> tuple[dict | None, 
     return design, ""
 
 
-def grade_design(challenge: DesignChallenge, design: Mapping[str, float], show_expected: bool = True) -> ChallengeGrade:
+def grade_design(challenge: DesignChallenge, design: Mapping[str, float], show_expected: bool = True,
+                 before: BeforeView = BeforeView()) -> ChallengeGrade:
     """Points: an equal share per constraint met. The check is trusted but a design may still
     reach a reference function's input check: any failure scores 0 with a reason, never a crash.
-    A verdict's `expected` part is shown only with `show_expected` (the course's setting)."""
+    A verdict's `expected` part is shown only with `show_expected` (the course's setting); before the
+    due date its detail and expected part only with `before.reference_values`."""
     answer = design_text(design)
     try:
         verdicts = list(challenge.check(dict(design)))
@@ -142,22 +149,28 @@ def grade_design(challenge: DesignChallenge, design: Mapping[str, float], show_e
     share = challenge.points / len(challenge.constraints)
     score = round(sum(share for v in verdicts if v.met), scoring.DIGITS)
     met = sum(v.met for v in verdicts)
-    lines = [f"design {answer}: {met} of {len(verdicts)} constraints met"]
-    lines += [f"  {'met' if v.met else 'MISSED'}: {c}: {v.detail}" + (f"; {v.expected}" if show_expected and v.expected else "")
-              for c, v in zip(challenge.constraints, verdicts)]
-    return ChallengeGrade(score, "\n".join(lines), answer)
+    head = f"design {answer}: {met} of {len(verdicts)} constraints met"
+    full = "\n".join([head] + [f"  {'met' if v.met else 'MISSED'}: {c}: {v.detail}"
+                                + (f"; {v.expected}" if show_expected and v.expected else "")
+                                for c, v in zip(challenge.constraints, verdicts)])
+    if before.reference_values:
+        return ChallengeGrade(score, full, answer)
+    brief = "\n".join([head] + [f"  {'met' if v.met else 'MISSED'}: {c}" for c, v in zip(challenge.constraints, verdicts)]
+                       + ["(the numbers your design gives are shown after the due date)"])
+    return ChallengeGrade(score, full, answer, brief)
 
 
-def grade_answer(challenge: DesignChallenge, source: str, show_expected: bool = True) -> ChallengeGrade:
+def grade_answer(challenge: DesignChallenge, source: str, show_expected: bool = True,
+                 before: BeforeView = BeforeView()) -> ChallengeGrade:
     """The grade of one answer cell's source: 0 with the reason when it is not a well-formed design."""
     design, problem = parse_design(source, challenge)
-    return ChallengeGrade(0.0, problem) if design is None else grade_design(challenge, design, show_expected)
+    return ChallengeGrade(0.0, problem) if design is None else grade_design(challenge, design, show_expected, before)
 
 
 def grade_challenges(challenges: Sequence[DesignChallenge], submission: Submission,
-                     show_expected: bool = True) -> list[ChallengeGrade]:
+                     show_expected: bool = True, before: BeforeView = BeforeView()) -> list[ChallengeGrade]:
     """Each challenge's grade from the submission's notebook, read once (its record; the same
-    bounded reader as the questions')."""
+    bounded reader as the questions'); `before`: what the before view (ChallengeGrade.brief) shows."""
     if not challenges:
         return []
     if submission.cells is None:
@@ -168,5 +181,5 @@ def grade_challenges(challenges: Sequence[DesignChallenge], submission: Submissi
         if source is None:
             grades.append(ChallengeGrade(0.0, f"no answer cell for {challenge.id} was found in {submission.notebook}"))
             continue
-        grades.append(grade_answer(challenge, source, show_expected))
+        grades.append(grade_answer(challenge, source, show_expected, before))
     return grades

@@ -20,11 +20,12 @@ from hypothesis import reject
 from hypothesis.errors import HypothesisException
 
 from autograder.engine.compare import normalise, values_match
-from autograder.engine.config import GradingConfig
+from autograder.engine.config import BeforeView, GradingConfig
 from autograder.engine.diagnose import diagnose, feedback_line
 from autograder.engine.draw import run_drawn
 from autograder.engine.sandbox import Sandbox, StudentError
 from autograder.engine.spec import Assignment, FunctionItem, Property
+from autograder.engine.views import error_text, printed
 
 REFERENCE_REJECTS = (ValueError, ArithmeticError)  # the reference says: not a valid input
 
@@ -37,6 +38,7 @@ class CheckOutcome:
     output: str
     hidden: "HiddenStats | None" = None   # the hidden check only: how the student did on its inputs
     misconception: str = ""               # the named wrong model (autograder.engine.diagnose), if any
+    brief: str | None = None              # the output before the due date, where it differs (autograder.engine.views)
 
 
 @dataclass(frozen=True)
@@ -146,7 +148,8 @@ class StudentFunction:
             value = self.prefetched[key] if key in self.prefetched else self.sandbox.call(self.name, kwargs)
         except StudentError as exc:
             if exc.kind == "wrong_type":
-                exc = StudentError(f"{exc.message}, expected {self.expected}", "wrong_type", output=exc.output)
+                exc = StudentError(f"{exc.message}, expected {self.expected}", "wrong_type", output=exc.output,
+                                   reported=exc.reported, exc_type=exc.exc_type, where=exc.where)
             self.calls.append((kwargs, None, exc))
             if exc.fatal or exc.kind in ("not_implemented", "memory"):
                 self.abort = Abort(exc, kwargs)
@@ -223,32 +226,49 @@ class StudentFunction:
         others: zero_when appends the one it changes), then any the signature does not name."""
         return format_call(self.name, {k: kwargs[k] for k in self.params if k in kwargs} | kwargs)
 
-    def describe_calls(self, limit: int = 3) -> list[str]:
+    def error_text(self, error: StudentError, before: BeforeView | None) -> str:
+        """The error as the after view (before=None) or the before view shows it."""
+        return error.message if before is None else error_text(error, self.sandbox, before)
+
+    def describe_calls(self, limit: int = 3, before: BeforeView | None = None) -> list[str]:
+        """The current example's calls (a counterexample), in the after view or, given `before`, the before view."""
         lines = []
         for kwargs, value, error in self.calls[:limit]:
             like = {"a string": "", "True or False": True}.get(self.expected, 0.0)
-            result = error.message if error else f"returned {show(value, like)}"
+            result = self.error_text(error, before) if error else f"returned {show(value, like)}"
             lines.append(f"{self.call_text(kwargs)} {result}")
-            if error and error.output:
-                lines.append(f"  it printed: {error.output[:300]}")
+            if error and (said := printed(error, before)):
+                lines.append(f"  it printed: {said[:300]}")
         if len(self.calls) > limit:
             lines.append(f"(and {len(self.calls) - limit} more calls)")
         return lines
 
 
-def aborted_outcome(kind: str, name: str, abort: Abort, student_fn: StudentFunction) -> CheckOutcome:
+def _brief(full: str, brief: str) -> str | None:
+    return None if brief == full else brief
+
+
+def aborted_outcome(kind: str, name: str, abort: Abort, student_fn: StudentFunction, public: bool = True,
+                    before: BeforeView = BeforeView()) -> CheckOutcome:
+    """The check stopped the item (a dead worker, the budget, not implemented). The before view names
+    the input only for a public check (or where the course shows hidden inputs)."""
     where = f" on {student_fn.call_text(abort.kwargs)}" if abort.kwargs else ""
-    return CheckOutcome(kind, name, False, f"{abort.error.message}{where}")
+    full = f"{abort.error.message}{where}"
+    brief = student_fn.error_text(abort.error, before) + (where if public or before.hidden_inputs else "")
+    return CheckOutcome(kind, name, False, full, brief=_brief(full, brief))
 
 
-def run_example(student_fn: StudentFunction, label: str, kwargs: dict, item: FunctionItem) -> CheckOutcome:
+def run_example(student_fn: StudentFunction, label: str, kwargs: dict, item: FunctionItem,
+                before: BeforeView = BeforeView()) -> CheckOutcome:
     name = f"worked example ({label})"
     expected = normalise(student_fn.reference_fn(**kwargs))
     student_fn.calls = []
     try:
         got = student_fn(**kwargs)
     except StudentError as exc:
-        return CheckOutcome("example", name, False, f"{student_fn.call_text(kwargs)} {exc.message}")
+        call = student_fn.call_text(kwargs)
+        return CheckOutcome("example", name, False, f"{call} {exc.message}",
+                            brief=_brief(f"{call} {exc.message}", f"{call} {student_fn.error_text(exc, before)}"))
     student_fn.observed[call_key(kwargs)] = (kwargs, got)
     if values_match(expected, got, item.rel_tol, item.abs_tol):
         return CheckOutcome("example", name, True, f"{student_fn.call_text(kwargs)} = {show(got)}")
@@ -287,11 +307,13 @@ def hidden_stats(student_fn: StudentFunction, item: FunctionItem, drawn: list[tu
 
 
 def run_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, max_examples: int,
-               show_expected: bool) -> CheckOutcome:
+               show_expected: bool, before: BeforeView = BeforeView()) -> CheckOutcome:
     """The differential check: student vs reference on drawn inputs, under the item's tolerance.
 
     The student's values for all drawn inputs come in one round trip (the reference value is
-    computed once per input); hypothesis only shrinks a failure already found."""
+    computed once per input); hypothesis only shrinks a failure already found. Its before view
+    (`hidden_brief`) says how many inputs match, never the input or the reference's value unless the
+    course shows them."""
     name = "hidden checks"
     last: dict[str, Any] = {}
     expected_of: dict[str | None, Any] = {}     # call key -> reference value, for the drawn inputs
@@ -335,21 +357,49 @@ def run_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, max_e
     else:
         return CheckOutcome("hidden", name, True, f"{max_examples} hidden inputs match the reference",
                             stats[0] if stats else None)
+    stat = stats[0] if stats else None
+    full = _hidden_text(student_fn, item, last, show_expected, None)
+    return CheckOutcome("hidden", name, False, full, stat,
+                        brief=_brief(full, hidden_brief(student_fn, item, last, show_expected, stat, before)))
+
+
+def _hidden_text(student_fn: StudentFunction, item: FunctionItem, last: dict, show_expected: bool,
+                 before: BeforeView | None) -> str:
+    """The failing hidden input (shrunk), what the student's function did there and, with
+    `show_expected`, the reference's value: the after view (before=None), or the before view's detail."""
     call = student_fn.call_text(last["kwargs"])
     if last["error"] is not None:
-        return CheckOutcome("hidden", name, False, f"{call} {last['error'].message}", stats[0] if stats else None)
+        return f"{call} {student_fn.error_text(last['error'], before)}"
     lines = [f"{call} returned {show(last['got'], last['expected'])}"]
-    if show_expected:
+    if show_expected and (before is None or before.reference_values):
         numeric = isinstance(last["expected"], (int, float)) and not isinstance(last["expected"], bool)
         tolerance = f" (tolerance: relative {item.rel_tol:g}, absolute {item.abs_tol:g})" if numeric else ""
         lines.append(f"expected {show(last['expected'])}{tolerance}")
     else:
         lines.append("which does not match the reference value")
-    return CheckOutcome("hidden", name, False, "\n".join(lines), stats[0] if stats else None)
+    return "\n".join(lines)
 
 
-def run_property(student_fn: StudentFunction, prop: Property, seed: int, max_examples: int) -> CheckOutcome:
-    """A named property over its own strategy; on failure: its meaning and the shrunk counterexample."""
+def hidden_brief(student_fn: StudentFunction, item: FunctionItem, last: dict, show_expected: bool,
+                 stats: "HiddenStats | None", before: BeforeView) -> str:
+    """A failed hidden check before the due date: on how many of its inputs the function differs and,
+    for an error, its type and the student's own line; the input and the reference's value only where
+    the course shows them ([feedback.before] hidden_inputs, reference_values)."""
+    differs = stats.total - stats.matched if stats is not None else 0
+    head = (f"does not match the reference on {differs} of {stats.total} hidden inputs" if differs
+            else "does not match the reference on a hidden input")
+    if before.hidden_inputs or before.reference_values:
+        return f"{head}; one of them:\n{_hidden_text(student_fn, item, last, show_expected, before)}"
+    if last["error"] is not None:
+        return f"{head}; on one it {student_fn.error_text(last['error'], before)}"
+    return head
+
+
+def run_property(student_fn: StudentFunction, prop: Property, seed: int, max_examples: int,
+                 before: BeforeView = BeforeView()) -> CheckOutcome:
+    """A named property over its own strategy; on failure: its meaning and the shrunk counterexample.
+    Before the due date (`property_text`) a hidden property shows its meaning, and its counterexample
+    and check only where the course shows hidden inputs and reference values."""
     last: dict[str, Any] = {}
 
     def body(drawn: Any) -> None:
@@ -357,7 +407,8 @@ def run_property(student_fn: StudentFunction, prop: Property, seed: int, max_exa
         try:
             prop.check(student_fn, drawn)
         except Exception as exc:
-            last.update(drawn=drawn, error=exc, calls=student_fn.describe_calls())
+            last.update(drawn=drawn, error=exc, calls=student_fn.describe_calls(),
+                        brief_calls=student_fn.describe_calls(before=before))
             raise
 
     student_fn.reject_reference_errors = True
@@ -375,14 +426,29 @@ def run_property(student_fn: StudentFunction, prop: Property, seed: int, max_exa
         student_fn.reject_reference_errors = False
     if not last:
         return CheckOutcome("property", prop.name, False, f"{PROPERTY_FAILED}{prop.meaning}")
+    full = property_text(student_fn, prop, last, None)
+    return CheckOutcome("property", prop.name, False, full, brief=_brief(full, property_text(student_fn, prop, last, before)))
+
+
+def property_text(student_fn: StudentFunction, prop: Property, last: dict, before: BeforeView | None) -> str:
+    """A failed property: its meaning (always), the counterexample's calls and the check's message, in
+    the after view (before=None) or the before view."""
     error = last["error"]
-    lines = [f"{PROPERTY_FAILED}{prop.meaning}", "Counterexample:"]
-    lines += [f"  {c}" for c in last["calls"]] or [f"  {student_fn.call_text(last['drawn'])}"]
+    lines = [f"{PROPERTY_FAILED}{prop.meaning}"]
+    hidden = before is not None and not prop.public
+    if not hidden or before.hidden_inputs:
+        lines.append("Counterexample:")
+        lines += [f"  {c}" for c in last["calls" if before is None else "brief_calls"]] \
+            or [f"  {student_fn.call_text(last['drawn'])}"]
+    elif isinstance(error, StudentError):
+        lines.append(f"On one of its inputs your function {student_fn.error_text(error, before)}")
     if isinstance(error, AssertionError) and str(error):
-        lines.append(f"Check: {str(error)[:300]}")
+        if not hidden or before.reference_values:   # a hidden property's check may state reference numbers
+            lines.append(f"Check: {str(error)[:300]}")
     elif not isinstance(error, (AssertionError, StudentError)):
-        lines.append(f"(the check stopped with {type(error).__name__}: {str(error)[:200]})")
-    return CheckOutcome("property", prop.name, False, "\n".join(lines))
+        said = f": {str(error)[:200]}" if before is None or before.student_text else ""
+        lines.append(f"(the check stopped with {type(error).__name__}{said})")
+    return "\n".join(lines)
 
 
 def planned_checks(item: FunctionItem) -> list[tuple[str, str]]:
@@ -391,53 +457,116 @@ def planned_checks(item: FunctionItem) -> list[tuple[str, str]]:
             + [("property", p.name) for p in item.properties])
 
 
+class ItemGrading:
+    """The checks of one function item, run in two phases: `run(public=True)` (the item's import and
+    signature, its worked examples and public properties), then `run(public=False)` (the hidden check
+    and hidden properties). A submission runs every item's public phase before any item's hidden
+    phase (autograder.engine.grade), so no value the before view shows of a public check (a returned
+    value, a counterexample) comes from a worker that has seen a hidden input. `outcomes()` gives
+    them in declaration order; item-level failures (import, missing function, signature) give one
+    outcome of kind "item"; an abort fails the remaining checks with its reason. Each outcome carries
+    the before view of its text where it differs (config.feedback.before)."""
+
+    def __init__(self, assignment: Assignment, item: FunctionItem, sandbox: Sandbox, student_id: str,
+                 config: GradingConfig, show_expected: bool):
+        self.item, self.sandbox = item, sandbox
+        self.before = before = config.feedback.before
+        self.reference_fn = getattr(assignment.reference, item.name)
+        self.item_outcome: CheckOutcome | None = None
+        self.student_fn: StudentFunction | None = None
+        self.done: dict[int, CheckOutcome] = {}
+
+        def fn() -> StudentFunction:   # set by _start, before any check runs
+            return self.student_fn
+        # (kind, name, public: its inputs and values are the student's to see, run)
+        self.runs: list[tuple[str, str, bool, Callable[[], CheckOutcome]]] = []
+        for ex in item.examples:
+            self.runs.append(("example", f"worked example ({ex.label})", True,
+                              lambda ex=ex: run_example(fn(), ex.label, dict(ex.kwargs), item, before)))
+        hidden_n = item.hidden_examples or config.hidden_examples
+        self.runs.append(("hidden", "hidden checks", False, lambda: run_hidden(
+            fn(), item, seed_for(assignment.id, student_id, item.name, "hidden"), hidden_n, show_expected, before)))
+        for prop in item.properties:
+            self.runs.append(("property", prop.name, prop.public, lambda prop=prop: run_property(
+                fn(), prop, seed_for(assignment.id, student_id, item.name, prop.name),
+                prop.max_examples or config.property_examples, before)))
+
+    def _start(self) -> bool:
+        """Import and signature; False (and the item's one outcome) when the item cannot be graded."""
+        before, item, sandbox = self.before, self.item, self.sandbox
+        try:
+            if not sandbox.alive or not sandbox.imported:
+                sandbox.restart() if sandbox.imported else sandbox.load()
+            params = sandbox.signature(item.name)
+        except StudentError as exc:
+            brief = error_text(exc, sandbox, before)
+            self.item_outcome = CheckOutcome("item", "not graded", False, exc.message, brief=_brief(exc.message, brief))
+            return False
+        expected_params = list(inspect.signature(self.reference_fn).parameters)
+        if params != expected_params:
+            expected = f"expected ({', '.join(expected_params)}) in this order"
+            full = f"{item.name} has parameters ({', '.join(params)}); {expected}"
+            # the names come from the worker's reply: student text, like a message
+            brief = full if before.student_text else f"{item.name} has other parameters; {expected}"
+            self.item_outcome = CheckOutcome("item", "wrong signature", False, full, brief=_brief(full, brief))
+            return False
+        self.student_fn = StudentFunction(sandbox, item.name, self.reference_fn, expected_params)
+        return True
+
+    def run(self, public: bool) -> None:
+        """Run the checks of one phase (the first call also imports and reads the signature)."""
+        if self.item_outcome is not None or (self.student_fn is None and not self._start()):
+            return
+        student_fn, before = self.student_fn, self.before
+        for index, (kind, name, is_public, run) in enumerate(self.runs):
+            if is_public != public:
+                continue
+            if student_fn.abort is not None:
+                full = f"not run: {student_fn.abort.error.message}"
+                brief = f"not run: {student_fn.error_text(student_fn.abort.error, before)}"
+                self.done[index] = CheckOutcome(kind, name, False, full, brief=_brief(full, brief))
+                continue
+            if not public and not (self.sandbox.alive and self.sandbox.imported):
+                try:   # another item's check left the worker dead: this phase needs one
+                    self.sandbox.restart() if self.sandbox.imported else self.sandbox.load()
+                except StudentError as exc:
+                    student_fn.abort = Abort(exc, {})
+                    self.done[index] = aborted_outcome(kind, name, student_fn.abort, student_fn, is_public, before)
+                    continue
+            try:
+                self.done[index] = run()
+            except Abort as abort:
+                self.done[index] = aborted_outcome(kind, name, abort, student_fn, is_public, before)
+            except Exception as exc:  # a fault of the declaration or the grader, never the student's
+                self.done[index] = CheckOutcome(kind, name, False, f"the grader could not run this check "
+                                                                   f"({type(exc).__name__}); tell the course staff")
+
+    def outcomes(self, misconceptions=()) -> list[CheckOutcome]:
+        """Every check's outcome in declaration order (both phases must have run), diagnosed."""
+        if self.item_outcome is not None:
+            return [self.item_outcome]
+        if self.student_fn is None:
+            return [CheckOutcome("item", "not graded", False, "the grader did not grade this item; tell the course staff")]
+        missing = CheckOutcome("item", "not graded", False, "not run")
+        outcomes = [self.done.get(i, replace(missing, kind=kind, name=name))
+                    for i, (kind, name, _, _) in enumerate(self.runs)]
+        return with_diagnosis(outcomes, misconceptions, self.student_fn, self.item)
+
+
 def grade_function(assignment: Assignment, item: FunctionItem, sandbox: Sandbox, student_id: str,
                    config: GradingConfig, show_expected: bool) -> list[CheckOutcome]:
-    """Run all checks of one item. Item-level failures (import, missing function, signature)
-    give one outcome of kind "item"; an abort mid-item fails the remaining checks with its reason."""
-    reference_fn = getattr(assignment.reference, item.name)
-    try:
-        if not sandbox.alive or not sandbox.imported:
-            sandbox.restart() if sandbox.imported else sandbox.load()
-        params = sandbox.signature(item.name)
-    except StudentError as exc:
-        return [CheckOutcome("item", "not graded", False, exc.message)]
-    expected_params = list(inspect.signature(reference_fn).parameters)
-    if params != expected_params:
-        return [CheckOutcome("item", "wrong signature", False,
-                             f"{item.name} has parameters ({', '.join(params)}); "
-                             f"expected ({', '.join(expected_params)}) in this order")]
-
-    student_fn = StudentFunction(sandbox, item.name, reference_fn, expected_params)
-    outcomes: list[CheckOutcome] = []
-    runs: list[tuple[str, str, Callable[[], CheckOutcome]]] = []
-    for ex in item.examples:
-        runs.append(("example", f"worked example ({ex.label})",
-                     lambda ex=ex: run_example(student_fn, ex.label, dict(ex.kwargs), item)))
-    hidden_n = item.hidden_examples or config.hidden_examples
-    runs.append(("hidden", "hidden checks", lambda: run_hidden(
-        student_fn, item, seed_for(assignment.id, student_id, item.name, "hidden"), hidden_n, show_expected)))
-    for prop in item.properties:
-        runs.append(("property", prop.name, lambda prop=prop: run_property(
-            student_fn, prop, seed_for(assignment.id, student_id, item.name, prop.name),
-            prop.max_examples or config.property_examples)))
-    for kind, name, run in runs:
-        if student_fn.abort is not None:
-            outcomes.append(CheckOutcome(kind, name, False, f"not run: {student_fn.abort.error.message}"))
-            continue
-        try:
-            outcomes.append(run())
-        except Abort as abort:
-            outcomes.append(aborted_outcome(kind, name, abort, student_fn))
-        except Exception as exc:  # a fault of the declaration or the grader, never the student's
-            outcomes.append(CheckOutcome(kind, name, False,
-                                         f"the grader could not run this check ({type(exc).__name__}); tell the course staff"))
-    return with_diagnosis(outcomes, assignment.misconceptions.get(item.name, ()), student_fn, item)
+    """Every check of one item, both phases (ItemGrading); a submission grades all its items with
+    grade.grade_submission, public phases first."""
+    grading = ItemGrading(assignment, item, sandbox, student_id, config, show_expected)
+    grading.run(public=True)
+    grading.run(public=False)
+    return grading.outcomes(assignment.misconceptions.get(item.name, ()))
 
 
 def with_diagnosis(outcomes: list[CheckOutcome], misconceptions, student_fn: StudentFunction,
                    item: FunctionItem) -> list[CheckOutcome]:
-    """A failing item's first failed check names the wrong model its observed values match, if one does."""
+    """A failing item's first failed check names the wrong model its observed values match, if one does
+    (in both views: the name and its explanation say what is wrong, not the reference's values)."""
     failed = next((i for i, o in enumerate(outcomes) if not o.passed), None)
     if failed is None or not misconceptions:
         return outcomes
@@ -446,5 +575,7 @@ def with_diagnosis(outcomes: list[CheckOutcome], misconceptions, student_fn: Stu
     if found is None:
         return outcomes
     o = outcomes[failed]
-    outcomes[failed] = replace(o, output=f"{o.output}\n{feedback_line(found)}", misconception=found.name)
+    line = feedback_line(found)
+    outcomes[failed] = replace(o, output=f"{o.output}\n{line}", misconception=found.name,
+                               brief=None if o.brief is None else f"{o.brief}\n{line}")
     return outcomes

@@ -24,6 +24,26 @@ REFUSES. "unsandboxed" is the explicit opt-in to grading without a boundary (as 
 its reveal ran, else the answer cell) must be the key. "commitment": any option recorded (or
 answered) earns them, and the feedback still says whether it was the best answer. Reflections are
 always graded for correctness.
+
+The feedback policy, tables `[feedback]` and `[feedback.before]` (every key optional):
+
+    [feedback]
+    native = "after"          # the view of `scalelabs grade` and grade-batch's feedback pages
+    nbgrader = "after"        # the view in the grade cells of `nbgrader autograde` (and its feedback)
+    gradescope = "due_date"   # the zip: the before view until Gradescope's due date, then the after view
+    submission_limit = 0      # Gradescope: graded submissions per student (0: no limit) ...
+    submission_window_hours = 0   # ... per this many hours (0: per assignment)
+
+    [feedback.before]         # what the before view shows beyond what failed (all false by default)
+    keys = false              # the best answer of a question answered wrongly
+    explanations = false      # why each option is right or wrong (a right pick's own "why" is shown)
+    reference_values = false  # the reference's value at a hidden input, its numbers for a design, hidden properties' checks
+    hidden_inputs = false     # the hidden input a check failed on, the student's value there, hidden properties' counterexamples
+    student_text = false      # messages and prints of the student's code (else: the exception's type and the student's own line)
+
+"after" is everything (as graded; `[grading] show_expected = false` still leaves out the reference's
+values). A door whose students can resubmit and see feedback at once shows "before" until the due date,
+so that resubmitting does not collect the answers (autograder/engine/views.py renders both from one record).
 """
 from __future__ import annotations
 
@@ -41,6 +61,38 @@ SANDBOX_MODES = ("bubblewrap", "user", "unsandboxed")   # the boundaries student
 PREDICTION_MODES = ("correctness", "commitment")        # how predictions earn points
 
 
+VIEWS = ("before", "after")
+DOOR_VIEWS = {"native": VIEWS, "nbgrader": VIEWS, "gradescope": (*VIEWS, "due_date")}
+
+
+@dataclass(frozen=True)
+class BeforeView:
+    """What feedback before the due date shows beyond what failed (`[feedback.before]`); the after view
+    shows everything."""
+    keys: bool = False
+    explanations: bool = False
+    reference_values: bool = False
+    hidden_inputs: bool = False
+    student_text: bool = False
+
+
+@dataclass(frozen=True)
+class FeedbackPolicy:
+    """Which view each door renders (`[feedback]`), the Gradescope submission limit, and the before view."""
+    native: str = "after"
+    nbgrader: str = "after"
+    gradescope: str = "due_date"
+    submission_limit: int = 0
+    submission_window_hours: float = 0.0
+    before: BeforeView = BeforeView()
+
+    def __post_init__(self):
+        for door, views in DOOR_VIEWS.items():
+            if getattr(self, door) not in views:
+                raise ValueError(f"[feedback] {door} = {getattr(self, door)!r}: must be one of "
+                                 + " or ".join(f'"{v}"' for v in views))
+
+
 @dataclass(frozen=True)
 class GradingConfig:
     show_expected: bool = True
@@ -55,6 +107,7 @@ class GradingConfig:
     sandbox: str = "auto"
     allow_unsandboxed: bool = False   # "auto" may fall back to unsandboxed (CLI --allow-unsandboxed)
     predictions: str = "correctness"
+    feedback: FeedbackPolicy = FeedbackPolicy()   # from [feedback], not a [grading] key
 
     def __post_init__(self):
         if self.predictions not in PREDICTION_MODES:
@@ -73,38 +126,46 @@ class ConfigError(ValueError):
 MAY_BE_ZERO = ("hidden_examples", "property_examples", "output_cap_chars")
 
 
-def course_table(path: Path | None = None) -> tuple[dict, Path | None]:
-    """The `[grading]` table of the first scalelabs.toml found (explicit path, cwd, course root)
-    and where it was found; ({}, None) when there is none."""
+def course_document(path: Path | None = None) -> tuple[dict, Path | None]:
+    """The first scalelabs.toml found (explicit path, cwd, course root), parsed, and where it was
+    found; ({}, None) when there is none."""
     from autograder.course import find_course
     course = find_course()
     candidates = [path] if path else [Path.cwd() / "scalelabs.toml", course and course / "scalelabs.toml"]
     for candidate in candidates:
         if candidate and candidate.is_file():
             try:
-                return tomllib.loads(candidate.read_text()).get("grading", {}), candidate
+                return tomllib.loads(candidate.read_text()), candidate
             except tomllib.TOMLDecodeError as exc:
                 raise ConfigError(f"{candidate} is not valid TOML: {exc}") from None
     return {}, None
 
 
+def course_table(path: Path | None = None, name: str = "grading") -> tuple[dict, Path | None]:
+    """The `[name]` table of the first scalelabs.toml found (`course_document`) and where it was
+    found; ({}, None) when there is none."""
+    document, where = course_document(path)
+    return document.get(name, {}), where
+
+
 def load_config(path: Path | None = None) -> GradingConfig:
-    """The course's settings (`course_table`), validated; the defaults where there is no file."""
-    table, where = course_table(path)
-    return config_from_table(table, where)
+    """The course's settings (`[grading]` and `[feedback]` of `course_document`), validated; the
+    defaults where there is no file."""
+    document, where = course_document(path)
+    return replace(config_from_table(document.get("grading", {}), where),
+                   feedback=feedback_from_table(document.get("feedback", {}), where))
 
 
-def config_from_table(table: dict, where) -> GradingConfig:
-    """A `[grading]` table as a GradingConfig; ConfigError (a ValueError) naming `where` and the bad key,
-    type or value (numbers must be positive; MAY_BE_ZERO may also be 0). (The otter zip carries the
-    course's table, so Gradescope grades with the course's settings.)"""
+def _checked(table, defaults, name: str, where, may_be_zero=(), skip=()) -> dict:
+    """`table` checked against the fields of the dataclass instance `defaults` (less `skip`): a dict
+    of its keys, or ConfigError naming `where`, `[name]` and the unknown key, wrong type or value
+    (numbers must be positive; `may_be_zero` may also be 0)."""
     if not isinstance(table, dict):
-        raise ConfigError(f"{where}: [grading] must be a table")
-    defaults = GradingConfig()
-    unknown = set(table) - {f.name for f in fields(GradingConfig)}
+        raise ConfigError(f"{where}: [{name}] must be a table")
+    known = [f.name for f in fields(defaults) if f.name not in skip]
+    unknown = set(table) - set(known)
     if unknown:
-        raise ConfigError(f"{where}: unknown [grading] keys {sorted(unknown)}; known: "
-                          + ", ".join(f.name for f in fields(GradingConfig)))
+        raise ConfigError(f"{where}: unknown [{name}] keys {sorted(unknown)}; known: " + ", ".join(known))
     for key, value in table.items():
         default = getattr(defaults, key)
         kind = type(default)
@@ -114,11 +175,34 @@ def config_from_table(table: dict, where) -> GradingConfig:
             fits = type(value) is int or (kind is float and type(value) is float)
         if not fits:
             wanted = {bool: "true or false", str: "a string", int: "an integer", float: "a number"}[kind]
-            raise ConfigError(f"{where}: [grading] {key} = {value!r}: must be {wanted}")
-        if kind in (int, float) and not (value > 0 or (key in MAY_BE_ZERO and value == 0)):
-            raise ConfigError(f"{where}: [grading] {key} = {value!r}: must be "
-                              + ("0 or more" if key in MAY_BE_ZERO else "more than 0"))
+            raise ConfigError(f"{where}: [{name}] {key} = {value!r}: must be {wanted}")
+        if kind in (int, float) and not (value > 0 or (key in may_be_zero and value == 0)):
+            raise ConfigError(f"{where}: [{name}] {key} = {value!r}: must be "
+                              + ("0 or more" if key in may_be_zero else "more than 0"))
+    return dict(table)
+
+
+def config_from_table(table: dict, where) -> GradingConfig:
+    """A `[grading]` table as a GradingConfig; ConfigError (a ValueError) naming `where` and the bad key,
+    type or value (numbers must be positive; MAY_BE_ZERO may also be 0). (The otter zip carries the
+    course's table, so Gradescope grades with the course's settings.)"""
+    checked = _checked(table, GradingConfig(), "grading", where, MAY_BE_ZERO, skip=("feedback",))
     try:
-        return replace(defaults, **table)
+        return replace(GradingConfig(), **checked)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def feedback_from_table(table: dict, where) -> FeedbackPolicy:
+    """A `[feedback]` table (with its `[feedback.before]`) as a FeedbackPolicy; ConfigError naming
+    `where` and the bad key, type or value. (The otter zip carries it like `[grading]`.)"""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [feedback] must be a table")
+    table = dict(table)
+    before = _checked(table.pop("before", {}), BeforeView(), "feedback.before", where)
+    checked = _checked(table, FeedbackPolicy(), "feedback", where,
+                       may_be_zero=("submission_limit", "submission_window_hours"), skip=("before",))
+    try:
+        return FeedbackPolicy(**checked, before=BeforeView(**before))
     except ValueError as exc:
         raise ConfigError(f"{where}: {exc}") from None

@@ -15,7 +15,7 @@ from pathlib import Path
 from autograder.engine import scoring
 from autograder.engine.attention import needs_person
 from autograder.engine.challenges import grade_challenges
-from autograder.engine.checks import CheckOutcome, grade_function
+from autograder.engine.checks import CheckOutcome, ItemGrading
 from autograder.engine.config import GradingConfig, load_config
 from autograder.engine.questions import grade_questions
 from autograder.engine.results import Result, TestResult
@@ -33,6 +33,11 @@ def cap_output(text: str, cap: int = OUTPUT_CAP) -> str:
     return text if len(text) <= cap else text[:cap - 40] + "\n[feedback truncated]"
 
 
+def _capped_brief(full: str, brief: str | None) -> str | None:
+    """The before view's text, capped; None where it says what the full text says."""
+    return None if brief is None or brief == full else cap_output(brief)
+
+
 def _function_tests(item, outcomes: list[CheckOutcome]) -> list[TestResult]:
     """The item's tests: points per check (scoring.check_points), example/property points only
     through scoring.physics_gate, every output capped."""
@@ -45,11 +50,12 @@ def _function_tests(item, outcomes: list[CheckOutcome]) -> list[TestResult]:
                                     bool(stats and stats.constant))
     tests = []
     for o, pts in zip(outcomes, points):
-        score, output = (pts if o.passed else 0.0), o.output
+        score, output, brief = (pts if o.passed else 0.0), o.output, o.brief
         if gate and o.passed and o.kind in scoring.GATED_KINDS:
-            score, output = 0.0, f"{output}\n(no credit: {gate}; worked examples and properties count only for a function that computes the physics)"
+            note = f"\n(no credit: {gate}; worked examples and properties count only for a function that computes the physics)"
+            score, output, brief = 0.0, output + note, None if brief is None else brief + note
         tests.append(TestResult(item.name, o.name, o.kind, score, pts, cap_output(output),
-                                misconception=o.misconception))
+                                misconception=o.misconception, brief=None if brief is None else cap_output(brief)))
     return tests
 
 
@@ -82,10 +88,25 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
         if box is ahead:
             box.take(submission, deadline, assignment.provided)
         faults = []
+        gradings: dict[str, ItemGrading | Exception] = {}
+        for public in (True, False):   # every public check before any hidden input reaches the worker
+            for item in assignment.functions:
+                grading = gradings.get(item.name)
+                if isinstance(grading, Exception):
+                    continue
+                try:
+                    if grading is None:
+                        grading = gradings[item.name] = ItemGrading(assignment, item, box, student_id, config, show)
+                    grading.run(public)
+                except Exception as exc:  # one item's failure must not end the submission's grading
+                    gradings[item.name] = exc
         for item in assignment.functions:
+            grading = gradings[item.name]
             try:
-                outcomes = grade_function(assignment, item, box, student_id, config, show)
-            except Exception as exc:  # one item's failure must not end the submission's grading
+                if isinstance(grading, Exception):
+                    raise grading
+                outcomes = grading.outcomes(assignment.misconceptions.get(item.name, ()))
+            except Exception as exc:
                 outcomes = [CheckOutcome("item", "not graded", False,
                                          f"the grader could not grade this item ({type(exc).__name__}); "
                                          "tell the course staff")]
@@ -93,13 +114,15 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
             result.tests += _function_tests(item, outcomes)
         skipped, ignored = box.skipped, box.ignored
         import_error, timeouts = box.import_error, list(box.timeouts)
-    graded = grade_questions(assignment.questions, submission, config.predictions)
-    for q, (score, feedback, answer) in zip(assignment.questions, graded):
-        result.tests.append(TestResult(q.id, q.kind, q.kind, score, float(q.points), cap_output(feedback), answer))
-    for c, (score, feedback, answer) in zip(assignment.challenges,
-                                            grade_challenges(assignment.challenges, submission, show)):
-        result.tests.append(TestResult(c.id, "design challenge", "challenge", score, float(c.points),
-                                       cap_output(feedback), answer))
+    before = config.feedback.before
+    graded = grade_questions(assignment.questions, submission, config.predictions, before)
+    for q, grade in zip(assignment.questions, graded):
+        result.tests.append(TestResult(q.id, q.kind, q.kind, grade.score, float(q.points), cap_output(grade.feedback),
+                                       grade.answer, brief=_capped_brief(grade.feedback, grade.brief)))
+    for c, grade in zip(assignment.challenges, grade_challenges(assignment.challenges, submission, show, before)):
+        result.tests.append(TestResult(c.id, "design challenge", "challenge", grade.score, float(c.points),
+                                       cap_output(grade.feedback), grade.answer,
+                                       brief=_capped_brief(grade.feedback, grade.brief)))
     result.attention = needs_person(assignment.module, import_error, submission.problem, timeouts, faults)
     notes = [f"{assignment.title}: {mode_note(mode)}."]
     if skipped:

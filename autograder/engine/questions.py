@@ -13,7 +13,9 @@ Records are as untrusted as the rest of the notebook: malformed ones are ignored
 only choose a letter (which `[grading] predictions = "commitment"` makes pointless). Without a
 record, and for reflections, the answer cell is graded. A wrong answer's feedback never names the
 key, unless the question explains its options (`Question.why`): then the grade shows why the pick and
-the key are right or wrong.
+the key are right or wrong. Before the due date (`QuestionGrade.brief`, `[feedback.before]`) a wrong
+answer's grade names neither the key nor any option's explanation (a wrong option's explains itself
+with the key's figures): only that it is not the best answer, and the question's hint.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from autograder.engine.config import PREDICTION_MODES as MODES
+from autograder.engine.config import BeforeView
 from autograder.engine.spec import Question
 from autograder.engine.submission import Submission, read_submission
 
@@ -107,7 +110,7 @@ def assigned_value(source: str, name: str, expected_form: str) -> tuple[ast.expr
 
 def parse_answer(source: str, qid: str) -> tuple[str | None, str]:
     """(letter, "") for a literal answer, else (None, reason)."""
-    expected_form = f'the answer cell must be exactly {qid} = "B" (one letter in quotes)'
+    expected_form = f'the answer cell must be exactly {qid} = "<letter>": one option letter in quotes'
     value, problem = assigned_value(source, qid, expected_form)
     if value is None:
         return None, problem
@@ -120,6 +123,7 @@ class QuestionGrade(NamedTuple):
     score: float
     feedback: str
     answer: str = ""   # the option letter graded; "" when there is none (unanswered, unreadable)
+    brief: str | None = None   # the feedback before the due date, where it differs
 
 
 def grade_question(question: Question, submission_dir: Path, assignment_id: str,
@@ -130,14 +134,16 @@ def grade_question(question: Question, submission_dir: Path, assignment_id: str,
 
 
 def grade_questions(questions: list[Question], submission: Submission,
-                    predictions: str = "correctness") -> list[QuestionGrade]:
-    """Each question's grade from the submission's notebook, read once (its record). `predictions`: one of MODES."""
+                    predictions: str = "correctness", before: BeforeView = BeforeView()) -> list[QuestionGrade]:
+    """Each question's grade from the submission's notebook, read once (its record). `predictions`: one
+    of MODES; `before`: what the before view (QuestionGrade.brief) shows."""
     if predictions not in MODES:
         raise ValueError(f"predictions must be one of {', '.join(MODES)}, not {predictions!r}")
     if submission.cells is None:
         return [QuestionGrade(0.0, submission.problem)] * len(questions)
     recorded = recorded_answers(submission.cells, questions, submission.records)
-    return [_grade_one(q, submission.cells, submission.notebook, recorded.get(q.id), predictions) for q in questions]
+    return [_grade_one(q, submission.cells, submission.notebook, recorded.get(q.id), predictions, before)
+            for q in questions]
 
 
 def _answer_in_cell(question: Question, cells: list[dict], notebook_name: str) -> tuple[str | None, str]:
@@ -154,7 +160,7 @@ def _answer_in_cell(question: Question, cells: list[dict], notebook_name: str) -
 
 
 def _grade_one(question: Question, cells: list[dict], notebook_name: str, recorded: str | None,
-               predictions: str) -> QuestionGrade:
+               predictions: str, before: BeforeView = BeforeView()) -> QuestionGrade:
     now, problem = _answer_in_cell(question, cells, notebook_name)
     letter, notes = now, []
     if recorded is not None:
@@ -177,16 +183,22 @@ def _grade_one(question: Question, cells: list[dict], notebook_name: str, record
     else:
         score = float(question.points) if right else 0.0
         verdict = f"{answered}: " + ("correct" if right else f"not the best answer.{hint}")
-    lines = notes + [verdict] + explanations(question, letter)
-    return QuestionGrade(score, "\n".join(lines), letter)
+    full = "\n".join(notes + [verdict] + explanations(question, letter))
+    brief = "\n".join(notes + [verdict] + explanations(question, letter, before))
+    return QuestionGrade(score, full, letter, None if brief == full else brief)
 
 
-def explanations(question: Question, letter: str) -> list[str]:
+def explanations(question: Question, letter: str, before: BeforeView | None = None) -> list[str]:
     """Why the student's pick, and the key, are right or wrong (the question's `why`; shown only
-    with a grade)."""
+    with a grade). Given `before` (the before view): a right pick's own explanation; a wrong pick's
+    only with `before.explanations`, the key only with `before.keys` (and its why with both)."""
+    right = question.key == letter
     lines = []
-    if letter in question.why:
+    if letter in question.why and (before is None or right or before.explanations):
         lines.append(f"Why {letter}: {question.why[letter]}")
-    if letter != question.key and question.key in question.why:
-        lines.append(f"The best answer is {question.key}: {question.why[question.key]}")
+    if not right and (before is None or before.keys):
+        if question.key in question.why and (before is None or before.explanations):
+            lines.append(f"The best answer is {question.key}: {question.why[question.key]}")
+        elif before is not None:
+            lines.append(f"The best answer is {question.key}.")
     return lines

@@ -3,17 +3,22 @@
     TestResult(item, check, kind, score, max_score, output)   one scored check of one item
     Result(assignment_id, student_id, tests, output, sandbox_mode)
 
-`Result.to_gradescope()` writes the Gradescope results.json shape (each test's `name` is the
-"<item>: <check>" Gradescope shows); the item, check and kind travel in each test's `extra_data`
-(a field Gradescope keeps and ignores), so `Result.from_gradescope()` reads them back and nothing
-parses names. A results file without them is not ours: ValueError names the test.
+`Result.to_gradescope()` writes the record in the Gradescope results.json shape (each test's `name`
+is the "<item>: <check>" Gradescope shows); the item, check and kind travel in each test's
+`extra_data` (a field Gradescope keeps and ignores), so `Result.from_gradescope()` reads them back and
+nothing parses names. A results file without them is not ours: ValueError names the test.
+
+The record keeps both views of feedback (autograder.engine.views): `output` is everything the grader
+found (the after view), `extra_data.before` the text shown before the due date where it differs. A
+door renders one view: `Result.view("before")` is the record with each test's output replaced by it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from autograder.engine import scoring
+from autograder.engine.config import VIEWS
 
 # example | property | hidden | item (not graded) | prediction | reflection | challenge (a design)
 KINDS = ("example", "property", "hidden", "item", "prediction", "reflection", "challenge")
@@ -29,6 +34,7 @@ class TestResult:
     output: str
     answer: str = ""          # questions: the option letter graded; challenges: the design ("" when none could be read)
     misconception: str = ""   # functions: the named wrong model the outputs match, if any
+    brief: str | None = None  # the output before the due date, where it differs from `output`
 
     __test__ = False   # a record, not a pytest test class
 
@@ -36,10 +42,21 @@ class TestResult:
     def name(self) -> str:
         return f"{self.item}: {self.check}"
 
+    def extra_data(self) -> dict:
+        """What a results file keeps of the test beyond Gradescope's fields (ignored by Gradescope)."""
+        return {"item": self.item, "check": self.check, "kind": self.kind,
+                "answer": self.answer, "misconception": self.misconception}
+
     def to_json(self) -> dict:
+        extra = self.extra_data() | ({"before": self.brief} if self.brief is not None else {})
         return {"name": self.name, "score": self.score, "max_score": self.max_score, "output": self.output,
-                "extra_data": {"item": self.item, "check": self.check, "kind": self.kind,
-                               "answer": self.answer, "misconception": self.misconception}}
+                "extra_data": extra}
+
+    def shown(self, view: str) -> str:
+        """The output a view shows: "after" everything, "before" the brief text where there is one."""
+        if view not in VIEWS:
+            raise ValueError(f"a feedback view is one of {', '.join(VIEWS)}, not {view!r}")
+        return self.brief if view == "before" and self.brief is not None else self.output
 
     @classmethod
     def from_json(cls, data: dict) -> "TestResult":
@@ -47,9 +64,10 @@ class TestResult:
         if not isinstance(extra, dict) or not {"item", "check", "kind"} <= set(extra):
             raise ValueError(f"results test {data.get('name') if isinstance(data, dict) else data!r} "
                              "has no scalelabs record (extra_data.item/check/kind)")
+        brief = extra.get("before")
         return cls(str(extra["item"]), str(extra["check"]), str(extra["kind"]), float(data["score"]),
                    float(data["max_score"]), str(data.get("output", "")), str(extra.get("answer", "")),
-                   str(extra.get("misconception", "")))
+                   str(extra.get("misconception", "")), None if brief is None else str(brief))
 
 
 def item_totals(tests: Iterable[TestResult]) -> dict[str, tuple[float, float]]:
@@ -87,14 +105,62 @@ class Result:
         return item_totals(self.tests)
 
     def to_gradescope(self) -> dict:
+        """The record (both views: `output` and `extra_data.before`)."""
         return {"score": self.score, "tests": [t.to_json() for t in self.tests], "output": self.output}
+
+    def view(self, view: str) -> "Result":
+        """The result as a view shows it ("before" or "after", autograder.engine.views): each test's
+        output is that view's text, and no test carries the other view."""
+        tests = [replace(t, output=t.shown(view), brief=None) for t in self.tests]
+        return replace(self, tests=tests)
 
     @classmethod
     def from_gradescope(cls, data: dict, assignment_id: str = "", student_id: str = "") -> "Result":
-        """The record of a results.json dict (ours: every test carries its extra_data)."""
+        """The record of a results.json dict: ours (every test carries its extra_data), or what the
+        Gradescope door wrote (autograder.doors.gradescope: a test per item, its checks in
+        `extra_data.scalelabs`, the after view in the item's "(in full)" test where the before view
+        differs), e.g. from a Gradescope export."""
         if not isinstance(data, dict) or not isinstance(data.get("tests"), list):
             raise ValueError("results.json must be an object with a list of tests")
-        meta = data.get("scalelabs") if isinstance(data.get("scalelabs"), dict) else {}
+        extra = data.get("extra_data") if isinstance(data.get("extra_data"), dict) else {}
+        meta = next((m for m in (data.get("scalelabs"), extra.get("scalelabs")) if isinstance(m, dict)), {})
+        if any(_door_record(t) for t in data["tests"]):
+            tests, output = _from_door(data["tests"]), str(meta.get("output", data.get("output", "")))
+        else:
+            tests, output = [TestResult.from_json(t) for t in data["tests"]], str(data.get("output", ""))
         return cls(assignment_id or str(meta.get("assignment", "")), student_id or str(meta.get("student", "")),
-                   [TestResult.from_json(t) for t in data["tests"]], str(data.get("output", "")),
-                   str(meta.get("sandbox", "")))
+                   tests, output, str(meta.get("sandbox", "")))
+
+
+def _door_record(test) -> dict | None:
+    """A Gradescope door test's record ({"item", "view", "checks"}), or None."""
+    extra = test.get("extra_data") if isinstance(test, dict) else None
+    record = extra.get("scalelabs") if isinstance(extra, dict) else None
+    return record if isinstance(record, dict) and isinstance(record.get("checks"), list) else None
+
+
+def _from_door(tests: list) -> list[TestResult]:
+    """The engine's tests from the Gradescope door's per-item tests: each item's checks in the after
+    view where its "(in full)" test is there, with the before view's text as their brief."""
+    views: dict[str, dict[str, list]] = {}
+    for test in tests:
+        record = _door_record(test)
+        if record is None:
+            raise ValueError(f"results test {test.get('name') if isinstance(test, dict) else test!r} "
+                             "has no scalelabs record (extra_data.scalelabs)")
+        views.setdefault(str(record.get("item", "")), {})[str(record.get("view", "after"))] = record["checks"]
+    out = []
+    for item, by_view in views.items():
+        after, before = by_view.get("after"), by_view.get("before")
+        for index, check in enumerate(after if after is not None else before):
+            if not isinstance(check, dict):
+                raise ValueError(f"results of {item}: a check that is not an object")
+            brief = None
+            if after is not None and before is not None and index < len(before):
+                shown = str(before[index].get("output", ""))
+                brief = None if shown == str(check.get("output", "")) else shown
+            out.append(TestResult(item, str(check.get("check", "")), str(check.get("kind", "")),
+                                  float(check.get("score", 0.0)), float(check.get("max_score", 0.0)),
+                                  str(check.get("output", "")), str(check.get("answer", "")),
+                                  str(check.get("misconception", "")), brief))
+    return out

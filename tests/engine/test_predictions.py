@@ -48,23 +48,23 @@ def grade(folder, question=Q, mode="correctness"):
 
 def test_a_change_after_the_reveal_does_not_count(tmp_path):
     early = submission(tmp_path, WRONG, reveal_cell(record_output(answer=KEY)), name="early")
-    score, text, letter = grade(early)
+    score, text, letter, _brief = grade(early)
     assert (score, letter) == (Q.points, KEY)
     assert f"you changed act1_prediction from {KEY} to {WRONG} after its reveal; your first answer {KEY} counts" in text
     late = submission(tmp_path, KEY, reveal_cell(record_output(answer=WRONG)), name="late")
-    score, text, letter = grade(late)
+    score, text, letter, _brief = grade(late)
     assert (score, letter) == (0, WRONG)
     assert f"from {WRONG} to {KEY} after its reveal" in text and Q.hint in text
 
 
 def test_an_unchanged_answer_is_graded_without_a_change_note(tmp_path):
     folder = submission(tmp_path, KEY, reveal_cell(record_output(answer=KEY)))
-    score, text, _ = grade(folder)
+    score, text, _, _brief = grade(folder)
     assert score == Q.points and "changed" not in text and "recorded at its reveal" in text
 
 
 def test_no_record_grades_the_answer_cell_as_before(tmp_path):
-    assert grade(submission(tmp_path, KEY, name="k")) == (Q.points, f"answered {KEY}: correct", KEY)
+    assert grade(submission(tmp_path, KEY, name="k")) == (Q.points, f"answered {KEY}: correct", KEY, None)
     assert grade(submission(tmp_path, WRONG, name="w"))[0] == 0
 
 
@@ -76,7 +76,7 @@ def test_the_first_record_in_notebook_order_counts(tmp_path):
 
 def test_a_record_survives_a_cleared_answer_cell(tmp_path):
     folder = submission(tmp_path, None, reveal_cell(record_output(answer=KEY)))
-    score, text, _ = grade(folder)
+    score, text, _, _brief = grade(folder)
     assert score == Q.points and "no longer gives a letter" in text
 
 
@@ -138,7 +138,7 @@ def test_malformed_records_are_ignored(tmp_path, output):
 def test_outputs_of_the_wrong_shape_are_ignored(tmp_path, outputs):
     cell = reveal_cell()
     cell["outputs"] = outputs
-    assert grade(submission(tmp_path, KEY, cell)) == (Q.points, f"answered {KEY}: correct", KEY)
+    assert grade(submission(tmp_path, KEY, cell)) == (Q.points, f"answered {KEY}: correct", KEY, None)
 
 
 def test_a_flood_of_records_is_bounded_and_scores_at_most_the_points(tmp_path):
@@ -165,7 +165,7 @@ def test_records_of_other_questions_and_of_reflections_do_not_count(tmp_path):
 
 def test_commitment_mode_credits_any_recorded_or_answered_option(tmp_path):
     recorded_wrong = submission(tmp_path, KEY, reveal_cell(record_output(answer=WRONG)), name="rw")
-    score, text, letter = grade(recorded_wrong, mode="commitment")
+    score, text, letter, _brief = grade(recorded_wrong, mode="commitment")
     assert (score, letter) == (Q.points, WRONG)
     assert "it was not the best answer" in text and f"from {WRONG} to {KEY}" in text
     answered_wrong = submission(tmp_path, WRONG, name="aw")

@@ -51,14 +51,14 @@ def test_found_by_pattern_without_metadata():
 def test_right_wrong_missing(tmp_path):
     right = toy.make_submission(tmp_path / "r", None, toy.key)
     wrong = toy.make_submission(tmp_path / "w", None, toy.WRONG_LETTER)
-    assert grade_question(Q, right, toy.ASSIGNMENT_ID) == (1.0, f"answered {toy.key}: correct", toy.key)
-    score, text, _ = grade_question(Q, wrong, toy.ASSIGNMENT_ID)
+    assert grade_question(Q, right, toy.ASSIGNMENT_ID)[:3] == (1.0, f"answered {toy.key}: correct", toy.key)
+    score, text, *_ = grade_question(Q, wrong, toy.ASSIGNMENT_ID)
     assert score == 0 and Q.hint in text and f'"{toy.key}"' not in text and f" {toy.key} " not in text
     (wrong / f"{toy.ASSIGNMENT_ID}.ipynb").unlink()
     (wrong / "other.ipynb").write_text("{}")
     assert grade_question(Q, wrong, toy.ASSIGNMENT_ID)[0] == 0  # the folder's only notebook, no answer cell
     (wrong / "other.ipynb").unlink()
-    score, text, _ = grade_question(Q, wrong, toy.ASSIGNMENT_ID)
+    score, text, *_ = grade_question(Q, wrong, toy.ASSIGNMENT_ID)
     assert score == 0 and "not in the submission" in text
 
 
@@ -68,7 +68,7 @@ def test_two_notebooks_of_other_names_are_named_not_called_missing(tmp_path):
     sub = toy.make_submission(tmp_path / "s", None, toy.key)
     (sub / f"{toy.ASSIGNMENT_ID}.ipynb").rename(sub / f"{toy.ASSIGNMENT_ID}-Copy1.ipynb")
     (sub / "Untitled.ipynb").write_text("{}")
-    score, text, _ = grade_question(Q, sub, toy.ASSIGNMENT_ID)
+    score, text, *_ = grade_question(Q, sub, toy.ASSIGNMENT_ID)
     assert score == 0 and "not in the submission" in text
     assert f"cannot tell which of Untitled.ipynb, {toy.ASSIGNMENT_ID}-Copy1.ipynb it is" in text, text
     assert f"submit one, named {toy.ASSIGNMENT_ID}.ipynb" in text
@@ -76,5 +76,5 @@ def test_two_notebooks_of_other_names_are_named_not_called_missing(tmp_path):
 
 def test_letter_outside_the_options(tmp_path):
     sub = toy.make_submission(tmp_path / "s", None, "Q")
-    score, text, _ = grade_question(Q, sub, toy.ASSIGNMENT_ID)
+    score, text, *_ = grade_question(Q, sub, toy.ASSIGNMENT_ID)
     assert score == 0 and "not one of the options" in text

@@ -6,6 +6,7 @@ toy_collectives.ipynb.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -83,6 +84,10 @@ ASSIGNMENT = Assignment(
     notebook=[Answer("act1_prediction")],
 )
 WRONG_LETTER = next(letter for letter in options if letter != key)
+# The same with explained options (Question.why): a wrong answer's full feedback names the key.
+EXPLAINED = dataclasses.replace(ASSIGNMENT, questions=[dataclasses.replace(
+    ASSIGNMENT.questions[0], why={letter: f"option {letter} reasons {'rightly' if letter == key else 'wrongly'}"
+                                  for letter in options})])
 
 
 # Short timeouts keep the infinite-loop cases quick; examples as in the course defaults. Kept here,

@@ -88,16 +88,16 @@ def test_nested_reply_does_not_crash_scalelabs_grade(tmp_path):
 def test_one_items_grader_failure_does_not_end_the_submission(tmp_path, monkeypatch):
     """Any exception while grading one item (here: the grader itself, forced) fails that item with
     a reason; the other items and the question are still graded."""
-    import autograder.engine.grade as grade
+    from autograder.engine.checks import ItemGrading
 
-    real = grade.grade_function
+    real = ItemGrading.run
 
-    def broken(assignment, item, *args, **kwargs):
-        if item.name == "tree_allreduce_time":
+    def broken(self, public):
+        if self.item.name == "tree_allreduce_time":
             raise RecursionError("maximum recursion depth exceeded")
-        return real(assignment, item, *args, **kwargs)
+        return real(self, public)
 
-    monkeypatch.setattr(grade, "grade_function", broken)
+    monkeypatch.setattr(ItemGrading, "run", broken)
     result = grade_submission(toy.ASSIGNMENT, honest(tmp_path), "honest", config=GradingConfig(call_timeout_s=1.0))
     scores = result.item_scores()
     assert scores["tree_allreduce_time"] == (0.0, 3.0)

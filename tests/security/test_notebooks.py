@@ -49,7 +49,7 @@ def test_odd_notebook_scores_zero_with_a_reason_in_bounded_time(tmp_path, name):
     folder = toy.make_submission(tmp_path / name, None, toy.key)
     write(folder, text)
     start = os.times()
-    [(score, feedback, _)] = grade_questions(toy.ASSIGNMENT.questions, read_submission(folder, toy.ASSIGNMENT_ID))
+    [(score, feedback, *_)] = grade_questions(toy.ASSIGNMENT.questions, read_submission(folder, toy.ASSIGNMENT_ID))
     end = os.times()
     assert (end.user + end.system) - (start.user + start.system) < 5  # CPU seconds: bounded work, any load
     assert score == 0 and reason in feedback, feedback

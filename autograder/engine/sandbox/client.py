@@ -27,11 +27,11 @@ from pathlib import Path
 from typing import Any, Callable, Collection
 
 from autograder.engine.config import GradingConfig
-from autograder.engine.filetree import copy_submission
+from autograder.engine.filetree import copy_submission, read_regular
 from autograder.engine.sandbox.errors import BadReply, SandboxUnavailable, StudentError
 from autograder.engine.sandbox.jail import PATHS, bwrap_command
 from autograder.engine.sandbox.modes import MODES, bwrap_available, choose_mode, unshare_net, user_mode_problem
-from autograder.engine.sandbox.replies import check_call, check_error, check_replies, check_signature
+from autograder.engine.sandbox.replies import OWN_FILE, check_call, check_error, check_replies, check_signature
 from autograder.engine.sandbox.roots import ROOT_PREFIX, sweep_once
 from autograder.engine.sandbox.seccomp import filter_fd
 from autograder.engine.sandbox.runtime import numpy_dirs, python_paths
@@ -80,6 +80,7 @@ class Sandbox:
         self.secrets = [*course_secrets(), *([self.submission_dir] if self.submission_dir else []), *map(Path, secrets)]
         self.outputs = list(map(Path, outputs))
         self.root: Path | None = None
+        self._source_lines: dict[str, list[str]] = {}   # file name -> lines of the graded copy (source_line)
         self.skipped: list[str] = []
         self.ignored: list[str] = []
         self.proc: subprocess.Popen | None = None
@@ -379,6 +380,28 @@ class Sandbox:
         retry one by one)."""
         return self._request({"op": "call_many", "name": name, "kwargs_list": kwargs_list},
                              self.config.call_timeout_s, name, lambda reply: check_replies(reply, len(kwargs_list)))
+
+
+    def source_line(self, filename: str, line: int) -> str | None:
+        """Line `line` of the graded copy's top-level `filename`, stripped and capped (SOURCE_LINE_CAP):
+        the student's own line an error points at, read by the grader from what was graded (a worker's
+        claim names only the place). None where there is no such line."""
+        if self.root is None or not OWN_FILE.fullmatch(filename):
+            return None
+        lines = self._source_lines.get(filename)
+        if lines is None:
+            try:
+                lines = read_regular(self.root / "submission" / filename).decode("utf-8", "replace").splitlines()
+            except (OSError, ValueError):
+                lines = []
+            self._source_lines[filename] = lines
+        if not 0 < line <= len(lines):
+            return None
+        text = " ".join(lines[line - 1].split())
+        return text if len(text) <= SOURCE_LINE_CAP else text[:SOURCE_LINE_CAP - 3] + "..."
+
+
+SOURCE_LINE_CAP = 120           # characters of a student's source line quoted in feedback
 
 
 def _record(submission: Submission | Path) -> Submission:

@@ -9,9 +9,14 @@ class StudentError(Exception):
     is pointless until the sandbox restarts it.
     """
 
-    def __init__(self, message: str, kind: str = "exception", *, fatal: bool = False, output: str = ""):
+    def __init__(self, message: str, kind: str = "exception", *, fatal: bool = False, output: str = "",
+                 reported: bool = False, exc_type: str = "", where: tuple[str, int] | None = None):
         super().__init__(message)
         self.message, self.kind, self.fatal, self.output = message, kind, fatal, output
+        # reported by the worker (so `message` and `output` are student text), with the exception's
+        # builtin class and the student's own line where the worker named them (replies.check_error
+        # checks their shape; the line is shown from the graded copy: autograder.engine.views)
+        self.reported, self.exc_type, self.where = reported, exc_type, where
 
 
 class SandboxUnavailable(RuntimeError):

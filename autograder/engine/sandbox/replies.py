@@ -2,6 +2,8 @@
 (a reply off it is a BadReply, which the client turns into a fatal "malformed reply")."""
 from __future__ import annotations
 
+import builtins
+import re
 from typing import Any
 
 from autograder.engine.sandbox.errors import BadReply, StudentError
@@ -48,7 +50,18 @@ def check_error(reply: dict) -> StudentError:
     kind = "wrong_type" if err.get("wrong_type") is True else err.get("kind", "exception")
     if not isinstance(kind, str) or len(kind) > 40:
         raise BadReply("an error of unknown kind")
-    return StudentError(student_text(err.get("message", "failed")), kind, output=student_text(reply.get("output", "")))
+    exc_type = err.get("type") if err.get("type") in BUILTIN_EXCEPTIONS else ""
+    where = err.get("where")
+    where = ((where[0], where[1]) if isinstance(where, list) and len(where) == 2 and isinstance(where[0], str)
+             and OWN_FILE.fullmatch(where[0]) and type(where[1]) is int and 0 < where[1] <= 1_000_000 else None)
+    return StudentError(student_text(err.get("message", "failed")), kind, output=student_text(reply.get("output", "")),
+                        reported=True, exc_type=exc_type, where=where)
+
+
+# what a worker may name as an error's type and file (anything else is dropped, never shown)
+BUILTIN_EXCEPTIONS = frozenset(name for name, obj in vars(builtins).items()
+                               if isinstance(obj, type) and issubclass(obj, BaseException))
+OWN_FILE = re.compile(r"[A-Za-z0-9_]{1,80}\.py")
 
 
 def check_call(reply: Any) -> tuple[bool, Any, str]:

@@ -12,7 +12,12 @@ nowhere, and sys.stdout/sys.stderr are capped in-memory writers whose text is re
     {"op": "call", "name": f, "kwargs": {...}}     -> {"ok": true, "value": V, "output": s} | error
     {"op": "call_many", "name": f, "kwargs_list": [...]} -> {"ok": true, "replies": [call reply, ...]}
     E = {"kind": "missing_module" | "syntax" | "import" | "exit" | "missing_function" | "not_callable"
-                 | "not_implemented" | "exception" | "memory" | "bad_return", "message": str}
+                 | "not_implemented" | "exception" | "memory" | "bad_return", "message": str,
+         "type": the exception's nearest builtin class (student code raised it), "where": [file, line]}
+
+"type" and "where" (the innermost frame in the student's module, else in another file of the
+submission) let the grader show an error as its type and the student's own line, without the
+message student code wrote (feedback before the due date: autograder.engine.views).
 
 Return values cross strictly: exact bool/int/float/str/None (numpy scalars via .item()) and lists of
 those. Anything else -- an object with a rigged __eq__, a float subclass -- is a "bad_return".
@@ -139,8 +144,47 @@ def parameters(fn):
     return [[p.name, p.kind.name] for p in inspect.signature(fn).parameters.values()]
 
 
-def error(kind, message):
-    return {"ok": False, "error": {"kind": kind, "message": message}}
+def error(kind, message, exc=None):
+    reply = {"ok": False, "error": {"kind": kind, "message": message}}
+    if exc is not None:
+        reply["error"]["type"] = builtin_type(exc)
+        where = origin(exc)
+        if where:
+            reply["error"]["where"] = where
+    return reply
+
+
+def builtin_type(exc):
+    """The name of the nearest builtin class of exc: a class student code made up (its name can
+    carry anything) is named by the builtin it derives from."""
+    for cls in type(exc).__mro__:
+        if cls.__module__ == "builtins":
+            return cls.__name__
+    return "BaseException"
+
+
+SUBMISSION = {"dir": "", "module": ""}   # set by main: where the student's files are
+
+
+def origin(exc):
+    """[file name, line] of the innermost traceback frame in the student's module (else in another
+    file of the submission folder), or None."""
+    own = other = None
+    if isinstance(exc, SyntaxError) and type(exc.filename) is str and type(exc.lineno) is int \
+            and os.path.dirname(exc.filename) == SUBMISSION["dir"]:
+        return [os.path.basename(exc.filename), exc.lineno]   # compiling: no frame of the file itself
+    tb = getattr(exc, "__traceback__", None)
+    depth = 0
+    while tb is not None and depth < 1000:
+        path = tb.tb_frame.f_code.co_filename
+        if type(path) is str and os.path.dirname(path) == SUBMISSION["dir"]:
+            where = [os.path.basename(path), tb.tb_lineno]
+            if where[0] == SUBMISSION["module"] + ".py":
+                own = where
+            else:
+                other = where
+        tb, depth = tb.tb_next, depth + 1
+    return own or other
 
 
 def failure(exc):
@@ -148,16 +192,16 @@ def failure(exc):
     if isinstance(exc, NotImplementedError):
         return error("not_implemented", "not implemented yet (raises NotImplementedError)")
     if isinstance(exc, SystemExit):
-        return error("exit", "called sys.exit(%s)" % safe_text(exc.code))
+        return error("exit", "called sys.exit(%s)" % safe_text(exc.code), exc)
     if isinstance(exc, MemoryError):
         return error("memory", "ran out of memory (the sandbox's memory limit)")
     if isinstance(exc, RecursionError):
-        return error("exception", "raised RecursionError (infinite recursion?)")
+        return error("exception", "raised RecursionError (infinite recursion?)", exc)
     if isinstance(exc, BadReturn):
         reply = error("bad_return", str(exc))
         reply["error"]["wrong_type"] = exc.wrong_type
         return reply
-    return error("exception", "raised %s: %s" % (safe_text(type(exc).__name__), safe_text(exc)))
+    return error("exception", "raised %s: %s" % (safe_text(type(exc).__name__), safe_text(exc)), exc)
 
 
 class Worker:
@@ -186,7 +230,7 @@ class Worker:
             self.module = importlib.import_module(name)
             return {"ok": True, "output": self.capture.take()}
         except SyntaxError as exc:
-            return error("syntax", "%s.py has a syntax error on line %s: %s" % (name, exc.lineno, safe_text(exc.msg)))
+            return error("syntax", "%s.py has a syntax error on line %s: %s" % (name, exc.lineno, safe_text(exc.msg)), exc)
         except ModuleNotFoundError as exc:
             if exc.name == name:
                 return error("missing_module", "%s.py is not in the submission" % name)
@@ -194,7 +238,7 @@ class Worker:
         except SystemExit as exc:
             return error("exit", "%s.py called sys.exit(%s) while being imported" % (name, safe_text(exc.code)))
         except BaseException as exc:
-            return error("import", "importing %s.py %s" % (name, failure(exc)["error"]["message"]))
+            return error("import", "importing %s.py %s" % (name, failure(exc)["error"]["message"]), exc)
 
     def lookup(self, name):
         fn = getattr(self.module, name, None)
@@ -289,6 +333,7 @@ def main():
     here = os.path.realpath(os.path.dirname(__file__))
     stdlib = [p for p in sys.path if p and os.path.realpath(p) != here]
     sys.path[:] = [config["submission"], config["site"]] + stdlib
+    SUBMISSION.update(dir=config["submission"], module=config["module"])
     os.chdir(config["tmp"])
     # numpy (if the student imports it) must not start a thread pool that eats the memory limit
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
