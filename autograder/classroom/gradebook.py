@@ -298,7 +298,7 @@ def _iso_utc(moment: datetime | None) -> str:
     return moment.replace(tzinfo=timezone.utc).isoformat() if moment is not None else ""
 
 
-def record_lateness(gb, assignment_id: str, student: str, late: Lateness, score: float) -> None:
+def record_lateness(gb, assignment_id: str, student: str, late: Lateness, score: float, notebook_id: str = "") -> None:
     """Put a student's lateness in nbgrader's model (module docstring): the penalty is its percent of
     `score`, the grade of record of the notebook (no penalty where the time is unknown or on time)."""
     api = _nbgrader_api()
@@ -309,7 +309,7 @@ def record_lateness(gb, assignment_id: str, student: str, late: Lateness, score:
         submission.timestamp = _utc_naive(late.submitted_at)
     submission.extension = (_utc_naive(late.due) - assignment.duedate) if late.extended else None
     try:
-        notebook = gb.find_submission_notebook(assignment_id, assignment_id, student)
+        notebook = gb.find_submission_notebook(notebook_id or assignment_id, assignment_id, student)
     except api.MissingEntry:
         return
     notebook.late_submission_penalty = late.penalty_points(score) if late.status == "late" else None
