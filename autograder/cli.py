@@ -303,9 +303,13 @@ def _grades_dir(root: Optional[Path], assignment_id: str) -> Path:
 
 @app.command()
 def report(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
-           grades_dir: Optional[Path] = typer.Argument(None, help="what grade-batch wrote (default: grades/ASSIGNMENT)"),
+           grades_dir: Optional[Path] = typer.Argument(None, help="what grade-batch wrote, or a Gradescope export "
+                                                       "(default: grades/ASSIGNMENT)"),
+           db: Optional[str] = typer.Option(None, "--db", help="the course gradebook, e.g. sqlite:///gradebook.db "
+                                            "(default: the one grade-batch wrote)"),
            course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
-    """The class report for course staff: GRADES_DIR/report.html (self-contained), report.csv, report.json."""
+    """The class report for course staff: GRADES_DIR/report.html (self-contained), report.csv, report.json;
+    from grade-batch's results, a Gradescope export (its submission_metadata.yml) or the gradebook (--db)."""
     from autograder.classroom.report import write_report
 
     spec = _assignment(assignment)
@@ -313,7 +317,7 @@ def report(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collec
     target = grades_dir or _grades_dir(_course(course, required=False), spec.id)
     _folder(target, "grades folder")
     try:
-        paths = write_report(spec, target)
+        paths = write_report(spec, target, db)
     except ValueError as exc:
         fail(str(exc))
     out.print("\n".join(f"{kind}: {path}" for kind, path in paths.items()), highlight=False)
