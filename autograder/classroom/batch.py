@@ -26,7 +26,8 @@ import tempfile
 import threading
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -259,6 +260,41 @@ def _why_reassess(done: dict, late: Lateness | None) -> str | None:
     return "their lateness changed"
 
 
+def _time_before_seen(late: Lateness | None, previous: Path) -> Lateness | None:
+    """The lateness to record instead when a student's files changed but their timestamp.txt (written on
+    the student's side: their clock, their file) claims a time before this grader last saw other files
+    of theirs (the previous result's mtime, a time of ours): that time cannot be trusted, so no penalty
+    is taken on it and the student needs a person (autograder.classroom.deadlines, `unknown`)."""
+    from autograder.classroom.submitted_at import NBGRADER_SOURCE
+
+    if late is None or late.source != NBGRADER_SOURCE or not late.submitted_at:
+        return None
+    try:
+        seen = datetime.fromtimestamp(previous.stat().st_mtime, timezone.utc)
+    except OSError:
+        return None
+    claimed = datetime.fromisoformat(late.submitted_at)
+    if claimed >= seen:
+        return None
+    return replace(late, status="unknown", submitted_at="", late_by_s=0.0, penalty_percent=0.0,
+                   note=_doubt(late) + seen.astimezone(claimed.tzinfo).isoformat(timespec="seconds"))
+
+
+def _doubt(late: Lateness) -> str:
+    """The start of the note `_time_before_seen` leaves on a claim it cannot trust."""
+    from autograder.classroom.submitted_at import NBGRADER_SOURCE
+
+    return f"{NBGRADER_SOURCE} gives {late.submitted_at}, but other files of theirs were graded at "
+
+
+def _still_doubted(done: dict, late: Lateness | None) -> Lateness | None:
+    """The doubted lateness a result records, when the unchanged files still make the same claim."""
+    before = Lateness.from_json(done["scalelabs"].get("late"))
+    if late is None or before is None or before.status != "unknown" or not late.submitted_at:
+        return None
+    return before if before.note.startswith(_doubt(late)) else None
+
+
 def class_lateness(assignment: Assignment, root: Path, roster: list[Submitter], timestamps: Path | None = None,
                    now=None) -> dict[str, Lateness | None]:
     """student -> their Lateness (None for everyone when the lab has no due date). The course's
@@ -339,6 +375,8 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
             reasons[student] = _why_regrade(done, sha, grader, force)
         if all(why is None for why in reasons.values()):
             for student in submitter.students:
+                if (kept := _still_doubted(done_by[student], late[student])) is not None:
+                    late[student] = summary.late[student] = kept   # the same files, the same claim
                 why = _why_reassess(done_by[student], late[student])
                 if why:
                     summary.regraded[student], reassess[student] = why, done_by[student]
@@ -346,6 +384,10 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
                     summary.skipped.append(student)
             continue
         todo.append((submitter, sha))
+        for student in submitter.students:
+            if reasons[student] == "their files changed" and (doubted := _time_before_seen(
+                    late[student], out_dir / "results" / f"{student}.json")) is not None:
+                late[student] = summary.late[student] = doubted
         for student, why in reasons.items():
             if why:
                 summary.regraded[student] = why

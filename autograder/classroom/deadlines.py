@@ -35,12 +35,11 @@ import hashlib
 import io
 import json
 import math
-import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from autograder.engine.config import ConfigError
+from autograder.engine.config import ConfigError, course_document  # noqa: F401  (the doors read it from here)
 
 POLICIES = ("none", "zero", "per_hour", "per_day")
 UNIT_S = {"per_hour": 3600.0, "per_day": 86400.0}
@@ -206,8 +205,10 @@ class Deadlines:
         if when.tzinfo is None or when.utcoffset() is None:
             return replace(base, note=f"{submitted.source} gives {when.isoformat()} without a time zone")
         if (when - now).total_seconds() > FUTURE_SKEW_S:
+            # the moment of grading is not in the note: a record that changed with every run would be
+            # written again by every batch
             return replace(base, note=f"{submitted.source} gives {self.local(when).isoformat()}, after the time of "
-                                      f"grading ({self.local(now).isoformat(timespec='seconds')})")
+                                      "grading")
         late_by = max(0.0, (when - due).total_seconds())
         percent = deadline.policy.percent(late_by)
         status = "late" if late_by > deadline.policy.grace_minutes * 60 else "on_time"
@@ -310,21 +311,6 @@ def _policy(settings: dict, where, name: str) -> Policy:
     if policy.policy in UNIT_S and not policy.penalty_percent:
         raise ConfigError(f"{where}: [{name}] policy = {policy.policy!r} needs penalty_percent (more than 0)")
     return policy
-
-
-def course_document(path: Path | None = None) -> tuple[dict, Path | None]:
-    """The course's scalelabs.toml, parsed, and where it is (explicit path, cwd, course root)."""
-    from autograder.course import find_course
-
-    course = find_course()
-    candidates = [path] if path else [Path.cwd() / "scalelabs.toml", course and course / "scalelabs.toml"]
-    for candidate in candidates:
-        if candidate and candidate.is_file():
-            try:
-                return tomllib.loads(candidate.read_text()), candidate
-            except tomllib.TOMLDecodeError as exc:
-                raise ConfigError(f"{candidate} is not valid TOML: {exc}") from None
-    return {}, None
 
 
 def course_deadlines(path: Path | None = None, labs: set[str] | None = None) -> Deadlines:

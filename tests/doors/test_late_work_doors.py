@@ -344,3 +344,32 @@ def test_an_extension_added_after_grading_changes_only_that_students_lateness(ba
     row = {r["student"]: r for r in csv.DictReader((again / "grades.csv").open())}["late"]
     assert float(row["late_penalty"]) == 0 and float(row["final_score"]) == pytest.approx(float(rows["late"]["engine_score"]))
     assert "extended from" in (again / "feedback" / "late.html").read_text()
+
+
+# --- a student with a deadline: a timestamp.txt edited to claim an earlier time -------------------------
+
+def test_new_files_claiming_a_time_before_the_last_grading_take_no_penalty_on_trust(batch_of_submitted, late_course,
+                                                                                    assignment, tmp_path):
+    """`late` hands in again after the class was graded, with a timestamp.txt claiming a day before the
+    due date: the claim is not used (no on-time record on the student's word, no penalty on a guess),
+    the student needs a person, and the record stays so on the next run; an honest classmate's stands."""
+    root, _ = late_course
+    _, rows, out = batch_of_submitted
+    again, submitted = tmp_path / "grades", tmp_path / "submitted"
+    shutil.copytree(out, again)
+    for student in ("late", "early"):
+        shutil.copytree(root / "submitted" / student, submitted / student)
+    folder = submitted / "late" / assignment.id
+    module = folder / f"{assignment.module}.py"
+    module.write_text(module.read_text() + "\n# handed in again\n")
+    (folder / "timestamp.txt").write_text(nbgrader_stamp(DUE - timedelta(days=1)))
+    early_before = (again / "results" / "early.json").read_bytes()
+    summary = grade_batch("release_toy:ASSIGNMENT", submitted, again, jobs=1)
+    late = json.loads((again / "results" / "late.json").read_text())["scalelabs"]["late"]
+    assert late["status"] == "unknown" and late["penalty_percent"] == 0 and "were graded at" in late["note"]
+    assert "late" in summary.needs_attention and "early" not in summary.needs_attention
+    assert (again / "results" / "early.json").read_bytes() == early_before
+    again_summary = grade_batch("release_toy:ASSIGNMENT", submitted, again, jobs=1)
+    assert again_summary.regraded == {} and "late" in again_summary.needs_attention
+    row = {r["student"]: r for r in csv.DictReader((again / "grades.csv").open())}["late"]
+    assert "cannot be used" in row["needs_attention"] or "were graded at" in row["needs_attention"]
