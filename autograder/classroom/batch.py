@@ -95,6 +95,9 @@ _ahead: Sandbox | None = None     # the next student's jail, booting while this 
 
 def _init_worker(assignment_name: str, mode: str) -> None:
     global _assignment, _mode, _config
+    if threading.current_thread() is threading.main_thread():   # a grading process: Ctrl-C is the parent's
+        signal.signal(signal.SIGINT, signal.SIG_IGN)            # (a SIGINT pending since its start is dropped)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _assignment = load(assignment_name)
     _mode = mode
     _config = load_config()
@@ -158,19 +161,27 @@ def _write_record(out_dir: Path, title: str, student: str, data: dict) -> None:
 
 @contextmanager
 def _started_ignoring_ctrl_c() -> Iterator[None]:
-    """Processes started inside ignore Ctrl-C from their first instruction (an ignored signal stays
-    ignored across exec, and Python then installs no KeyboardInterrupt handler): the terminal's SIGINT
-    reaches the whole process group, and a grading process still importing would print a traceback.
-    Ctrl-C is the parent's to handle: it drops the students not yet started, and each grading process
-    finishes the one in hand. The parent ignores it only while the processes start (milliseconds)."""
+    """Processes started inside hold Ctrl-C from their first instruction (a blocked signal stays blocked
+    across fork and exec) until their initializer ignores it: the terminal's SIGINT reaches the whole
+    process group, and a grading process still importing would print a traceback. Ctrl-C is the
+    parent's to handle: it drops the students not yet started, and each grading process finishes the
+    one in hand. A Ctrl-C while they start is held, not lost, and acted on once they have started:
+    blocked in this thread (the one that forks), and noted, not raised, if another thread of this
+    process (the gradebook's, the progress bar's) receives it, since a KeyboardInterrupt between a
+    fork and its write of the start-up data leaves that grading process a traceback of its own."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    held: list[int] = []
+    handler = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)   # a Ctrl-C held by the block arrives now, noted
+        signal.signal(signal.SIGINT, handler)
+    if held and callable(handler):
+        handler(signal.SIGINT, None)                          # Python's default raises KeyboardInterrupt
 
 
 @contextmanager
