@@ -373,3 +373,46 @@ def test_new_files_claiming_a_time_before_the_last_grading_take_no_penalty_on_tr
     assert again_summary.regraded == {} and "late" in again_summary.needs_attention
     row = {r["student"]: r for r in csv.DictReader((again / "grades.csv").open())}["late"]
     assert "cannot be used" in row["needs_attention"] or "were graded at" in row["needs_attention"]
+
+
+# --- the other two sources of a time: a TA's CSV and a Gradescope export --------------------------------
+
+OTHER_SOURCES = ["late", "extended_late"]
+
+
+@pytest.fixture(scope="module")
+def other_sources(late_course, assignment, batch_of_submitted, tmp_path_factory):
+    """grade-batch of two students as a plain download with a TA's --timestamps CSV (times in the
+    course's zone, no offset), and as a Gradescope export (:created_at); each folder holds a forged
+    timestamp.txt, which neither reads."""
+    import yaml
+
+    root, folders = late_course
+    work = tmp_path_factory.mktemp("sources")
+    plain, export = work / "download", work / "export"
+    metadata = {}
+    for number, student in enumerate(OTHER_SOURCES, 1):
+        for target in (plain / student, export / f"submission_{number}"):
+            shutil.copytree(folders[student], target)
+            (target / "timestamp.txt").write_text(FORGED)
+        metadata[f"submission_{number}"] = {":submitters": [{":sid": student, ":name": student}],
+                                            ":created_at": TIMES[student][0].astimezone(timezone.utc)}
+    (export / "submission_metadata.yml").write_text(yaml.safe_dump(metadata))
+    times = work / "times.csv"
+    times.write_text("student,submitted_at\n" + "".join(
+        f"{s},{TIMES[s][0].replace(tzinfo=None).isoformat()}\n" for s in OTHER_SOURCES))
+    grade_batch("release_toy:ASSIGNMENT", plain, work / "by-csv", jobs=1, timestamps=times)
+    grade_batch("release_toy:ASSIGNMENT", export, work / "by-export", jobs=1)
+    read = lambda out: {r["student"]: r for r in csv.DictReader((out / "grades.csv").open())}   # noqa: E731
+    return read(work / "by-csv"), read(work / "by-export")
+
+
+def test_a_tas_csv_and_a_gradescope_export_score_as_the_other_doors(other_sources, batch_of_submitted, on_gradescope):
+    by_csv, by_export = other_sources
+    _, rows, _ = batch_of_submitted
+    for student in OTHER_SOURCES:
+        for row in (by_csv[student], by_export[student]):
+            assert float(row["engine_score"]) == pytest.approx(float(rows[student]["engine_score"]), abs=1e-6)
+            assert float(row["late_penalty"]) == pytest.approx(float(rows[student]["late_penalty"]), abs=1e-6), student
+            assert float(row["final_score"]) == pytest.approx(on_gradescope[student]["score"], abs=1e-6), student
+            assert datetime.fromisoformat(row["submitted_at"]) == TIMES[student][0]
