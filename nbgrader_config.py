@@ -9,6 +9,9 @@
   grades `submitted/<student>/<assignment>/` in the engine's sandbox and writes each grade cell's
   output (the item's feedback on stdout, the score as a float execute_result), so nbgrader's
   gradebook holds exactly the per-item scores of `scalelabs grade`.
+* `CappedNotebook`, the first sanitizing pass, cuts the submitted notebook's cells, sources and outputs
+  to sizes nbgrader's and bleach's passes can afford (one 19 MB markdown cell cost 60-70 CPU s of
+  them); the scores come from the submitted files, which it does not touch.
 * The sanitizing pass keeps the outputs the student saved (no `ClearOutput`): the feedback page
   shows the student's own outputs; grade cells are overwritten by the engine's. Stored stderr is
   dropped, `InertOutputs` keeps only text and images (no HTML/JavaScript for a TA's browser),
@@ -27,6 +30,13 @@
   puts the policy's penalty in `late_submission_penalty`, with the due date, time and extension.
 * ClearSolutions is off: source notebooks hold no solutions at all (keys and reference code live
   only in autograder/ and reference/), and it would replace the answer cells `<qid> = None`.
+* `nbgrader collect` reads the exchange's inbound folder, which every student can write, as student
+  data: `SafeCollect` refuses a hand-in not owned by the student it names, never follows a link, dates
+  a hand-in changed after its claimed time by its last change, and one bad hand-in skips that
+  student only (autograder/doors/collect.py).
+* Who the course is comes from the course, not the code: its id (nbgrader's course id, the course's
+  folder in the exchange) and exchange root from scalelabs.toml's [course] table, the id by default
+  the course folder's name (autograder/course.py, `course_settings`).
 * A failure while this file loads stops nbgrader: traitlets catches any Exception a config file
   raises, logs it and runs with nbgrader's defaults, which execute student notebooks and score what
   their kernels print. SystemExit is not an Exception, so it passes traitlets and ends the command
@@ -34,6 +44,7 @@
   file from (the current directory or `--CourseDirectory.root`).
 """
 import traceback
+from pathlib import Path
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
 
@@ -42,17 +53,23 @@ try:
     from nbgrader.preprocessors import (CheckCellMetadata, IgnorePattern, LimitOutput, OverwriteCells,
                                         OverwriteKernelspec, SaveAutoGrades)
 
-    from autograder.engine.config import COURSE_ID
-    from autograder.doors.nbgrader import (CourseLatePenalties, EngineScores, InertMarkup, InertOutputs,
-                                           SubmittedMetadata, read_timestamps_as_scalelabs)
+    from autograder.course import course_settings
+    from autograder.doors.collect import SafeCollect
+    from autograder.doors.nbgrader import (CappedNotebook, CourseLatePenalties, EngineScores, InertMarkup,
+                                           InertOutputs, SubmittedMetadata, read_timestamps_as_scalelabs)
     from autograder.doors.nbgrader_export import SafeCsvExport
+    from autograder.doors.nbgrader_log import one_line_per_student
     from labs import all_assignments
 
-    c.CourseDirectory.course_id = COURSE_ID
+    course = course_settings(Path(__file__).resolve().parent)   # noqa: F821 (this file, as nbgrader loads it)
+    c.CourseDirectory.course_id = course.id
+    if course.exchange is not None:
+        c.Exchange.root = str(course.exchange)
     c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
                                 ".hypothesis", ".pytest_cache"]
     c.Autograde.exclude_overwriting = {a.id: [f"{a.module}.py"] for a in all_assignments().values()}
-    c.Autograde.sanitize_preprocessors = [SubmittedMetadata, OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
+    c.Autograde.sanitize_preprocessors = [CappedNotebook, SubmittedMetadata, OverwriteKernelspec, OverwriteCells,
+                                          CheckCellMetadata]
     c.Autograde.autograde_preprocessors = [
         IgnorePattern, InertOutputs, InertMarkup, EngineScores, ClearMetadataPreprocessor, LimitOutput,
         SaveAutoGrades, CourseLatePenalties, CheckCellMetadata,
@@ -61,7 +78,9 @@ try:
     c.IgnorePattern.enabled = True
     c.IgnorePattern.pattern = r"(?s).*"
     c.ClearSolutions.enabled = False
+    c.ExchangeFactory.collect = SafeCollect    # the inbound folder is student data (autograder/doors/collect.py)
     c.ExportApp.plugin_class = SafeCsvExport   # quoted CSV, no cell a spreadsheet would run
+    one_line_per_student()                     # autograde: a line per student, warnings and errors (nbgrader_log.py)
 except Exception as error:  # noqa: BLE001  (whatever it is, nbgrader must not go on with its defaults)
     where = traceback.extract_tb(error.__traceback__)[-1]
     raise SystemExit(

@@ -5,7 +5,7 @@
     scalelabs forget ASSIGNMENT STUDENT ... [--out DIR] [--db URL]
     scalelabs report ASSIGNMENT [GRADES_DIR]
     scalelabs feedback ASSIGNMENT [GRADES_DIR] --view before|after
-    scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check
+    scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check | secret [--create]
     scalelabs lint [LAB ...] | new-lab LAB_ID --module NAME | docs [--check]   (lab authors)
 
 ASSIGNMENT is a lab id (labs/) or `package.module:NAME` of an Assignment. Bad arguments
@@ -80,17 +80,31 @@ COURSE_HELP = "the course folder (holds nbgrader_config.py); default: the curren
 def _course(course: Optional[Path], required: bool = True) -> Optional[Path]:
     """The course root (autograder/course.py). An explicit --course becomes the working directory,
     so everything resolved from there (scalelabs.toml in grading workers, nbgrader) sees the course."""
-    from autograder.course import CourseNotFound, course_root, find_course
+    from autograder.course import CourseConfigError, CourseNotFound, course_root, course_settings, find_course
 
-    if course is None and not required:
-        return find_course()
     try:
-        root = course_root(course)
-    except CourseNotFound as exc:
+        root = find_course() if course is None and not required else course_root(course)
+        if root is not None:
+            course_settings(root)    # who the course is ([course]): a bad table is one line, before any work
+    except (CourseNotFound, CourseConfigError) as exc:
         fail(str(exc))
     if course is not None:
         os.chdir(root)
     return root
+
+
+def _course_secret():
+    """The course secret the graders load (autograder.engine.secret); without one, a warning line:
+    hidden inputs then come from public values."""
+    from autograder.engine.secret import load_secret, secret_path
+
+    secret = load_secret()
+    if secret is None:
+        where = secret_path()
+        err.print(f"[yellow]warning:[/] no course secret{f' at {where}' if where else ''}: hidden inputs are drawn "
+                  "from public values, so a student can compute them from the released files. `scalelabs release` "
+                  "creates one; a second grading machine copies the first one's (docs/tas.md)", highlight=False)
+    return secret
 
 
 def _folder(path: Path, what: str) -> Path:
@@ -144,9 +158,10 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     _course(course, required=False)
     config = load_config()
     config = replace(config, allow_unsandboxed=allow_unsandboxed or config.allow_unsandboxed)
+    secret = _course_secret()
     shown = _view(view, config.feedback.native)
     try:
-        result = grade_submission(spec, submission_dir, student, config=config)
+        result = grade_submission(spec, submission_dir, student, config=config, secret=secret)
     except SandboxUnavailable as exc:
         fail(str(exc))
     if as_json:
@@ -210,6 +225,7 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     except (NotAClass, NoSubmissionTimes) as exc:
         fail(str(exc))
     target = out_dir or _grades_dir(root, spec.id)
+    _course_secret()    # the grading processes load it the same way
     # the course's record unless told otherwise (--db, or an --out of its own)
     db = db or (default_gradebook(root, target) if target == _grades_dir(root, spec.id) else None)
     try:
@@ -351,22 +367,40 @@ def release(assignments: Optional[List[str]] = typer.Argument(None, help="defaul
     """Regenerate the course's stubs, source/ and release/, and register every released assignment in
     the course gradebook (gradebook.db), so `nbgrader autograde` works next."""
     from autograder.build.release import release as run_release
+    from autograder.classroom.names import RosterError
+    from autograder.course import CourseConfigError
+    from autograder.engine.secret import create_secret
 
     root = _course(course)
     ids = [_assignment(a).id for a in assignments or []]
-    for path in run_release(ids or None, root=root):
+    secret, created = create_secret(root)
+    try:
+        released = run_release(ids or None, root=root)
+    except (CourseConfigError, RosterError) as exc:
+        fail(str(exc))
+    for path in released:
         out.print(f"released {path}", highlight=False)
+    if created:
+        out.print(f"created the course secret {secret.path} (fingerprint {secret.fingerprint}): it keys every "
+                  "student's hidden inputs. Keep it out of git and copy it to every machine that grades this "
+                  "course (docs/tas.md)", highlight=False)
 
 
 @app.command()
 def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
           out_zip: Optional[Path] = typer.Option(None, "--out", help="default: dist/ASSIGNMENT-autograder.zip in the course"),
           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
-    """Build the Gradescope autograder zip with otter-grader; print its path, the assignment's total
-    points and the upload steps."""
+    """Build the Gradescope autograder zip with otter-grader (`pip install 'scalelabs[otter]'`); print
+    its path, the assignment's total points and the upload steps."""
     from autograder.doors.gradescope import upload_steps
-    from autograder.doors.otter import build_zip
     from autograder.engine.config import load_config
+    try:
+        from autograder.doors.otter import build_zip
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "otter":
+            raise
+        fail("scalelabs otter builds the zip with otter-grader, which the grader's install leaves out: "
+             "pip install 'scalelabs[otter]' (in a clone: pip install -e '.[otter]'), then rerun")
 
     out_zip = out_zip.resolve() if out_zip else None
     root = _course(course)
@@ -374,9 +408,32 @@ def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     release_dir = root / "release" / spec.id
     if not release_dir.is_dir():
         fail(f"{release_dir} does not exist: run `scalelabs release {spec.id}` first")
+    from autograder.engine.secret import create_secret
+    secret, created = create_secret(root)      # the zip carries it: Gradescope draws hidden inputs under it
+    if created:
+        err.print(f"created the course secret {secret.path} (fingerprint {secret.fingerprint}): copy it to every "
+                  "machine that grades this course (docs/tas.md)", highlight=False)
     zip_path = build_zip(spec.id, out_zip, assignment=spec, course=root)   # with the course's [grading], [feedback]
     print(zip_path)
     print(upload_steps(spec, zip_path, load_config(root / "scalelabs.toml").feedback))
+
+
+@app.command()
+def secret(create: bool = typer.Option(False, "--create", help="make one if the course has none (release does)"),
+           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Where the course secret is and its fingerprint (compare it on every machine that grades)."""
+    from autograder.engine.secret import create_secret, load_secret, secret_path
+
+    root = _course(course)
+    if create:
+        found, created = create_secret(root)
+        out.print(f"{'created' if created else 'kept'} {found.path}, fingerprint {found.fingerprint}", highlight=False)
+        return
+    found = load_secret(root)
+    if found is None:
+        fail(f"no course secret at {secret_path(root)}: `scalelabs release` (or `scalelabs secret --create`) makes "
+             "one on the machine that releases; every other grading machine copies that file (docs/tas.md)", code=1)
+    out.print(f"{found.path}, fingerprint {found.fingerprint}", highlight=False)
 
 
 @app.command()
@@ -397,7 +454,8 @@ def check(folder: Path = typer.Argument(Path("."), help="a released assignment f
              "run scalelabs check in your assignment folder, e.g. release/lab06_collectives/")
     import pytest
 
-    raise typer.Exit(pytest.main(["-q", "-p", "no:cacheprovider", str(folder)]))
+    # the folder's pytest.ini sets -q and no cache, as a student's own `pytest` there runs
+    raise typer.Exit(pytest.main(["-p", "no:cacheprovider", str(folder)]))
 
 
 @app.command()
@@ -464,10 +522,11 @@ def docs(check_only: bool = typer.Option(False, "--check", help="only say which 
 
 def main() -> None:
     from autograder.engine.config import ConfigError
+    from autograder.engine.secret import SecretError
 
     try:
         app()
-    except ConfigError as exc:   # a bad scalelabs.toml, whichever command read it: one line, exit 2
+    except (ConfigError, SecretError) as exc:   # a bad scalelabs.toml or course secret: one line, exit 2
         _error_line(str(exc))
         raise SystemExit(2) from None
 

@@ -2,9 +2,10 @@
 
 Each [[mutation]] of bench/mutations.toml (the catalogue, data; loaded into MUTATIONS) is one
 deliberate break: (file, exact old snippet, new snippet, what it breaks, the pytest arguments that
-should catch it). For each, the tracked tree (`git ls-files`) is copied to a temporary folder, the
-break applied there, and the named tests run in one process (`python -m pytest -n 0 -x -q ...`)
-with the copy first on PYTHONPATH, so the copy is what is tested, never the installed package. A break is
+should catch it). For each, the tracked tree (`git ls-files`) is copied to a temporary folder (a git
+work tree of its own, committed, so the tests that need a clone run there), the break applied there,
+and the named tests run in one process (`python -m pytest -n 0 -x -q ...`) with the copy first on
+PYTHONPATH, so the copy is what is tested, never the installed package. A break is
 
     caught         the tests failed
     NOT caught     the tests passed: a behaviour no test guards
@@ -86,19 +87,23 @@ def tracked_files() -> list[str]:
     return [f for f in out.decode().split("\0") if f]
 
 
-MANIFEST = ".tracked-files"   # = tests/repo_copy.py's: the copy's list of tracked files (it has no .git)
+# the copy's own git: any user, no hooks, no signing, quiet
+GIT = ["git", "-c", "user.name=mutate", "-c", "user.email=mutate@localhost", "-c", "commit.gpgsign=false",
+       "-c", "core.hooksPath=/dev/null", "-c", "init.defaultBranch=main"]
 
 
 def copy_tree(dest: Path) -> None:
-    files = tracked_files()
-    for rel in files:
+    """dest/ as a fresh clone of the tree: its tracked files (as they are in the work tree now),
+    committed in a git repository of dest's own, so the tests that copy a clone (course week,
+    install, standalone: tests/repo_copy.py) run in the copy as in a work tree."""
+    for rel in tracked_files():
         src = REPO / rel
         if src.is_file():
             target = dest / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, target)
-    # the tests that copy a fresh clone (course week, install, standalone) read it instead of git
-    (dest / MANIFEST).write_text("\0".join(files), encoding="utf-8")
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "--no-verify", "-m", "bench/mutate.py copy"]):
+        subprocess.run([*GIT, *args], cwd=dest, check=True, capture_output=True)
 
 
 def run_tests(root: Path, args: tuple[str, ...]) -> subprocess.CompletedProcess:

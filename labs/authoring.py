@@ -28,6 +28,40 @@ from autograder.engine.spec import Option, letters  # noqa: F401
 from labs.property_kit import number
 
 
+# --- hidden domains: wider than the released strategies, drawn differently, anchors at the edges ----
+# A lab's hidden domains (items.py) are its own, never the strategies properties.py ships: a student
+# who reads those cannot reproduce the grader's draws even where a course has no secret. The grader
+# draws every edge of a domain for every student (autograder.engine.draw): each integer's bounds and
+# the two counts above its lower bound, each float's bounds, each one_of branch and each of the
+# first three and the last anchors of a sampled_from.
+
+def decades(low_exp: float, high_exp: float):
+    """Floats spread evenly over decades, 10**low_exp .. 10**high_exp (1 KB and 1 TB both realistic)."""
+    from hypothesis import strategies as st
+    return st.floats(low_exp, high_exp).map(lambda e: 10.0 ** e)
+
+
+ANCHOR_WEIGHT = 9      # the domain's weight against the anchors' in random draws: 1 in 10 is an anchor
+
+
+def anchored(domain, *anchors: Mapping[str, Any]):
+    """`domain`, plus these exact inputs (a decision's boundary: a budget met exactly, a tie), each
+    drawn for every student (at most 8: every element of the sampled_from holding them is an edge)
+    and 1 in ANCHOR_WEIGHT + 1 of the random draws an anchor."""
+    from hypothesis import strategies as st
+
+    from autograder.engine.draw import weighted
+    if not 0 < len(anchors) <= 8:
+        raise ValueError(f"anchored(): 1 to 8 anchors, not {len(anchors)}")
+    from hypothesis.strategies._internal.lazy import unwrap_strategies
+
+    # the anchors in a sampled_from, which hypothesis does not flatten into the one_of (a one_of would
+    # be); the domain may be flattened into several branches, which share its weight
+    both = st.one_of(domain, st.sampled_from([dict(a) for a in anchors]))
+    parts = len(unwrap_strategies(both).element_strategies) - 1
+    return weighted(both, [ANCHOR_WEIGHT / parts] * parts + [1])
+
+
 # --- unit formatters (also the jinja2 filters of notebook markdown) -----------------------------------
 
 def fmt_bytes(x: float) -> str:
@@ -129,12 +163,15 @@ def render(template: str, **values: Any) -> str:
 # --- the questions file ------------------------------------------------------------------------------
 
 HINT_HEADING = "### hint"
+TAKEAWAY_HEADING = "### takeaway"   # optional: shown with the question's grade, never in the notebook
+PART_HEADINGS = {HINT_HEADING: "hint", TAKEAWAY_HEADING: "takeaway"}
 
 
 class Prose(NamedTuple):
     """One question's text as questions.md gives it, rendered."""
     prompt: str
     hint: str
+    takeaway: str = ""
 
 
 def _paragraphs(lines: Sequence[str]) -> str:
@@ -144,12 +181,14 @@ def _paragraphs(lines: Sequence[str]) -> str:
     return "\n\n".join(" ".join(p.split("\n")) for p in re.split(r"\n{2,}", text))
 
 
-def read_prose(path: Path) -> dict[str, tuple[int, str, str]]:
-    """question id -> (line number, prompt template, hint template) of a questions.md: a section
-    `## <id>` holds the prompt, then `### hint` the hint; anything above the first section is the
-    file's own introduction (not shown). Structural mistakes raise ValueError naming file and line."""
-    sections: dict[str, tuple[int, list[str], list[str] | None]] = {}
-    current = None
+def read_prose(path: Path) -> dict[str, tuple[int, dict[str, str]]]:
+    """question id -> (line number, {"prompt", "hint"[, "takeaway"]: template}) of a questions.md: a
+    section `## <id>` holds the prompt, then `### hint` the hint and, optionally, `### takeaway` what
+    the question teaches (shown with its grade: a takeaway states the answer, so it is never in the
+    notebook); anything above the first section is the file's own introduction (not shown).
+    Structural mistakes raise ValueError naming file and line."""
+    sections: dict[str, tuple[int, dict[str, list[str]]]] = {}
+    current, part = None, "prompt"
     for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
         where = f"{path}:{number}"
         if line.startswith("## "):
@@ -159,41 +198,43 @@ def read_prose(path: Path) -> dict[str, tuple[int, str, str]]:
             if qid in sections:
                 raise ValueError(f"{where}: question {qid} has a second section (the first is at line "
                                  f"{sections[qid][0]})")
-            current = sections[qid] = (number, [], None)
+            current = sections[qid] = (number, {"prompt": []})
+            part = "prompt"
         elif current is None:
             continue
-        elif line.strip() == HINT_HEADING:
-            if current[2] is not None:
-                raise ValueError(f"{where}: question {qid} has a second {HINT_HEADING!r}")
-            current = sections[qid] = (current[0], current[1], [])
+        elif line.strip() in PART_HEADINGS:
+            part = PART_HEADINGS[line.strip()]
+            if part in current[1]:
+                raise ValueError(f"{where}: question {qid} has a second {line.strip()!r}")
+            current[1][part] = []
         elif line.startswith("#"):
-            raise ValueError(f"{where}: question {qid}: only {HINT_HEADING!r} may head a part of a section, "
-                             f"not {line.strip()!r}")
+            raise ValueError(f"{where}: question {qid}: only {' or '.join(map(repr, PART_HEADINGS))} may head a "
+                             f"part of a section, not {line.strip()!r}")
         else:
-            (current[2] if current[2] is not None else current[1]).append(line)
+            current[1][part].append(line)
     prose = {}
-    for qid, (number, prompt, hint) in sections.items():
-        if not _paragraphs(prompt):
+    for qid, (number, parts) in sections.items():
+        if not _paragraphs(parts["prompt"]):
             raise ValueError(f"{path}:{number}: question {qid} has no prompt")
-        if hint is None or not _paragraphs(hint):
+        if not _paragraphs(parts.get("hint", [])):
             raise ValueError(f"{path}:{number}: question {qid} has no hint (a {HINT_HEADING!r} part)")
-        prose[qid] = (number, _paragraphs(prompt), _paragraphs(hint))
+        prose[qid] = (number, {name: _paragraphs(lines) for name, lines in parts.items()})
     return prose
 
 
 def question_prose(path: Path, namespace: Mapping[str, Any]) -> dict[str, Prose]:
-    """question id -> its prompt and hint from questions.md, rendered as jinja2 with `namespace`
-    (the questions module's names) and FILTERS, strictly: a name `namespace` lacks is an error that
-    names the question and the part."""
+    """question id -> its prompt, hint and takeaway from questions.md, rendered as jinja2 with
+    `namespace` (the questions module's names) and FILTERS, strictly: a name `namespace` lacks is an
+    error that names the question and the part."""
     rendered = {}
-    for qid, (number, prompt, hint) in read_prose(path).items():
-        parts = {}
-        for part, template in (("prompt", prompt), ("hint", hint)):
+    for qid, (number, parts) in read_prose(path).items():
+        done = {}
+        for part, template in parts.items():
             try:
-                parts[part] = render(template, **namespace)
+                done[part] = render(template, **namespace)
             except jinja2.TemplateError as exc:
                 raise ValueError(f"{path}:{number}: question {qid}, its {part}: {exc}") from None
-        rendered[qid] = Prose(**parts)
+        rendered[qid] = Prose(**done)
     return rendered
 
 
@@ -218,7 +259,7 @@ def questions(source: str, namespace: Mapping[str, Any],
         raise ValueError(f"{where} ({Path(source).name} declares {sorted(declared)}, questions.md writes "
                          f"{sorted(prose)})")
     return tuple(Question(id=qid, kind=kind, points=points, prompt=prose[qid].prompt, options=options, key=key,
-                          why=why, hint=prose[qid].hint)
+                          why=why, hint=prose[qid].hint, takeaway=prose[qid].takeaway)
                  for qid, (kind, points, (options, key, why)) in declared.items())
 
 
@@ -299,7 +340,8 @@ class NotebookFile(Sequence):
 def read_notebook(path: Path, namespace: Mapping[str, Any], package: str) -> tuple[str, list]:
     """(setup source, cells) of a lab's notebook.py in jupytext percent format.
 
-    * `# %% [markdown]` cells are jinja2 templates rendered with `namespace` and FILTERS;
+    * `# %% [markdown]` cells are jinja2 templates rendered with `namespace` and FILTERS; one with
+      `reveal="<qid>"` is shown by that prediction's last reveal once the student's functions ran;
     * the first code cell is the setup (its imports of `package` become literal assignments);
     * a code cell with `answer="<qid>"` is where that question is asked (its source is ignored and
       must be empty); `challenge="<cid>"` (empty) likewise places a design challenge; `grades=true` is where the function grade cells go;
@@ -313,7 +355,7 @@ def read_notebook(path: Path, namespace: Mapping[str, Any], package: str) -> tup
         meta = dict(cell.metadata)
         where = f"{path}: cell {index}"
         if cell.cell_type == "markdown":
-            cells.append(Markdown(render(cell.source, **namespace)))
+            cells.append(Markdown(render(cell.source, **namespace), reveal=meta.get("reveal", "")))
         elif setup is None:
             setup = literal_setup(cell.source, package)
         elif "answer" in meta:

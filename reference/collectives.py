@@ -29,9 +29,12 @@ def _check_link(message_bytes, n, alpha_s, bandwidth) -> int:
 
 
 def p2p_time(message_bytes: float, alpha_s: float, bandwidth: float) -> float:
-    """Seconds to send one message point to point: alpha_s + message_bytes / bandwidth.
+    """Seconds to send one message of message_bytes from one rank to another (Hockney's alpha-beta model).
 
-    message_bytes in bytes, alpha_s in s, bandwidth in bytes/s (Hockney 1994).
+    Formula: alpha_s + message_bytes / bandwidth  (Hockney 1994).
+    Derive: a message pays a fixed start-up latency alpha_s (s) once, whatever its size, and then its
+    bytes stream over the link at bandwidth bytes/s (per direction). An empty message still costs
+    alpha_s. Units: bytes, s, bytes/s.
     """
     check_nonneg("message_bytes", message_bytes)
     check_nonneg("alpha_s", alpha_s)
@@ -42,11 +45,13 @@ def p2p_time(message_bytes: float, alpha_s: float, bandwidth: float) -> float:
 
 
 def naive_allreduce_time(message_bytes: float, n: int, alpha_s: float, bandwidth: float) -> float:
-    """Seconds for a master-based AllReduce: every rank sends to one master, which reduces and
-    sends the result back; the 2(n-1) messages serialise on the master's link.
+    """Seconds for a master-based AllReduce: every rank sends its buffer to one master, which reduces
+    and sends the result back to each rank.
 
-    T = 2(n-1) * (alpha_s + M / B). Zero for n = 1. The master sends nothing to itself: n-1
-    messages in, n-1 out (the lab counted n out).
+    Formula: T = 2(n-1) * (alpha_s + M / B), M = message_bytes, B = bandwidth.
+    Derive: count the point-to-point messages that cross the master's one link and note that they
+    cannot overlap there: each is a whole M-byte buffer, each costs one p2p_time. The master sends
+    nothing to itself (the source lab counted n messages back, one too many). Zero for n = 1.
     """
     _check_link(message_bytes, n, alpha_s, bandwidth)
     ### BEGIN SOLUTION
@@ -55,11 +60,14 @@ def naive_allreduce_time(message_bytes: float, n: int, alpha_s: float, bandwidth
 
 
 def ring_allreduce_time(message_bytes: float, n: int, alpha_s: float, bandwidth: float) -> float:
-    """Seconds for a ring AllReduce (reduce-scatter then all-gather, n-1 steps each, M/n per step).
+    """Seconds for a ring AllReduce: a reduce-scatter, then an all-gather, around a ring of n ranks.
 
-    T = 2(n-1) * alpha_s + 2(n-1)/n * M / B  (Thakur et al. 2005). Zero for n = 1.
-    Its bandwidth term is the least any AllReduce built from point-to-point sends can cost
-    (Patarasuk & Yuan 2009); a switch that reduces in the network (NVLink SHARP) beats it.
+    Formula: T = 2(n-1) * alpha_s + 2(n-1)/n * M / B  (Thakur et al. 2005), M = message_bytes.
+    Derive: the buffer is cut into n chunks of M/n bytes. Each phase takes n-1 steps; in every step
+    each rank sends one chunk to its right neighbour while it receives one from its left, all links
+    at once, so a step costs one latency and one chunk's transfer. Zero for n = 1. Its bandwidth
+    term is the least any AllReduce built from point-to-point sends can cost (Patarasuk & Yuan
+    2009); a switch that reduces in the network (NVLink SHARP) beats it.
     """
     _check_link(message_bytes, n, alpha_s, bandwidth)
     ### BEGIN SOLUTION
@@ -68,12 +76,15 @@ def ring_allreduce_time(message_bytes: float, n: int, alpha_s: float, bandwidth:
 
 
 def tree_allreduce_time(message_bytes: float, n: int, alpha_s: float, bandwidth: float) -> float:
-    """Seconds for a binary-tree AllReduce: reduce up the tree, broadcast down, the whole message
-    per hop and no pipelining (a teaching simplification: NCCL's trees send the message in chunks
-    down a pipeline, which keeps them competitive far above this tree's crossover with the ring).
+    """Seconds for a binary-tree AllReduce: reduce up the tree, broadcast down, the whole message per
+    hop and no pipelining (a teaching simplification: NCCL's trees send the message in chunks down
+    a pipeline, which keeps them competitive far above this tree's crossover with the ring).
 
-    T = 2 * ceil(log2 n) * (alpha_s + M / B). Zero for n = 1. For n not a power of two the tree
-    still needs ceil(log2 n) levels (the lab's fractional log2 n undercounts them).
+    Formula: T = 2 * ceil(log2 n) * (alpha_s + M / B), M = message_bytes, B = bandwidth.
+    Derive: a binary tree over n ranks has as many levels as it takes to double from 1 to at least
+    n; the reduction climbs them one hop at a time and the broadcast comes back down, and each hop
+    sends the whole M-byte buffer as one message. For n not a power of two the tree still needs
+    that whole number of levels (the source lab's fractional log2 n undercounts them). Zero for n = 1.
     """
     n = _check_link(message_bytes, n, alpha_s, bandwidth)
     ### BEGIN SOLUTION
@@ -83,12 +94,15 @@ def tree_allreduce_time(message_bytes: float, n: int, alpha_s: float, bandwidth:
 
 
 def rabenseifner_allreduce_time(message_bytes: float, n: int, alpha_s: float, bandwidth: float) -> float:
-    """Seconds for Rabenseifner's AllReduce: recursive-halving reduce-scatter then
-    recursive-doubling all-gather; n must be a power of two.
+    """Seconds for Rabenseifner's AllReduce: recursive-halving reduce-scatter then recursive-doubling
+    all-gather; n must be a power of two.
 
-    T = 2 * log2(n) * alpha_s + 2(n-1)/n * M / B  (Thakur et al. 2005, sec. 4.4). It moves the
-    same bytes as the ring (the point-to-point lower bound) with log2(n) instead of n-1 latency
-    steps; the lab's log2(n)*alpha + (1-1/n)*M/B is a reduce-scatter alone, half that bound.
+    Formula: T = 2 * log2(n) * alpha_s + 2(n-1)/n * M / B  (Thakur et al. 2005, sec. 4.4).
+    Derive: in the reduce-scatter each round pairs every rank with a partner and exchanges half of
+    what it still holds, so the data halves each round until each rank owns its M/n share; the
+    all-gather runs the same rounds backwards, doubling. Count the rounds (latencies) and add up the
+    bytes a rank sends over all of them: the same bytes as the ring, in far fewer steps. The source
+    lab's version charged the reduce-scatter alone, half the bytes of an AllReduce.
     """
     n = _check_link(message_bytes, n, alpha_s, bandwidth)
     if n & (n - 1):
@@ -100,9 +114,14 @@ def rabenseifner_allreduce_time(message_bytes: float, n: int, alpha_s: float, ba
 
 
 def ring_bytes_per_rank(message_bytes: float, n: int) -> float:
-    """Bytes each rank sends in a ring AllReduce: 2(n-1)/n * M, the least any AllReduce built from
-    point-to-point sends can make a rank send (Patarasuk & Yuan 2009); in-switch reduction
-    (NVLink SHARP) needs about M."""
+    """Bytes each rank sends in a ring AllReduce.
+
+    Formula: 2(n-1)/n * M, M = message_bytes.
+    Derive: follow one rank through both phases of the ring (reduce-scatter, then all-gather): it
+    sends one chunk of the n-way split buffer per step. This is the least any AllReduce built from
+    point-to-point sends can make a rank send (Patarasuk & Yuan 2009); in-switch reduction (NVLink
+    SHARP) needs about M. Zero for n = 1.
+    """
     check_nonneg("message_bytes", message_bytes)
     check_count("n", n)
     ### BEGIN SOLUTION
@@ -111,7 +130,12 @@ def ring_bytes_per_rank(message_bytes: float, n: int) -> float:
 
 
 def naive_master_bytes(message_bytes: float, n: int) -> float:
-    """Bytes through the master's link in a naive AllReduce: 2(n-1) * M (received plus sent)."""
+    """Bytes that cross the master's link in a naive AllReduce (received plus sent).
+
+    Formula: 2(n-1) * M, M = message_bytes.
+    Derive: every other rank's whole buffer comes in, and the reduced buffer goes back out to each of
+    them; the master sends nothing to itself. Zero for n = 1.
+    """
     check_nonneg("message_bytes", message_bytes)
     check_count("n", n)
     ### BEGIN SOLUTION
@@ -120,10 +144,12 @@ def naive_master_bytes(message_bytes: float, n: int) -> float:
 
 
 def bus_bandwidth(message_bytes: float, time_s: float, n: int) -> float:
-    """NCCL-tests bus bandwidth of an AllReduce, bytes/s: busbw = (M / t) * 2(n-1)/n.
+    """NCCL-tests bus bandwidth of an AllReduce, bytes/s: busbw = (M / t) * 2(n-1)/n, M = message_bytes,
+    t = time_s (nccl-tests doc/PERFORMANCE.md).
 
-    It is comparable with the link bandwidth whatever n is, for algorithms built from point-to-point
-    sends (nccl-tests doc/PERFORMANCE.md); with in-switch reduction it can exceed the link.
+    A definition: the algorithm bandwidth M/t scaled by the bytes a ring rank must send, so that it
+    is comparable with the link bandwidth whatever n is, for algorithms built from point-to-point
+    sends; with in-switch reduction it can exceed the link.
     """
     check_nonneg("message_bytes", message_bytes)
     check_positive("time_s", time_s)
@@ -134,9 +160,11 @@ def bus_bandwidth(message_bytes: float, time_s: float, n: int) -> float:
 
 
 def critical_message_size(alpha_s: float, bandwidth: float) -> float:
-    """Bytes at which one message's latency equals its transfer time: M* = alpha_s * bandwidth.
+    """Bytes at which one message's latency equals its transfer time.
 
-    Below M* a transfer is latency-bound, above it bandwidth-bound.
+    Formula: M* = alpha_s * bandwidth.
+    Derive: set the two terms of p2p_time equal and solve for the size. Below it a transfer is
+    latency-bound, above it bandwidth-bound. Units: s times bytes/s gives bytes.
     """
     check_nonneg("alpha_s", alpha_s)
     check_positive("bandwidth", bandwidth)
@@ -148,8 +176,11 @@ def critical_message_size(alpha_s: float, bandwidth: float) -> float:
 def ring_tree_crossover_bytes(n: int, alpha_s: float, bandwidth: float) -> float:
     """Message size in bytes at which ring and tree AllReduce take equal time (n >= 2).
 
-    Setting 2(n-1)a + 2(n-1)/n * M/B equal to 2L(a + M/B), L = ceil(log2 n):
-    M = a * B * (n - 1 - L) / (L - (n-1)/n). Larger messages favour the ring, smaller the tree.
+    Formula: M = a * B * (n - 1 - L) / (L - (n-1)/n), a = alpha_s, B = bandwidth, L = ceil(log2 n).
+    Derive: write both times as a latency term plus a bandwidth term (ring_allreduce_time,
+    tree_allreduce_time), set them equal and solve for the message size: the ring pays more
+    latencies, the tree more bytes. Larger messages favour the ring, smaller the tree; the answer
+    depends on n as well as on the link, so it is not critical_message_size.
     """
     n = check_count("n", n, minimum=2)
     check_nonneg("alpha_s", alpha_s)
@@ -161,7 +192,11 @@ def ring_tree_crossover_bytes(n: int, alpha_s: float, bandwidth: float) -> float
 
 
 def best_allreduce_algorithm(message_bytes: float, n: int, alpha_s: float, bandwidth: float) -> str:
-    """"ring" or "tree", whichever AllReduce is faster for this message; a tie is "ring"."""
+    """"ring" or "tree", whichever AllReduce is faster for this message; a tie is "ring".
+
+    Derive: compare your ring_allreduce_time and tree_allreduce_time at these inputs (n = 1: both
+    are 0, a tie).
+    """
     _check_link(message_bytes, n, alpha_s, bandwidth)
     ### BEGIN SOLUTION
     ring = ring_allreduce_time(message_bytes, n, alpha_s, bandwidth)
@@ -172,7 +207,10 @@ def best_allreduce_algorithm(message_bytes: float, n: int, alpha_s: float, bandw
 
 def training_step_flops(params: float, tokens: float) -> float:
     """FLOP of one training step (forward + backward) of a dense transformer: 6 * params * tokens
-    (Kaplan et al. 2020, sec. 2.1)."""
+    (Kaplan et al. 2020, sec. 2.1).
+
+    A convention of the field: about 2 FLOP per parameter per token forward and 4 backward.
+    """
     check_nonneg("params", params)
     check_nonneg("tokens", tokens)
     ### BEGIN SOLUTION
@@ -182,7 +220,10 @@ def training_step_flops(params: float, tokens: float) -> float:
 
 def compute_time(flops: float, n_gpus: int, peak_flops: float, mfu: float) -> float:
     """Seconds to do `flops` of work on n_gpus GPUs at model-FLOP utilisation mfu:
-    flops / (n_gpus * peak_flops * mfu)."""
+    flops / (n_gpus * peak_flops * mfu).
+
+    The definition of MFU: the share of the GPUs' dense peak (FLOP/s) that useful model FLOP reach.
+    """
     check_nonneg("flops", flops)
     check_count("n_gpus", n_gpus)
     check_positive("peak_flops", peak_flops)
@@ -195,7 +236,8 @@ def compute_time(flops: float, n_gpus: int, peak_flops: float, mfu: float) -> fl
 def comm_fraction(comm_s: float, compute_s: float) -> float:
     """Share of a step spent communicating when nothing overlaps: comm / (comm + compute).
 
-    Above 0.5 the cluster spends more time talking than computing (the lab's failure state).
+    A definition. Above 0.5 the cluster spends more time talking than computing (the lab's failure
+    state).
     """
     check_nonneg("comm_s", comm_s)
     check_nonneg("compute_s", compute_s)

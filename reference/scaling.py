@@ -48,8 +48,9 @@ def _check_on_prem(capex_per_gpu, watts_per_gpu, pue, usd_per_kwh, staff_usd_per
 def training_time_s(total_flops: float, n_gpus: int, peak_flops: float, mfu: float) -> float:
     """Seconds to train on n_gpus GPUs with perfect scaling: total_flops / (n_gpus * peak_flops * mfu).
 
-    total_flops in FLOP (6 * params * tokens, Kaplan et al. 2020), peak_flops in FLOP/s per GPU,
-    mfu the model-FLOP utilisation in (0, 1] (Chowdhery et al. 2022).
+    The definition of MFU (Chowdhery et al. 2022): the useful share of the GPUs' dense peak.
+    total_flops in FLOP (6 * params * tokens, Kaplan et al. 2020), peak_flops in FLOP/s per GPU (the
+    dense figure: the source lab used the 2:4-sparsity peak, twice too high), mfu in (0, 1].
     """
     check_nonneg("total_flops", total_flops)
     n_gpus = check_count("n_gpus", n_gpus)
@@ -64,10 +65,14 @@ def data_parallel_speedup(compute_s_1gpu: float, n: int, grad_bytes: float, alph
                           bandwidth: float) -> float:
     """Strong-scaling speedup of one data-parallel training step on n GPUs over one GPU.
 
-    S(n) = T1 / (T1 / n + T_ring), T_ring = 2(n-1) alpha_s + 2(n-1)/n * grad_bytes / bandwidth:
-    the compute (T1 seconds on one GPU) splits n ways, the ring AllReduce of the gradients
-    (Thakur et al. 2005) does not. grad_bytes in bytes, alpha_s in s, bandwidth in bytes/s per
-    direction. S(1) = 1; S(n) <= n, with equality only when communication is free.
+    Formula: S(n) = T1 / (T1 / n + T_ring), T_ring = 2(n-1) alpha_s + 2(n-1)/n * grad_bytes / bandwidth
+    (Thakur et al. 2005).
+    Derive: the step's compute (compute_s_1gpu seconds on one GPU) splits evenly over n GPUs; the
+    ring AllReduce of the whole gradient (grad_bytes, over a link of alpha_s and bandwidth bytes/s
+    per direction, Lab 06's ring_allreduce_time) does not shrink, and nothing overlaps. Speedup is
+    one GPU's step time over n GPUs' step time. At n = 1 there is no AllReduce: S = 1; S never
+    exceeds n (the source lab scaled n by two free sliders, an efficiency and a
+    communication share, instead of timing the AllReduce).
     """
     check_positive("compute_s_1gpu", compute_s_1gpu)
     n = check_count("n", n)
@@ -84,7 +89,7 @@ def data_parallel_speedup(compute_s_1gpu: float, n: int, grad_bytes: float, alph
 def scaling_efficiency(speedup: float, n: int) -> float:
     """Parallel (scaling) efficiency: speedup / n, a fraction (1 = perfect linear scaling).
 
-    speedup is dimensionless (T1 / Tn), n the number of GPUs.
+    A definition; speedup is dimensionless (T1 / Tn), n the number of GPUs.
     """
     check_positive("speedup", speedup)
     n = check_count("n", n)
@@ -96,8 +101,11 @@ def scaling_efficiency(speedup: float, n: int) -> float:
 # --- Act II: fleet TCO ---------------------------------------------------------------------------
 
 def on_demand_cost(n_gpus: int, years: float, usd_per_gpu_hour: float, utilization: float) -> float:
-    """USD for on-demand cloud GPUs, paying only for the hours used:
-    n_gpus * years * 8760 h * utilization * usd_per_gpu_hour.
+    """USD for on-demand cloud GPUs, paying only for the hours used.
+
+    Formula: n_gpus * years * 8760 h * utilization * usd_per_gpu_hour.
+    Derive: count the GPU-hours the fleet is busy over the years (a year is 8760 hours,
+    utilization the busy share, 0-1) and price each at the hourly list price.
     """
     n_gpus = check_count("n_gpus", n_gpus)
     check_nonneg("years", years)
@@ -109,8 +117,12 @@ def on_demand_cost(n_gpus: int, years: float, usd_per_gpu_hour: float, utilizati
 
 
 def reserved_cost(n_gpus: int, years: float, usd_per_gpu_hour: float, discount: float) -> float:
-    """USD for reserved cloud GPUs: every committed hour is paid, busy or idle, at the discounted
-    price: n_gpus * years * 8760 h * usd_per_gpu_hour * (1 - discount). Independent of utilization.
+    """USD for reserved cloud GPUs at a discount off the list price.
+
+    Formula: n_gpus * years * 8760 h * usd_per_gpu_hour * (1 - discount).
+    Derive: a reservation commits every hour of the term, busy or idle, so utilization does not
+    enter; each committed GPU-hour costs the list price less the discount (a fraction, 0-1, not
+    percent).
     """
     n_gpus = check_count("n_gpus", n_gpus)
     check_nonneg("years", years)
@@ -126,10 +138,12 @@ def on_prem_cost(n_gpus: int, years: float, capex_per_gpu: float, watts_per_gpu:
                  idle_power_fraction: float = 0.0) -> float:
     """USD to buy and run an on-prem fleet: capex + staff + energy.
 
-    n*capex_per_gpu + n*years*staff_usd_per_gpu_year
+    Formula: n*capex_per_gpu + n*years*staff_usd_per_gpu_year
       + n*years*8760 h * (watts_per_gpu/1000 kW) * pue * usd_per_kwh * (U + (1-U)*idle_power_fraction).
-    A busy GPU draws watts_per_gpu, an idle one idle_power_fraction of it; PUE >= 1 scales IT power
-    to facility power, cooling included (Barroso et al., The Datacenter as a Computer, ch. 5-6).
+    Derive: the purchase is paid once per GPU and the staff every year, whatever the utilization.
+    Energy is paid per hour: a busy GPU draws watts_per_gpu, an idle one idle_power_fraction of
+    it; convert W to kW for a price per kWh, and PUE >= 1 scales IT power to facility power,
+    cooling included (Barroso et al., The Datacenter as a Computer, ch. 5-6).
     """
     n_gpus = check_count("n_gpus", n_gpus)
     check_nonneg("years", years)
@@ -148,10 +162,12 @@ def breakeven_utilization(years: float, usd_per_gpu_hour: float, capex_per_gpu: 
                           staff_usd_per_gpu_year: float, idle_power_fraction: float = 0.0) -> float:
     """Utilization U at which on-demand and on-prem cost the same (per GPU, so n cancels).
 
-    With e = watts/1000 * pue * usd_per_kwh (USD per GPU-hour at full power), H = years * 8760 h:
+    Formula: with e = watts/1000 * pue * usd_per_kwh (USD per GPU-hour at full power), H = years * 8760 h:
     U = (capex + years*staff + H*e*idle) / (H * (price - e*(1 - idle))).
-    Above U on-prem is cheaper. U > 1 means on-prem never pays off in `years`; math.inf when the
-    hourly price does not cover the marginal energy of a busy GPU (the denominator is <= 0).
+    Derive: write both bills for one GPU as a fixed part plus a part per busy hour, set them equal
+    and solve for the utilization. Above U on-prem is cheaper; U > 1 means on-prem never pays off
+    in `years`; math.inf when the hourly price does not cover the extra energy of a busy GPU over
+    an idle one (nothing to solve).
     """
     check_positive("years", years)
     check_nonneg("usd_per_gpu_hour", usd_per_gpu_hour)
@@ -172,8 +188,10 @@ def cheapest_option(n_gpus: int, years: float, utilization: float, usd_per_gpu_h
                     reserved_discount: float, capex_per_gpu: float, watts_per_gpu: float, pue: float,
                     usd_per_kwh: float, staff_usd_per_gpu_year: float,
                     idle_power_fraction: float = 0.0) -> str:
-    """"on_demand", "reserved" or "on_prem": the path with the lowest TCO for the scenario, from
-    on_demand_cost, reserved_cost and on_prem_cost. A tie goes to the earlier of that order.
+    """"on_demand", "reserved" or "on_prem": the path with the lowest TCO for the scenario.
+
+    Derive: price all three with your on_demand_cost, reserved_cost and on_prem_cost; a tie goes to
+    the earlier of that order.
     """
     n_gpus = check_count("n_gpus", n_gpus)
     check_nonneg("years", years)

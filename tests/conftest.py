@@ -36,7 +36,7 @@ SHARED_SESSION_FIXTURES = {
 
 # Modules whose module-scoped fixture is parametrized over labs: one group per lab, named by the lab
 # in the test's id (tests/test_hygiene.py checks this list against the modules' fixtures).
-SPLIT_BY_LAB = ("tests/doors/test_door_labs.py", "tests/labs/test_labs.py")
+SPLIT_BY_LAB = ("tests/doors/test_door_labs.py", "tests/labs/test_labs.py", "tests/release/test_public_checks.py")
 _LAB_ID = re.compile(r"\blab\d\d_[a-z]+")
 
 # The groups that take longest (seconds of one worker; the tail of every CI log lists the slowest
@@ -45,8 +45,10 @@ _LAB_ID = re.compile(r"\blab\d\d_[a-z]+")
 # last and one worker would run them alone. A name is a group or, for a module split by lab, the
 # module (all its groups). Only groups that take a large share of the run. Seconds of one worker in
 # a whole run (2026-11-23, load 2-4; in brackets load 2-6): ~100 (135), 30-46 a lab (55-84), 33 (70),
-# 42 (72), 30 (52), 30 (60), 5-14 a lab (10-35).
+# 42 (72), 30 (52), 30 (60), 5-14 a lab (10-35). The grader's install (pip's resolver, two at once) is
+# mostly waiting on the package index: 60-140 s of wall, ~30 s of CPU, so it starts first.
 SLOWEST_FIRST = (
+    "tests/test_grader_install.py",
     "tests/browser/test_notebooks_in_browser.py",
     "tests/doors/test_door_labs.py",
     "tests/doors toy course",
@@ -119,6 +121,16 @@ set_hypothesis_home_dir(_HYPOTHESIS_HOME)
 settings.register_profile("scalelabs-tests", derandomize=True, database=None, deadline=None,
                           print_blob=False, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("scalelabs-tests")
+
+# Every command a test starts (scalelabs grade, grade-batch, otter, nbgrader autograde) grades under one
+# course secret of the tests' own, whatever a developer's checkout holds in .scalelabs/ (a `scalelabs
+# release` there makes one): the same hidden inputs in every copy, on every worker. Tests of the secret
+# itself choose theirs (autograder/engine/secret.py).
+TEST_COURSE_SECRET = "5ca1ab1e" * 8
+_TEST_SECRET_FILE = os.path.join(_HYPOTHESIS_HOME, "course_secret")
+with open(_TEST_SECRET_FILE, "w") as _f:
+    _f.write(TEST_COURSE_SECRET + "\n")
+os.environ["SCALELABS_COURSE_SECRET_FILE"] = _TEST_SECRET_FILE
 
 
 def pytest_unconfigure(config):

@@ -1,27 +1,48 @@
 """The repository's tracked files alone, copied into an empty folder: what a fresh clone holds."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+from fnmatch import fnmatch
 from pathlib import Path
-
-import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-# bench/mutate.py's copies hold no .git: it writes the tracked files of the tree it copied here
-# (NUL-separated), so the tests that need a fresh clone run in its copies too.
-MANIFEST = ".tracked-files"
+def is_work_tree() -> bool:
+    """REPO is the top of a git work tree of its own (a clone, a worktree, bench/mutate.py's copies),
+    not a folder without .git, nor one inside another repository's tree."""
+    done = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=REPO, capture_output=True, text=True)
+    return done.returncode == 0 and Path(done.stdout.strip()).resolve() == REPO.resolve()
+
+
+def _ignored(rel: Path, patterns: list[str]) -> bool:
+    """rel matches a line of .gitignore: `/name` (or `/name/`) at the top only, `name` at any depth."""
+    for pattern in patterns:
+        if pattern.startswith("/"):
+            if fnmatch(rel.parts[0], pattern.strip("/")):
+                return True
+        elif any(fnmatch(part, pattern.rstrip("/")) for part in rel.parts):
+            return True
+    return False
 
 
 def tracked_files() -> list[str]:
-    done = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, text=True)
-    if done.returncode == 0:
+    """The files a fresh clone holds: git's list in a work tree; in a copy that is none (an archive
+    unpacked, a copy of the tracked files made by another tool) every file .gitignore does not name,
+    so the tests that copy a clone (course week, install, standalone) run there too, never skip."""
+    if is_work_tree():
+        done = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, text=True, check=True)
         return [name for name in done.stdout.split("\0") if name]
-    if (REPO / MANIFEST).is_file():
-        return [name for name in (REPO / MANIFEST).read_text(encoding="utf-8").split("\0") if name]
-    pytest.skip(f"{REPO} is not a git work tree (git ls-files: {done.stderr.strip()}) and has no {MANIFEST}")
+    patterns = [line.strip() for line in (REPO / ".gitignore").read_text(encoding="utf-8").splitlines()
+                if line.strip() and not line.lstrip().startswith("#")] + [".git"]
+    found = []
+    for folder, dirs, files in os.walk(REPO):
+        here = Path(folder).relative_to(REPO)
+        dirs[:] = [d for d in dirs if not _ignored(here / d, patterns)]   # never into .venv, caches
+        found += [str(here / f) for f in files if not _ignored(here / f, patterns)]
+    return sorted(found)
 
 
 def copy_tracked(dest: Path) -> Path:
@@ -33,12 +54,5 @@ def copy_tracked(dest: Path) -> Path:
     return dest
 
 
-def copy_repository(dest: Path) -> Path:
-    """dest/ holding the repository as a fresh clone would: its tracked files (from git, or from the
-    manifest of bench/mutate.py's copies), or, where REPO has neither, every file but caches."""
-    done = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, text=True)
-    if done.returncode == 0 or (REPO / MANIFEST).is_file():
-        return copy_tracked(dest)
-    shutil.copytree(REPO, dest, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis", ".pytest_cache", ".venv",
-                                                                ".git"))
-    return dest
+# the lint and scaffold tests' name for it
+copy_repository = copy_tracked

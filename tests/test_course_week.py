@@ -19,6 +19,7 @@ import csv
 import json
 import math
 import os
+import stat
 import subprocess
 import sys
 import zipfile
@@ -29,7 +30,8 @@ from nbgrader.api import Gradebook
 
 from labs import load
 from autograder.classroom import samples
-from autograder.engine.config import COURSE_ID
+from autograder.course import course_settings
+from autograder.engine import secret
 from labs import load
 from repo_copy import copy_tracked
 
@@ -46,9 +48,27 @@ WRONG_CHECK = 'assert got <= ref.ring_allreduce_time(**d) * (1 + 1e-9), f"naive 
 OVERRIDE = ("partly_wrong", "act1_reflection")    # a question the TA decides to give full marks by hand
 
 
+COURSE = "mlsys-fall26"   # not the folder's name: the id comes from the course's scalelabs.toml
+ROSTER = {"correct": ("Ada", "Lovelace"), "partly_wrong": ("Grace", "Hopper")}   # untouched: not on it
+# What formgrader's pages show of a lab and its students (its API, with the course's nbgrader_config.py)
+FORMGRADER_VIEW = """
+import json, sys
+from nbgrader.apps.api import NbGraderAPI
+from nbgrader.apps.nbgraderapp import NbGraderApp
+app = NbGraderApp()
+app.load_config_file()
+api = NbGraderAPI(parent=app)
+lab = api.get_assignment(sys.argv[1])
+print(json.dumps({"course": api.course_id, "status": lab["status"], "duedate": lab["display_duedate"],
+                  "students": {s: [api.get_student(s)[k] for k in ("first_name", "last_name")] for s in sys.argv[2:]}}))
+"""
+
+
 def env_of(course: Path) -> dict:
     """The course's own code first on the path (a clone's `pip install -e .`), this venv's tools on PATH."""
-    return {**os.environ, "PYTHONPATH": str(course), "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    # the course's own secret, made by its first release (the tests' shared one is not this course's)
+    ambient = {k: v for k, v in os.environ.items() if k != secret.ENV}
+    return {**ambient, "PYTHONPATH": str(course), "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
 def run(command: list, cwd: Path, env: dict, expect: int | None = 0) -> subprocess.CompletedProcess:
@@ -60,7 +80,7 @@ def run(command: list, cwd: Path, env: dict, expect: int | None = 0) -> subproce
 
 def gradebook_items(course: Path) -> dict[str, dict[str, float]]:
     """student -> item -> the score of record, as formgrader shows it (manual if set, else auto)."""
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=course_settings(course).id) as gb:
         return {s: {g.name: g.score for g in gb.find_submission_notebook(LAB, LAB, s).grades} for s in STUDENTS}
 
 
@@ -90,27 +110,33 @@ def week(tmp_path_factory):
     assert items.count(RIGHT_CHECK) == 1
     (course / ITEMS).write_text(items.replace(RIGHT_CHECK, WRONG_CHECK))   # the check staff will fix
 
-    # 1. release, and the students' hand-ins through nbgrader's exchange
-    run([BIN / "scalelabs", "release"], course, env)
+    # 1. release, and the students' hand-ins through nbgrader's exchange. The course is another
+    # offering: its id, exchange and roster come from its scalelabs.toml, staff's commands pass none.
+    (course / "scalelabs.toml").write_text(f'[course]\nid = "{COURSE}"\nexchange = "../exchange"\n')
+    (course / "roster.csv").write_text("id,first_name,last_name,email\n" + "".join(
+        f"{s},{first},{last},\n" for s, (first, last) in ROSTER.items()))
+    seen["release"] = run([BIN / "scalelabs", "release"], course, env)
     exchange = work / "exchange"
     exchange.mkdir(mode=0o777)
-    at = f"--Exchange.root={exchange}"
-    run([BIN / "nbgrader", "release_assignment", LAB, at], course, env)
+    at = f"--Exchange.root={exchange}"    # the students' own commands run outside the course
+    run([BIN / "nbgrader", "db", "assignment", "add", LAB, "--duedate=2026-12-04 17:00:00 UTC"], course, env)
+    run([BIN / "nbgrader", "release_assignment", LAB], course, env)
     homes = {s: work / "students" / s for s in STUDENTS}
     for home in homes.values():
         home.mkdir(parents=True)
-    fetching = [subprocess.Popen([BIN / "nbgrader", "fetch_assignment", LAB, "--course", COURSE_ID, at], cwd=home,
+    fetching = [subprocess.Popen([BIN / "nbgrader", "fetch_assignment", LAB, "--course", course_settings(course).id, at], cwd=home,
                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for home in homes.values()]
     assert all(p.wait(timeout=600) == 0 for p in fetching), [p.stdout.read() for p in fetching]
     for student, home in homes.items():
         samples.materialise(LAB, student, home / LAB, release_dir=course / "release" / LAB,
                             samples_dir=course / "samples" / LAB)
-    submitting = [subprocess.Popen([BIN / "nbgrader", "submit", LAB, "--course", COURSE_ID, "--student", s, at],
+    submitting = [subprocess.Popen([BIN / "nbgrader", "submit", LAB, "--course", course_settings(course).id, "--student", s, at],
                                    cwd=homes[s], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
                   for s in STUDENTS]
     assert all(p.wait(timeout=600) == 0 for p in submitting), [p.stdout.read() for p in submitting]
-    run([BIN / "nbgrader", "collect", LAB, at], course, env)
+    run([BIN / "nbgrader", "collect", LAB], course, env)
     seen["homes"] = homes
+    seen["formgrader"] = json.loads(run([sys.executable, "-c", FORMGRADER_VIEW, LAB, *STUDENTS], course, env).stdout)
 
     # 2. nbgrader's autograde and feedback
     run([BIN / "nbgrader", "autograde", LAB], course, env)
@@ -136,7 +162,7 @@ def week(tmp_path_factory):
 
     # 5. a manual override, as formgrader sets it (nbgrader's GradeHandler.put)
     student, item = OVERRIDE
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=course_settings(course).id) as gb:
         grade = gb.find_grade(item, LAB, LAB, student)
         grade.manual_score = grade.max_score
         grade.needs_manual_grade = False
@@ -152,10 +178,32 @@ def week(tmp_path_factory):
 
 def test_release_registers_every_lab_in_the_course_gradebook(week):
     course, _ = week
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=course_settings(course).id) as gb:
         registered = {a.name: sum(len(nb.grade_cells) for nb in a.notebooks) for a in gb.assignments}
     released = sorted(p.name for p in (course / "release").iterdir())
     assert sorted(registered) == released and all(registered.values()), registered
+
+
+def test_another_course_id_from_the_courses_config_releases_collects_and_grades(week):
+    """The course's id is its scalelabs.toml's (not the code's "scalelabs", not the folder's name):
+    the exchange folder, formgrader's course, and the gradebook every door writes all carry it."""
+    course, seen = week
+    assert course_settings(course).id == COURSE != course.name
+    assert (course.parent / "exchange" / COURSE / "outbound" / LAB).is_dir()
+    assert seen["formgrader"]["course"] == COURSE
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=COURSE) as gb:
+        assert gb.find_assignment(LAB).course_id == COURSE
+
+
+def test_formgrader_shows_the_lab_released_with_its_due_date_and_students_by_name(week):
+    """Before: every lab "draft" (formgrader looked for the course "scalelabs" in nbgrader's default
+    exchange) and every student "None, None"."""
+    _, seen = week
+    view = seen["formgrader"]
+    assert view["status"] == "released", view
+    assert view["duedate"] and "2026-12-04" in view["duedate"], view
+    assert view["students"] == {"correct": ["Ada", "Lovelace"], "partly_wrong": ["Grace", "Hopper"],
+                                "untouched": [None, None]}, view
 
 
 def test_collect_brings_each_students_hand_in_to_submitted(week):
@@ -247,3 +295,29 @@ def test_otter_zip_is_built_in_the_course(week, tmp_path):
     names = zipfile.ZipFile(zip_path).namelist()
     assert "scalelabs/pyproject.toml" in names and "scalelabs/autograder/course.py" in names
     assert not list(tmp_path.rglob("*.zip")), "otter wrote where it was run, not into the course"
+
+
+def test_the_first_release_made_the_course_secret_every_door_grades_under(week, tmp_path):
+    """`scalelabs release` made .scalelabs/course_secret (the owner's alone), nowhere under release/,
+    source/, the exchange, the students' homes or the graded output; grade-batch recorded its
+    fingerprint; the otter zip carries it."""
+    course, seen = week
+    students = STUDENTS
+    assert "created the course secret" in seen["release"].stdout
+    made = secret.read_secret(course / secret.RELATIVE)
+    assert made is not None
+    assert stat.S_IMODE((course / secret.RELATIVE).stat().st_mode) == 0o600
+    assert stat.S_IMODE((course / secret.RELATIVE).parent.stat().st_mode) == 0o700
+    hex_key = made.key.hex()
+    for folder in [course / f for f in ("release", "source", "grades", "feedback", "autograded")] + [
+            course.parent / "exchange", course.parent / "students"]:
+        for path in folder.rglob("*"):
+            assert not path.is_file() or hex_key not in path.read_bytes().decode("utf-8", "replace").lower(), path
+    results = [json.loads((course / "grades" / LAB / "results" / f"{s}.json").read_text()) for s in students]
+    assert {r["scalelabs"]["course_secret"] for r in results} == {made.fingerprint}
+    assert all(secret.NO_SECRET_NOTE not in r["output"] for r in results)
+    again = run([BIN / "scalelabs", "secret"], course, env_of(course))
+    assert made.fingerprint in again.stdout
+    run([BIN / "scalelabs", "otter", LAB, "--course", course], tmp_path, env_of(course))
+    with zipfile.ZipFile(course / "dist" / f"{LAB}-autograder.zip") as zf:
+        assert zf.read(secret.ZIP_NAME).decode().strip() == hex_key

@@ -85,6 +85,11 @@ def test_the_counts_equal_the_results_files(grades):
         given = Counter(e["answer"] for s in tests for e, *_ in tests[s] if e["item"] == q["question"])
         assert {k: v for k, v in q["counts"].items() if v} == dict(given), q["question"]
         assert q["key"] == ASSIGNMENT.question(q["question"]).key
+        # a prediction without a record: listed by name (the sample class's cleared_outputs), counted in "none"
+        unrecorded = sorted(s for s in tests for e, _, _, output in tests[s]
+                            if e["item"] == q["question"] and output.startswith("unrecorded:"))
+        assert sorted(q["unrecorded"]) == unrecorded, q["question"]
+        assert ("cleared_outputs" in unrecorded) == (q["kind"] == "prediction"), q["question"]
 
     failed = Counter((e["item"], e["check"]) for s in tests for e, score, top, output in tests[s]
                      if e["kind"] == "property" and output.startswith("Property failed: "))
@@ -108,6 +113,9 @@ def test_the_csv_holds_the_same_numbers(grades):
     assert misconceptions == {(f["item"], f["misconception"]): len(f["students"]) for f in report["misconceptions"]}
     scores = {r["item"]: float(r["count"]) for r in rows if r["section"] == "score"}
     assert scores == pytest.approx(report["scores"])
+    unrecorded = {r["item"]: int(r["count"]) for r in rows if r["section"] == "unrecorded"}
+    assert unrecorded == {q["question"]: len(q["unrecorded"]) for q in report["questions"] if q["kind"] == "prediction"}
+    assert all(unrecorded.values())
 
 
 def test_the_page_in_headless_chromium_shows_every_section_and_plot(grades, tmp_path):

@@ -64,7 +64,7 @@ def mock_display():
 def run_notebook(a, tmp: Path, answers: dict) -> str:
     """Execute the built notebook's code cells in order with these answer cell values; the output."""
     out, namespace = io.StringIO(), {}
-    with student_kernel(tmp), contextlib.chdir(tmp), contextlib.redirect_stdout(out):
+    with student_kernel(tmp), contextlib.chdir(tmp), contextlib.redirect_stdout(out), mock_display():
         for cell in build_notebook(a).cells:
             if cell.cell_type != "code":
                 continue

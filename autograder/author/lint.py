@@ -10,7 +10,8 @@ tests/author/test_lint.py breaks each on purpose. The rules, in the order they r
                 current; every reference function rejects a non-quantity naming the parameter
   items         points, worked examples (valid calls returning a JSON scalar), two public properties
   sampler       hidden domains and property strategies: drawn by the grader's own sampler (not hypothesis
-                per input), valid JSON calls of the reference, each input replays in hypothesis
+                per input), valid JSON calls of the reference, each input replays in hypothesis; no hidden
+                domain is a strategy students have (properties.py)
   keys          keys computed, spread over the letters, never named in a prompt or hint; a prediction's
                 key index is not typed
   properties    the public properties module is standalone and every check in it is declared or used
@@ -20,7 +21,10 @@ tests/author/test_lint.py breaks each on purpose. The rules, in the order they r
                 computes a declared wrong model; each model short and pointing at a section of the story
   measurements  three published measurements, the notebook's element and its reflection, each row quoting its
                 figure and agreeing within the band or naming the effect the lab teaches
-  giveaways     nothing readable before a question states its key; options comparable and explained
+  derive        at most a third of the stub docstrings state their closed form, only the items.DEFINITIONS;
+                every other function's formula in the reference's Formula: paragraph, a Derive: one in the stub
+  giveaways     nothing readable before a question states its key (nor any sentence of the built notebook,
+                read as a student scrolls it); options comparable and explained
   leaks         the built notebook holds no staff-only code line, key or reference design
   samples       samples.toml parses, each sample module differs from the reference where declared
   import-time   importing the lab costs every grading process under IMPORT_BUDGET_S of CPU
@@ -46,6 +50,7 @@ import labs
 from autograder.author.docs import REPO, Problem as _DocProblem
 
 IMPORT_BUDGET_S = 0.2       # CPU seconds a lab's own import (package + reference module) may cost
+EDGE_SEEDS = 4     # seeds whose hidden-domain draws (edges included) must all be valid calls
 SAMPLED = 15                # inputs the sampler draws per strategy, beyond the simplest
 STAFF_PACKAGES = ("labs", "reference", "autograder")
 
@@ -228,14 +233,32 @@ def _strategies(lab: Lab):
             yield item, f"property {p.name!r}", p.strategy, path, line
 
 
+def _released_strategies(lab: Lab) -> list:
+    """Every strategy a student has: the public properties' and the properties module's own."""
+    from hypothesis.strategies import SearchStrategy
+    module = importlib.import_module(f"labs.{lab.id}.properties")
+    found = [p.strategy for item in lab.assignment.functions for p in item.properties if p.public]
+    return found + [value for value in vars(module).values() if isinstance(value, SearchStrategy)]
+
+
 def rule_sampler(lab: Lab) -> Iterable[Problem]:
     from autograder.engine import draw
 
     a = lab.assignment
+    released = _released_strategies(lab)
+    shipped = {id(s) for s in released} | {repr(s) for s in released}
+    for item in a.functions:   # a student computes every hidden input from a released strategy
+        if id(item.domain) in shipped or repr(item.domain) in shipped:
+            yield Problem("sampler", lab.file("items.py"), lab.item_line(item.name),
+                          f"{item.name}'s hidden domain is a strategy of properties.py, which students have: "
+                          "without a course secret every hidden input is computed from the released files",
+                          "give it a domain of the lab's own in items.py, wider and drawn differently "
+                          "(docs/adding-a-lab.md, hidden domains)")
     for item, what, strategy, path, line in _strategies(lab):
         with draw.seed_only(), draw.recording_fallbacks() as fallbacks:
             try:
-                values, _, choices = draw._sample(strategy, 7, SAMPLED)
+                # a hidden domain as the hidden check draws it: its edges and anchors too
+                values, _, choices = draw._sample(strategy, 7, SAMPLED, edges=what == "hidden domain")
             except Exception as exc:
                 yield Problem("sampler", path, line, f"{item.name}'s {what} cannot be sampled: {type(exc).__name__}: "
                               f"{exc}", "build it from hypothesis strategies the grader samples (docs/adding-a-lab.md)")
@@ -258,6 +281,8 @@ def rule_sampler(lab: Lab) -> Iterable[Problem]:
                           "draw it from the strategy (no randomness or state outside hypothesis)")
         if what != "hidden domain":
             continue
+        with draw.seed_only():      # more students' draws: an edge combined with other random choices
+            values += [v for seed in range(EDGE_SEEDS) for v in draw._sample(strategy, seed, SAMPLED, edges=True)[0]]
         for kwargs in values:
             try:
                 json.dumps(kwargs)
@@ -382,13 +407,14 @@ def rule_notebook(lab: Lab) -> Iterable[Problem]:
                       f"{missing} is read before anything defines it",
                       "import it in the setup cell (from labs.<lab>.scenario import ...) or define it in an earlier cell")
     a = lab.assignment
-    setup = build_notebook(a).cells[0].source
+    setup = next(c.source for c in build_notebook(a).cells if c.id == "setup")
     tree = ast.parse(setup)
     imported = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     imported |= {x.name for n in ast.walk(tree) if isinstance(n, ast.Import) for x in n.names}
     for module in sorted(m for m in imported if m.split(".")[0] in STAFF_PACKAGES):
         yield Problem("notebook", path, line_of(path, re.escape(module)), f"the released setup imports {module}",
                       "import only scenario values (they become literals) and the student's own modules")
+    yield from _notebook_conventions(a, path, text)
     qids = {q.id for q in a.questions}
     for cell in a.notebook:
         if isinstance(cell, Code):
@@ -398,6 +424,28 @@ def rule_notebook(lab: Lab) -> Iterable[Problem]:
                 yield Problem("notebook", path, line_of(path, re.escape(first)),
                               f"a cell reads {sorted(read - set(cell.requires))} without waiting for the answer",
                               f"head it # %% requires={sorted(read)}")
+
+
+def _notebook_conventions(a, path: Path, text: str) -> Iterable[Problem]:
+    """Issue 29's notebook: no takeaway in it (it states a reflection's answer: questions.md's
+    ### takeaway, shown with the grade), no math peek a student reads before the functions ran (a
+    reveal's 'Check your derivation'), no readout of the options (the reveal speaks of the recorded
+    answer, with the current one if it differs)."""
+    from autograder.engine.spec import Markdown
+
+    for cell in a.notebook:
+        if not isinstance(cell, Markdown) or cell.reveal:
+            continue
+        for tell, fix in (("**Takeaway", "move it to the reflection's ### takeaway in questions.md (shown with its grade)"),
+                          ("Math peek", "make it the prediction's reveal: # %% [markdown] reveal=\"<prediction id>\", "
+                                        "summary 'Check your derivation: ...'")):
+            if tell in cell.text:
+                first = next((line for line in cell.text.splitlines() if tell in line), tell)[:20]
+                yield Problem("notebook", path, line_of(path, re.escape(first), line_of(path, re.escape(tell))),
+                              f"a markdown cell holds a {tell.strip('*')}", fix)
+    for name in sorted(set(re.findall(r"import ([A-Z0-9_]*OPTIONS)\b", text))):
+        yield Problem("notebook", path, line_of(path, re.escape(name)), f"the notebook imports the options ({name})",
+                      "drop it and the readout's 'You predicted ...' line: the reveal shows the recorded answer")
 
 
 # --- misconceptions ------------------------------------------------------------------------------
@@ -472,10 +520,68 @@ def rule_measurements(lab: Lab) -> Iterable[Problem]:
                           "quote the figure exactly as the source writes it; name the effect that explains a gap")
 
 
+# --- derive, then check -------------------------------------------------------------------------
+
+def _docstrings(source: str, names) -> dict[str, tuple[str, list[str], int]]:
+    """function name -> (docstring, parameters, line) of the module's top-level functions in `names`."""
+    return {node.name: (ast.get_docstring(node) or "", [x.arg for x in node.args.args + node.args.kwonlyargs], node.lineno)
+            for node in ast.parse(source).body if isinstance(node, ast.FunctionDef) and node.name in names}
+
+
+def stub_formulas(a) -> dict[str, str | None]:
+    """Each graded function's closed form as its stub docstring states it (None: it states none)."""
+    from autograder.author import closedforms
+    from autograder.build import stubgen
+
+    names = {f.name for f in a.functions}
+    return closedforms.stub_closed_forms(stubgen.generate_stub(Path(a.reference.__file__)), names)
+
+
+def definitions(a) -> tuple[str, ...]:
+    """labs/<lab>/items.py's DEFINITIONS: the graded functions whose stub may state its closed form."""
+    return tuple(getattr(importlib.import_module(f"labs.{a.id}.items"), "DEFINITIONS", ()))
+
+
+def rule_derive(lab: Lab) -> Iterable[Problem]:
+    from autograder.author import closedforms
+    from autograder.build import stubgen
+
+    a = lab.assignment
+    items, path = lab.file("items.py"), lab.reference_path
+    names = {f.name for f in a.functions}
+    allowed = set(definitions(a))
+    if not allowed <= names or 3 * len(allowed) > len(names):
+        yield Problem("derive", items, line_of(items, r"^DEFINITIONS"), f"DEFINITIONS lists {sorted(allowed)}: "
+                      f"at most a third of the {len(names)} graded functions, each one of them",
+                      "list only definitions (a ratio, a share, MFU) whose stub may state the formula")
+    stated = stub_formulas(a)
+    reference = _docstrings(path.read_text(encoding="utf-8"), names)
+    stub = _docstrings(stubgen.generate_stub(path), names)
+    for name in sorted(names):
+        doc, params, line = reference[name]
+        if stated[name] and name not in allowed:
+            yield Problem("derive", path, line, f"{name}'s stub docstring states its closed form "
+                          f"({stated[name][:60]!r}): the student transcribes instead of deriving",
+                          "move the formula and its source into a 'Formula:' paragraph (the stub leaves it out) and "
+                          "describe the mechanism, units, edge cases in a 'Derive:' paragraph")
+        if stub[name][0] == doc:
+            continue   # nothing to derive (a predicate, a selector) or a listed definition
+        formula = doc.split("Formula:")[1].split("Derive:")[0] if "Formula:" in doc else ""
+        if not (formula.strip() and ("=" in formula or closedforms.expressions(formula, set(params)))):
+            yield Problem("derive", path, line, f"{name}: the docstring has no Formula: paragraph with its closed form",
+                          "staff read the closed form and its source in a 'Formula:' paragraph")
+        if "Derive:" not in stub[name][0] or len(stub[name][0].split("Derive:")[1].split()) < 12:
+            yield Problem("derive", path, line, f"{name}: the stub has no Derive: paragraph (12 words or more)",
+                          "say what moves where, in how many steps, the units, the edge cases, the source lab's error")
+
+
 # --- giveaways -----------------------------------------------------------------------------------
 
 def rule_giveaways(lab: Lab) -> Iterable[Problem]:
+    import nbformat
+
     from autograder.author import guard
+    from autograder.build.notebook import build_notebook
 
     a = lab.assignment
     questions_py, notebook = lab.file("questions.py"), lab.file("notebook.py")
@@ -490,6 +596,12 @@ def rule_giveaways(lab: Lab) -> Iterable[Problem]:
                       f"{qid}: {what} is readable before the question, in {cell}",
                       "move that text after the question's reveal (or reword it); KEYED_FIGURES in questions.py lists "
                       "the figures that give a key away")
+    built = json.loads(nbformat.writes(build_notebook(a)))   # the whole notebook, as a student scrolls it
+    for found in guard.stated_in_notebook(a, built):
+        qid = found.split(":")[0]
+        yield Problem("giveaways", notebook, line_of(notebook, rf'answer="{qid}"'), found,
+                      "move that sentence into the question's takeaway in questions.md (shown with its grade), or "
+                      "declare the story's own words in questions.STORY_WORDS")
 
 
 # --- leaks ---------------------------------------------------------------------------------------
@@ -541,8 +653,8 @@ def rule_samples(lab: Lab) -> Iterable[Problem]:
     if declared is None:
         yield Problem("samples", toml, 1, "the lab has no samples.toml (its demo class)", "scalelabs new-lab writes one")
         return
-    if sorted(declared) != STUDENTS:
-        yield Problem("samples", toml, 1, f"the demo class is {sorted(declared)}", f"declare exactly {STUDENTS}")
+    if not set(STUDENTS) <= set(declared):
+        yield Problem("samples", toml, 1, f"the demo class is {sorted(declared)}", f"declare at least {STUDENTS}")
     names = {f.name for f in a.functions}
     for student, entry in declared.items():
         line = line_of(toml, rf"^\[{student}\]")
@@ -655,7 +767,7 @@ def rule_import_time(lab: Lab) -> Iterable[Problem]:
 RULES: dict[str, Callable[[Lab], Iterable[Problem]]] = {
     "contract": rule_contract, "items": rule_items, "sampler": rule_sampler, "keys": rule_keys,
     "properties": rule_properties, "notebook": rule_notebook, "misconceptions": rule_misconceptions,
-    "measurements": rule_measurements,
+    "measurements": rule_measurements, "derive": rule_derive,
     "giveaways": rule_giveaways, "leaks": rule_leaks, "samples": rule_samples, "import-time": rule_import_time,
 }
 

@@ -1,7 +1,9 @@
 """Leak scan: nothing secret may reach a student (release/ and generated feedback).
 
-`scan(paths)` reads every file under `paths` (notebooks by cell source and output text, HTML
-with tags stripped) and reports, as "path: kind: detail" strings:
+`scan(paths)` reads every file under `paths` (a notebook in every part: cell sources, every output
+(stream, display, result, error and its traceback, colour codes removed, HTML as rendered),
+attachments, cell and notebook metadata; HTML with tags stripped) and reports, as
+"path: kind: detail" strings:
 
 * `marker`      an nbgrader solution or hidden-test marker;
 * `solution`    a line of a reference solution region (whitespace-insensitive; lines that also
@@ -15,20 +17,22 @@ A feedback page quotes the student's own code (a traceback, an echoed cell): pas
 submission as `own` and the solution lines it contains are not counted, since the student wrote them.
 * `declaration` a code line of a lab declaration (hidden domains, hidden properties, keys) or of its
                 design challenges' staff-side checks (`labs/<id>/challenges.py`);
-* `import`      an import of `reference` or `autograder` in a shipped file.
+* `import`      an import of `reference` or `autograder` in a shipped file;
+* `course secret` the course secret (autograder.engine.secret), in hex, anywhere.
 """
 from __future__ import annotations
 
+import base64
 import html
 import importlib
 import io
+import json
 import re
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-import nbformat
 
 from autograder.engine.challenges import design_source
 from autograder.engine.spec import Assignment
@@ -53,6 +57,7 @@ class Secrets:
     keys: dict[str, str] = field(default_factory=dict)      # qid -> key letter
     explanations: set[str] = field(default_factory=set)     # normalised Question.why texts
     designs: dict[str, str] = field(default_factory=dict)   # challenge id -> its reference design's source, normalised
+    course_secret: str = ""                                 # its hex digits (lower case), when the course has one
 
 
 def solution_lines(reference_text: str) -> set[str]:
@@ -130,7 +135,58 @@ def secrets_for(assignments: Iterable[Assignment], declarations: dict[str, Path]
         secrets.explanations |= {n for q in a.questions for text in q.why.values()
                                  if len(n := _WS.sub("", text)) >= MIN_CHARS}
         secrets.designs.update({c.id: normalise(design_source(c, c.reference_answer)) for c in a.challenges})
+    from autograder.engine.secret import load_secret
+    course_secret = load_secret()
+    secrets.course_secret = course_secret.key.hex() if course_secret else ""
     return secrets
+
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")   # colours of a traceback
+_TAG = re.compile(r"<[^>]+>")
+_BASE64 = re.compile(r"^[A-Za-z0-9+/\s]{24,}={0,2}\s*$")
+
+
+def _variants(text: str) -> list[str]:
+    """A string of a notebook as a person (or a program) may read it: as stored; without terminal
+    colour codes (a traceback's code line is split by them); as HTML renders it (tags dropped,
+    entities decoded); decoded when it is base64 of text (an attachment)."""
+    out = [text]
+    plain = _ANSI.sub("", text)
+    if plain != text:
+        out.append(plain)
+    if "<" in plain or "&" in plain:
+        out.append(html.unescape(_TAG.sub("", plain)))
+    if _BASE64.match(text):
+        try:
+            out.append(base64.b64decode("".join(text.split()), validate=True).decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            pass
+    return out
+
+
+def _strings(value) -> list[str]:
+    """Every string of a JSON value (keys too), depth first, iteratively (no recursion limit)."""
+    found, todo = [], [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            todo.extend(reversed([v for kv in item.items() for v in kv]))
+        elif isinstance(item, list):
+            todo.extend(reversed(item))
+    return found
+
+
+def notebook_text(raw: str) -> str:
+    """Everything a notebook holds, as text: every string of its JSON (cell sources, every output's
+    text and data (stream, display, result, error name, value and traceback), attachments, cell and
+    notebook metadata), each in every form a reader may meet it (`_variants`). Not JSON: the raw text."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return raw
+    return "\n".join(v for s in _strings(data) for v in _variants(s))
 
 
 def readable_text(path: Path) -> str | None:
@@ -140,17 +196,9 @@ def readable_text(path: Path) -> str | None:
     except (UnicodeDecodeError, OSError):
         return None
     if path.suffix == ".ipynb":
-        nb = nbformat.reads(raw, as_version=4)
-        parts = []
-        for cell in nb.cells:
-            parts.append(cell.source)
-            for out in cell.get("outputs", []):
-                parts.append(out.get("text", ""))
-                parts.extend(str(v) for v in out.get("data", {}).values())
-                parts.extend(out.get("traceback", []))
-        return "\n".join(parts)
+        return notebook_text(raw)
     if path.suffix in (".html", ".htm"):
-        return html.unescape(re.sub(r"<[^>]+>", "", raw))
+        return html.unescape(_TAG.sub("", raw))
     return raw
 
 
@@ -165,6 +213,8 @@ def scan_text(name: str, text: str, secrets: Secrets, keys: bool = True, own: st
     flat = _WS.sub("", text)
     problems += [f"{name}: solution: {s}" for s in sorted(secrets.solution_lines) if s in flat and s not in own]
     problems += [f"{name}: declaration: {s}" for s in sorted(secrets.declaration_lines) if s in flat]
+    if secrets.course_secret and secrets.course_secret in flat.lower():
+        problems.append(f"{name}: course secret: the course secret's hex digits")
     if keys:
         for qid, key in secrets.keys.items():
             if re.search(rf"\b{re.escape(qid)}\s*=\s*['\"]{re.escape(key)}['\"]", text):

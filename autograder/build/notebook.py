@@ -1,20 +1,28 @@
 """The nbgrader source notebook of an assignment, built from `Assignment.notebook`.
 
-Cell kinds (nbgrader metadata schema 3):
+What a student sees first is the lab: its first markdown cell (title and story), then the setup (one
+short cell, its source collapsed: imports and the scenario's numbers; the machinery lives in the
+shipped modules), then the lab's cells in order. Cell kinds (nbgrader metadata schema 3):
 
-* a generated setup cell (locked) importing the student's module, `constants`, numpy, matplotlib;
-* `Markdown` -> locked markdown; `Code` -> locked code, behind a prediction lock when it `requires`
-  answers (it prints "answer <qid> above first" and does nothing else while one is None), and a
-  reveal that records the required predictions (autograder.build.predictions);
-* `Answer` -> locked prompt+options markdown, an editable answer cell `<qid> = None` (solution, no
-  key anywhere) and a grade cell `grade_id=<qid>`;
-* `FunctionGrades` -> one grade cell per function item, `grade_id=<function name>`;
+* `Markdown` -> locked markdown; one with `reveal=qid` is not a cell: its prediction's last reveal
+  shows it once the student's functions have run (autograder.build.predictions);
+* `Code` -> locked code, source collapsed where declared; a cell that `requires` answers is a reveal
+  (autograder.build.predictions): a reminder until they are given, then it records the required
+  predictions, runs, and stops cleanly where a student function is missing. A prediction no Code
+  cell requires gets a reveal of its own after its answer cell;
+* `Answer` -> locked prompt+options markdown and an editable answer cell `<qid> = None` (solution,
+  no key anywhere);
 * `Measurements` -> the model-vs-measurement element (autograder.build.measured): a locked markdown
   cell with the published setups and their sources, and a locked code cell evaluating the student's
   functions there;
-* `Challenge` -> like `Answer`, for a design challenge (autograder.engine.challenges); a declared
+* `Challenge` -> the same for a design challenge (autograder.engine.challenges); a declared
   challenge placed nowhere goes after the last `Answer` and the code cells right after it, where
-  the acts end.
+  the acts end;
+* every graded item's grade cell (`grade_id=<item>`: questions and challenges in notebook order,
+  then the functions) sits under one "Grades" heading where `FunctionGrades` stands (else at the
+  end), the heading collapsed in JupyterLab and Notebook 7 (`jp-MarkdownHeadingCollapsed`), each
+  cell a one-line comment: a student reading the lab never meets them. A "Before you submit" note
+  ends the notebook (and keeps Run All, which activates the last cell, from opening the grades).
 
 Grade cells do nothing in the student's kernel: their outputs are written after execution by
 `autograder.doors.nbgrader.EngineScores`, which runs the engine outside the kernel.
@@ -28,7 +36,8 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.build import measured
-from autograder.build.predictions import explained_here, locked_source, setup_prelude
+from autograder.build.dollars import for_jupyterlab
+from autograder.build.predictions import explained_here, first_here, locked_source, peeks, setup_prelude, with_reveals
 from autograder.engine import challenges
 from autograder.engine.spec import Answer, Assignment, Challenge, Code, FunctionGrades, Markdown, Measurements
 
@@ -54,18 +63,19 @@ def _code(grade_id: str, source: str, *, hidden: bool = False, **meta) -> nbform
     return cell
 
 
-def _markdown(grade_id: str, source: str) -> nbformat.NotebookNode:
-    cell = new_markdown_cell(source, metadata=_meta(grade_id, locked=True))
+def _markdown(grade_id: str, source: str, **extra) -> nbformat.NotebookNode:
+    cell = new_markdown_cell(for_jupyterlab(source, f"markdown cell {grade_id}"),
+                             metadata=_meta(grade_id, locked=True) | extra)
     cell.id = grade_id
     return cell
 
 
 def setup_source(assignment: Assignment) -> str:
     """The setup cell: the lab's own (notebook.py's first code cell, scenario imports made literal),
-    else the generated default; either way followed by the prediction recorder where a reveal needs it."""
+    else the generated default; either way followed by the import of `reveal` where a reveal needs it."""
     if assignment.setup:
         return assignment.setup + setup_prelude(assignment)
-    return (f"# Setup (generated): your module, the cited constants, numpy and matplotlib.\n"
+    return (f"# Setup: your module, the cited constants, numpy and matplotlib.\n"
             f"import {assignment.module}\n"
             "import constants\n"
             "import numpy as np\n"
@@ -86,57 +96,82 @@ def prompt_markdown(question) -> str:
 
 
 def grade_source(item: str, points: float) -> str:
-    return (f"# Grade cell for `{item}` ({points:g} point{'' if points == 1 else 's'}). The autograder scores it outside this\n"
-            f"# notebook; running it here does nothing.\n"
-            f'print("{item}: scored by the autograder")')
+    return f"# {item}: your grade ({points:g} point{'' if points == 1 else 's'}) appears here after grading."
+
+
+def grade_cell(item: str, points: float, source: str | None = None) -> nbformat.NotebookNode:
+    return _code(item, source or grade_source(item, points), locked=True, grade=True, points=points, hidden=True)
+
+
+def function_grade_source(assignment: Assignment, item: str, points: float) -> str:
+    """A function's grade cell runs the function's public checks (the released test module's `check`),
+    so `nbgrader validate` and Run All fail on a function whose public checks fail; the score is
+    still the autograder's, from outside the notebook (no door executes the notebook)."""
+    # lines short enough for nbgrader validate's report, which cuts a cell's lines at 80 columns
+    return (f"# Grade cell for `{item}` ({points:g} point{'' if points == 1 else 's'}): its public checks.\n"
+            f"# The autograder scores it outside this notebook, hidden checks too.\n"
+            f"from test_{assignment.module} import check\n"
+            f'check("{item}")')
 
 
 def answer_cells(assignment: Assignment, qid: str) -> list:
     q = assignment.question(qid)
-    return [_markdown(f"{qid}-prompt", prompt_markdown(q)),
-            _code(f"{qid}-answer", answer_line(q), solution=True),
-            _code(qid, grade_source(qid, q.points), locked=True, grade=True, points=q.points)]
+    return [_markdown(f"{qid}-prompt", prompt_markdown(q)), _code(f"{qid}-answer", answer_line(q), solution=True)]
 
 
 def challenge_cells(assignment: Assignment, cid: str) -> list:
     c = assignment.challenge(cid)
     return [_markdown(f"{cid}-prompt", challenges.prompt_markdown(c)),
-            _code(f"{cid}-answer", challenges.answer_line(c), solution=True),
-            _code(cid, grade_source(cid, c.points), locked=True, grade=True, points=c.points)]
+            _code(f"{cid}-answer", challenges.answer_line(c), solution=True)]
 
 
-GRADES_HEADING = ("## Grade cells\n\nOne per function, scored by the autograder outside this notebook; "
-                  "nothing to do here.")
+SUBMIT = ("## Before you submit\n\nSave the notebook with its outputs and hand it in with your module. Each "
+          "prediction was recorded by its reveal, in the reveal's output (and in `.scalelabs_predictions.json`): "
+          "clearing the outputs erases those records, and a prediction without a record earns no points.")
+GRADES_HEADING = ("## Grades\n\nAfter grading, your score and feedback for each question and function "
+                  "appear in the cells of this section.")
 
 
-def function_grade_cells(assignment: Assignment, names) -> list:
-    """The function items' grade cells, under one short heading with their sources collapsed (lab
-    folders only: an old-style declaration keeps its released notebook as it was)."""
-    items = [assignment.function(n) for n in names] if names else list(assignment.functions)
-    grouped = bool(assignment.setup)
-    cells = [_markdown("grades-heading", GRADES_HEADING)] if grouped else []
-    return cells + [_code(f.name, grade_source(f.name, f.points), locked=True, grade=True, points=f.points,
-                          hidden=grouped) for f in items]
+def grade_cells(assignment: Assignment, asked: list[str], names) -> list:
+    """The Grades section: its heading (collapsed: the cells under it stay hidden until opened) and
+    a grade cell per item, the questions and challenges in the order asked, then the functions."""
+    functions = [assignment.function(n) for n in names] if names else list(assignment.functions)
+    points = assignment.item_points
+    heading = _markdown("grades-heading", GRADES_HEADING, **{"jp-MarkdownHeadingCollapsed": True})
+    return [heading] + [grade_cell(item, points[item]) for item in asked] + \
+        [grade_cell(f.name, f.points, function_grade_source(assignment, f.name, f.points)) for f in functions]
 
 
 def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:
-    cells = [_code("setup", setup_source(assignment), locked=True)]
-    placed = {c.challenge_id for c in assignment.notebook if isinstance(c, Challenge)}
-    acts_end = max((i for i, c in enumerate(assignment.notebook) if isinstance(c, Answer)), default=-1)
-    while acts_end >= 0 and isinstance(next(iter(assignment.notebook[acts_end + 1:]), None), Code):
+    declared = with_reveals(assignment, list(assignment.notebook))
+    shown_at_reveal = peeks(assignment, declared)
+    cells, asked, grades_at = [], [], None
+    placed = {c.challenge_id for c in declared if isinstance(c, Challenge)}
+    acts_end = max((i for i, c in enumerate(declared) if isinstance(c, Answer)), default=-1)
+    while acts_end >= 0 and isinstance(next(iter(declared[acts_end + 1:]), None), Code):
         acts_end += 1   # the last act's instruments and readouts belong to it
-    for index, cell in enumerate(assignment.notebook):
+    last_reveal = {qid: i for i, c in enumerate(declared) if isinstance(c, Code) for qid in c.requires}
+    # cell ids: a declared cell's index in the lab's notebook (stable when reveals are added)
+    number = {id(c): i for i, c in enumerate(assignment.notebook)}
+    for index, cell in enumerate(declared):
         if isinstance(cell, Markdown):
-            cells.append(_markdown(f"md-{index:03d}", cell.text))
+            if not cell.reveal:
+                cells.append(_markdown(f"md-{number[id(cell)]:03d}", cell.text))
         elif isinstance(cell, Code):
-            source = locked_source(cell.source, cell.requires, assignment, explained_here(assignment.notebook, index))
-            cells.append(_code(f"code-{index:03d}", source, locked=True, hidden=cell.hidden))
+            explain = explained_here(declared, index)
+            peek = "\n\n".join(shown_at_reveal[q] for q in cell.requires
+                                if q in shown_at_reveal and last_reveal[q] == index)
+            source = locked_source(cell.source, cell.requires, assignment, explain, peek, first_here(declared, index))
+            grade_id = f"code-{number[id(cell)]:03d}" if id(cell) in number else f"reveal-{cell.requires[0]}"
+            cells.append(_code(grade_id, source, locked=True, hidden=cell.hidden))
         elif isinstance(cell, Answer):
             cells.extend(answer_cells(assignment, cell.question_id))
+            asked.append(cell.question_id)
         elif isinstance(cell, FunctionGrades):
-            cells.extend(function_grade_cells(assignment, cell.names))
+            grades_at = (len(cells), cell.names)
         elif isinstance(cell, Challenge):
             cells.extend(challenge_cells(assignment, cell.challenge_id))
+            asked.append(cell.challenge_id)
         elif isinstance(cell, Measurements):
             cells.append(_markdown("measurements", measured.element_markdown(assignment)))
             cells.append(_code("measurements-compare", measured.element_source(assignment), locked=True, hidden=True))
@@ -146,6 +181,14 @@ def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:
             for c in assignment.challenges:
                 if c.id not in placed:
                     cells.extend(challenge_cells(assignment, c.id))
+                    asked.append(c.id)
+    at, names = grades_at or (len(cells), ())
+    cells[at:at] = grade_cells(assignment, asked, names)
+    # last: Run All leaves the last cell active, and JupyterLab opens the collapsed section holding it
+    cells.append(_markdown("before-you-submit", SUBMIT))
+    # the lab opens on its title and story: the setup follows the first markdown cell
+    first = 1 if declared and isinstance(declared[0], Markdown) and not declared[0].reveal else 0
+    cells.insert(first, _code("setup", setup_source(assignment), locked=True, hidden=bool(first)))
     graded = [c.metadata["nbgrader"]["grade_id"] for c in cells if c.metadata["nbgrader"]["grade"]]
     if sorted(graded) != sorted(assignment.item_ids):
         raise ValueError(f"{assignment.id}: grade cells {graded} must be exactly one per item "

@@ -1,157 +1,126 @@
-"""Honest predictions, notebook side: the prediction lock, the record its reveal makes, and the
-explanations the reveal shows.
+"""Honest predictions, notebook side: the source of a reveal cell and what it carries.
 
-A *reveal* is a locked `Code` cell with `requires=(qid, ...)`. Built by `locked_source`, it shows
-nothing but a reminder until every required answer is given; then, for each required
-**prediction**, it calls `_scalelabs_reveal` (defined by the setup cell, `setup_prelude`), which
+A *reveal* is a locked `Code` cell with `requires=(qid, ...)`. Its built source is the lab's code
+inside the shipped `_reveal.reveal` (autograder/build/student/_reveal.py, imported by the setup):
 
-* records the first answer the kernel holds when the reveal runs, in `RECORD_FILE` in the
-  notebook's folder (the memory across kernel restarts) -- later runs keep the first answer;
-* emits every recorded answer as an output of the cell: a display_data carrying `MIMETYPE`
-  `{"question": qid, "answer": "B"}` and a line the student reads. The saved notebook carries the
-  record to every door; the engine grades it (autograder.engine.questions.recorded_answers), and
-  the record file where the outputs were cleared;
-* prints why each option is right or wrong (`Question.why`), at the last reveal of the prediction.
-  They ship zlib+base64-encoded in the reveal's source, so scrolling the notebook does not show
-  them before the reveal (decoding them is possible; nothing in a notebook can stop it, see
-  docs/ARCHITECTURE.md, "Honest predictions").
+    with reveal(globals(), ("act1_prediction",), "<data>") as ready:
+        if ready:
+            <the lab's code>
+
+which shows nothing but a reminder until every required answer is given; records each required
+**prediction** the first time it runs (the kernel, `RECORD_FILE`, and an output of `MIMETYPE` the
+engine grades: autograder.engine.questions); runs the lab's code, stopping cleanly where a
+student function is missing; and, at the last reveal of a prediction, once the student's functions
+have computed the numbers, explains every option (`Question.why`, the recorded answer and the key
+marked) and shows the lab's markdown attached to it (`Markdown(reveal=qid)`: "check your
+derivation"). `<data>` is zlib+base64 JSON, so scrolling the notebook does not show it (decoding
+it is possible: nothing inside a notebook can stop it; docs/ARCHITECTURE.md, "Honest predictions").
 
 Reflections are only locked: nothing records or explains them in the notebook (their answer cell is
-graded as it stands, and their explanations appear with the grade).
+graded as it stands; their explanations and takeaway appear with the grade).
 """
 from __future__ import annotations
 
-import base64
-import inspect
-import json
 import textwrap
-import zlib
 from typing import Sequence
 
+from autograder.build.dollars import for_jupyterlab
+from autograder.build.student import _reveal as kernel
+from autograder.engine.spec import Answer, Assignment, Code, Markdown
 from autograder.engine.submission import RECORD_FILE as ENGINE_RECORD_FILE, RECORD_MIMETYPE
-from autograder.engine.spec import Assignment, Code
 
-
-def _scalelabs_reveal(namespace, options, why="", record_file=".scalelabs_predictions.json",
-                      mimetype="application/vnd.scalelabs.prediction+json"):
-    """Record each prediction's first answer at its reveal and show it; True when the reveal may run.
-
-    options: prediction id -> its option letters ("ABCD"); why: the encoded explanations of the
-    predictions explained here. Your first answer is what counts: changing it later changes nothing.
-    """
-    import base64, json, os, zlib  # noqa: E401  (this function runs in the student's kernel)
-    memory = namespace.setdefault("_scalelabs_recorded", {})
-    try:
-        with open(record_file, encoding="utf-8") as f:
-            stored = json.load(f)
-    except (OSError, ValueError):
-        stored = {}
-    recorded = dict(memory)
-    if isinstance(stored, dict):
-        recorded.update({q: a for q, a in stored.items() if isinstance(a, str)})
-    new = {}
-    for qid, letters in options.items():
-        if recorded.get(qid) in tuple(letters):
-            continue
-        value = namespace.get(qid)
-        answer = value.strip().upper() if isinstance(value, str) else ""
-        if len(answer) != 1 or answer not in letters:
-            print(f"{qid} = {value!r} is not one of the options {', '.join(letters)}: write one letter in "
-                  f"quotes in its answer cell and run it; nothing is recorded yet")
-            return False
-        new[qid] = answer
-    if new:
-        recorded.update(new)
-        memory.update(recorded)
-        try:
-            with open(record_file + ".tmp", "w", encoding="utf-8") as f:
-                json.dump(recorded, f, indent=1, sort_keys=True)
-            os.replace(record_file + ".tmp", record_file)
-        except OSError as exc:
-            print(f"(could not save {record_file}: {exc}; your predictions are kept until the kernel restarts)")
-    try:
-        from IPython.display import display
-    except ImportError:
-        display = None
-    explained = json.loads(zlib.decompress(base64.b64decode(why))) if why else {}
-    for qid in options:
-        text = (f"Your prediction for {qid} is recorded as {recorded[qid]} "
-                f"(changing it now does not change your grade)")
-        now = namespace.get(qid)
-        if isinstance(now, str) and now.strip().upper() != recorded[qid]:
-            text += f"; {qid} is now {now!r}"
-        if display is None:
-            print(text)
-        else:
-            display({mimetype: {"question": qid, "answer": recorded[qid]}, "text/plain": text}, raw=True)
-        if qid in explained:
-            print(f"Why each option of {qid} is right or wrong:")
-            for letter, reason in explained[qid]["why"].items():
-                best = " (the best answer)" if letter == explained[qid]["key"] else ""
-                print(f"  {letter}{best}: {reason}")
-    return True
-
-
-_DEFAULTS = inspect.signature(_scalelabs_reveal).parameters
-RECORD_FILE: str = _DEFAULTS["record_file"].default   # in the notebook's folder, written by the kernel
-MIMETYPE: str = _DEFAULTS["mimetype"].default          # the record's output type, read by the engine
-if (MIMETYPE, RECORD_FILE) != (RECORD_MIMETYPE, ENGINE_RECORD_FILE):  # the kernel's literals: what the engine reads
+RECORD_FILE: str = kernel.RECORD_FILE   # in the notebook's folder, written by the kernel
+MIMETYPE: str = kernel.MIMETYPE         # the record's output type, read by the engine
+if (MIMETYPE, RECORD_FILE) != (RECORD_MIMETYPE, ENGINE_RECORD_FILE):  # what the kernel writes is what the engine reads
     raise RuntimeError(f"the reveal records {MIMETYPE} in {RECORD_FILE}, the engine reads "
                        f"{RECORD_MIMETYPE} in {ENGINE_RECORD_FILE}")
+SETUP_LINE = "from _reveal import reveal   # records your predictions at their reveals (_reveal.py)"
 
-
-def encode_why(explanations: dict) -> str:
-    """`{qid: {"key": letter, "why": {letter: text}}}` as base64 of zlib'd JSON (one line)."""
-    raw = json.dumps(explanations, sort_keys=True, ensure_ascii=False).encode("utf-8")
-    return base64.b64encode(zlib.compress(raw, 9)).decode("ascii")
-
-
-def decode_why(blob: str) -> dict:
-    return json.loads(zlib.decompress(base64.b64decode(blob)))
+encode, decode = kernel.encode, kernel.decode
 
 
 def _predictions(assignment: Assignment, qids: Sequence[str]) -> list:
     return [q for q in (assignment.question(qid) for qid in qids) if q.kind == "prediction"]
 
 
-def revealed(assignment: Assignment) -> bool:
-    """Whether any reveal of the notebook records a prediction (then the setup defines the recorder)."""
-    return any(isinstance(c, Code) and _predictions(assignment, c.requires) for c in assignment.notebook)
+def with_reveals(assignment: Assignment, cells: Sequence) -> list:
+    """`cells` with a reveal after the answer of every prediction that no Code cell requires (it
+    records the prediction and explains it): every prediction has a record to grade."""
+    required = {qid for c in cells if isinstance(c, Code) for qid in c.requires}
+    out = []
+    for cell in cells:
+        out.append(cell)
+        if isinstance(cell, Answer) and cell.question_id not in required \
+                and assignment.question(cell.question_id).kind == "prediction":
+            out.append(Code("", requires=(cell.question_id,), hidden=True))
+    return out
+
+
+def revealed(assignment: Assignment, cells: Sequence | None = None) -> bool:
+    """Whether the notebook has a reveal (then the setup imports `reveal`)."""
+    cells = with_reveals(assignment, assignment.notebook if cells is None else cells)
+    return any(isinstance(c, Code) and c.requires for c in cells)
 
 
 def setup_prelude(assignment: Assignment) -> str:
-    """What the setup cell adds for the reveals: the recorder's definition, or nothing."""
-    if not revealed(assignment):
-        return ""
-    return ("\n\n# Your predictions are recorded when their reveal first runs (generated).\n"
-            + inspect.getsource(_scalelabs_reveal).rstrip("\n"))
+    """What the setup cell adds for the reveals: the import of `reveal`, or nothing."""
+    return f"\n{SETUP_LINE}" if revealed(assignment) else ""
+
+
+def first_here(cells: Sequence, index: int) -> tuple[str, ...]:
+    """The questions `cells[index]` (a Code cell) requires that no earlier Code cell requires."""
+    earlier = {qid for c in cells[:index] if isinstance(c, Code) for qid in c.requires}
+    return tuple(qid for qid in cells[index].requires if qid not in earlier)
 
 
 def explained_here(cells: Sequence, index: int) -> tuple[str, ...]:
     """The questions `cells[index]` (a Code cell) requires that no later Code cell requires: their
-    explanations print there, once the whole reveal has been seen."""
+    explanations show there, once the whole reveal has been seen."""
     later = {qid for c in cells[index + 1:] if isinstance(c, Code) for qid in c.requires}
     return tuple(qid for qid in cells[index].requires if qid not in later)
 
 
+def peeks(assignment: Assignment, cells: Sequence) -> dict[str, str]:
+    """prediction id -> the markdown its last reveal shows after the student's functions ran (the
+    lab's `Markdown(reveal=qid)` cells, in order)."""
+    found: dict[str, list[str]] = {}
+    for cell in cells:
+        if isinstance(cell, Markdown) and cell.reveal:
+            q = assignment.question(cell.reveal)
+            if q.kind != "prediction":
+                raise ValueError(f"{assignment.id}: a markdown cell shows at the reveal of {q.id}, a {q.kind}; "
+                                 "only a prediction has a reveal (put a reflection's takeaway in questions.md)")
+            found.setdefault(q.id, []).append(cell.text)
+    return {qid: for_jupyterlab("\n\n".join(texts), f"the reveal of {qid}") for qid, texts in found.items()}
+
+
+def reveal_data(assignment: Assignment, requires: Sequence[str], explain: Sequence[str] = (),
+                peek: str = "", first: Sequence[str] = ()) -> dict:
+    """What a reveal carries: per required question its kind and options; the key and explanations
+    of the predictions it explains; the markdown it shows once the functions ran; the predictions
+    whose first reveal it is (it shows their record in full, later ones in a line)."""
+    questions = {}
+    for qid in requires:
+        q = assignment.question(qid)
+        entry = {"kind": q.kind, "options": dict(q.options)}
+        if q.kind == "prediction" and qid in explain:
+            entry |= {"key": q.key, "why": dict(q.why)}
+        questions[qid] = entry
+    data = {"assignment": assignment.id, "questions": questions,
+            "explain": [q for q in explain if questions[q]["kind"] == "prediction"], "first": list(first)}
+    return data | ({"peek": peek} if peek else {})
+
+
 def locked_source(source: str, requires: Sequence[str], assignment: Assignment | None = None,
-                  explain: Sequence[str] = ()) -> str:
-    """`source` behind the prediction lock: nothing but a reminder until every answer is given;
-    then the required predictions of `assignment` are recorded (and those in `explain` explained)
-    before `source` runs. Without `assignment`, only the lock."""
+                  explain: Sequence[str] = (), peek: str = "", first: Sequence[str] | None = None) -> str:
+    """`source` inside its reveal (see the module docstring); a cell that requires nothing is
+    returned as it is. Without `assignment`, the lock alone (no record, no explanation)."""
     if not requires:
         return source
-    lines = []
-    for i, qid in enumerate(requires):
-        lines.append(f'{"if" if i == 0 else "elif"} globals().get("{qid}") is None:')
-        lines.append(f'    print("answer {qid} above first")')
-    predictions = _predictions(assignment, requires) if assignment is not None else []
-    if predictions:
-        options = {q.id: "".join(q.options) for q in predictions}
-        why = {q.id: {"key": q.key, "why": dict(q.why)} for q in predictions if q.why and q.id in explain}
-        blob = f", {encode_why(why)!r}" if why else ""
-        lines.append(f"elif _scalelabs_reveal(globals(), {options!r}{blob}):")
-    else:
-        lines.append("else:")
-    lines.append(textwrap.indent(source.rstrip("\n"), "    ", lambda line: True))
-    return "\n".join(lines)
+    first = requires if first is None else first
+    data = encode(reveal_data(assignment, requires, explain, peek, first)) if assignment is not None else ""
+    asked = ", ".join(repr(q) for q in requires) + ("," if len(requires) == 1 else "")
+    body = textwrap.indent(source.rstrip("\n") or "pass", "        ", lambda line: True)
+    return (f"# Reveal: {', '.join(requires)} (_reveal.py)\n"
+            f"with reveal(globals(), ({asked}), {data!r}) as ready:\n"
+            f"    if ready:\n{body}")

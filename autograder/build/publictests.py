@@ -24,7 +24,8 @@ KIT = Path(labs.property_kit.__file__)
 KIT_FILE = f"_{KIT.name}"
 _KIT_IMPORT = re.compile(rf"^from {re.escape(labs.property_kit.__name__)} import ", re.M)
 _LABS_IMPORT = re.compile(r"^\s*(from|import)\s+labs\b", re.M)
-PYTEST_INI = "[pytest]\naddopts = -p no:cacheprovider\n"
+# -q: no session header, so a failing function's report is most of what pytest prints
+PYTEST_INI = "[pytest]\naddopts = -q -p no:cacheprovider\n"
 # Examples per public property: derandomized (the same inputs on every run), so a student's `pytest`
 # is a quick, repeatable check (about 2 s for a whole lab); grading runs the hidden checks and its
 # own seeded examples per property on top.
@@ -58,6 +59,7 @@ def public_test_source(assignment: Assignment, has_properties: bool) -> str:
     properties_import = (f"from {Path(PROPERTIES_FILE).stem} import PROPERTIES" if has_properties
                          else "PROPERTIES = []")
     return _TEMPLATE.render(module=assignment.module, examples=examples,
+                            functions=[f.name for f in assignment.functions],
                             properties_file=PROPERTIES_FILE, properties_import=properties_import,
                             public_examples=PUBLIC_PROPERTY_EXAMPLES)
 

@@ -6,7 +6,8 @@ provided modules (copied verbatim from reference/), the student toolkit (autogra
 the same for every lab), the public checks (publictests), the source notebook (notebook), then `nbgrader generate_assignment <id> --force` with the course's
 nbgrader_config.py, which registers each assignment (notebooks, grade cells) in the gradebook of the
 folder released into (nbgrader's default `<root>/gradebook.db`), so `nbgrader autograde <id>` works
-right after. The course is the current directory's (autograder/course.py); the reference modules
+right after, and registers the course's roster (students' names, autograder/classroom/names.py) in
+the same gradebook. The course is the current directory's (autograder/course.py); the reference modules
 come from the installed package. Nothing carries a timestamp, so the output is byte-for-byte
 reproducible and a test compares a fresh build in a temporary root with the committed source/ and
 release/.
@@ -23,13 +24,14 @@ from typing import Iterable
 import reference
 
 from autograder.build import notebook, publictests, student, stubgen
-from autograder.course import MARKER, course_root, find_course
+from autograder.classroom.names import read_roster, register_names
+from autograder.course import MARKER, course_root, course_settings, find_course
 from autograder.engine.spec import Assignment
 
 REFERENCE_DIR = Path(reference.__file__).resolve().parent
 STUDENT_DIR = Path(student.__file__).resolve().parent
 # Shipped to every lab as they are: no secret, no import of reference/ or autograder/ (the leak scan checks).
-STUDENT_FILES = ("_instruments.py", "_measured.py")
+STUDENT_FILES = ("_instruments.py", "_measured.py", "_checks.py", "_reveal.py")
 
 
 def nbgrader_executable() -> str:
@@ -103,6 +105,9 @@ def generate_assignments(assignment_ids: list[str], root: Path) -> list[Path]:
     is root's own nbgrader_config.py, else the current course's (a scratch root, as in the tests)."""
     root = Path(root).resolve()
     config_dir = find_course(root) or course_root()
+    roster = course_settings(config_dir).roster
+    if roster is not None:
+        read_roster(roster)   # a bad roster stops the release in one line, before nbgrader runs
     # -P: the installed autograder, not a same-named folder in the course (the subprocess runs there).
     command = [sys.executable, "-P", "-m", "autograder.build.release", "--nbgrader", str(root), str(config_dir),
                *assignment_ids]
@@ -127,6 +132,10 @@ def _nbgrader_generate(root: str, config_dir: str, assignment_ids: list[str]) ->
         if not result["success"]:
             print(result.get("log", ""), result.get("error", ""), file=sys.stderr)
             return 1
+    roster = course_settings(Path(config_dir)).roster
+    if roster is not None:
+        with api.gradebook as gradebook:
+            register_names(gradebook, read_roster(roster))
     return 0
 
 
@@ -138,9 +147,13 @@ def release_one(assignment: Assignment, root: Path | None = None, properties: Pa
 
 def release(ids: Iterable[str] | None = None, root: Path | None = None) -> list[Path]:
     """Regenerate source/ and release/ for the given (default: every declared) assignment, in
-    `root` (default: the course of the current directory), and register them in its gradebook."""
+    `root` (default: the course of the current directory), and register them in its gradebook. The
+    course secret that keys the hidden inputs is made here the first time (autograder.engine.secret),
+    outside release/ and source/."""
     from labs import all_assignments, load
+    from autograder.engine.secret import create_secret
     root = Path(root) if root is not None else course_root()
+    create_secret(root)
     assignments = [load(i) for i in ids] if ids else list(all_assignments().values())
     for a in assignments:
         build_source(a, root)

@@ -6,12 +6,16 @@ so the stub module is generated here and placed in source/<id>/ as an ordinary f
 * an indented region becomes `raise NotImplementedError()` at the marker's indentation;
 * a module-level region (a cross-lab import) is removed;
 * `from ._domain import` / `from .constants import` become flat imports, because the released
-  folder is flat (the provided modules sit next to the stub).
+  folder is flat (the provided modules sit next to the stub);
+* in a function's docstring, a paragraph that begins `Formula:` (the closed form and its source, as
+  staff read the reference) is left out, so the student derives it from the paragraph that begins
+  `Derive:` (the mechanism, units, edge cases and the source lab's known error), which stays.
 
 Docstrings, signatures, type hints, validation calls and helpers outside the regions stay.
 """
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -38,8 +42,47 @@ def header(reference_name: str) -> str:
             "# do not edit this header. Implement each function where it raises NotImplementedError.\n")
 
 
+STAFF_PARAGRAPH = "Formula:"     # a docstring paragraph staff read and the stub leaves out
+STUDENT_PARAGRAPH = "Derive:"    # ... and the one the student gets instead (kept in both)
+
+
+def without_formulas(text: str) -> str:
+    """`text` (a module's source) with each function docstring's `Formula:` paragraphs removed: from
+    the line that begins it to the next blank line or `Derive:` line (the docstring's closing quotes
+    stay), with the blank line before it when it ended the docstring."""
+    lines = text.splitlines(keepends=True)
+    drop: set[int] = set()
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.body:
+            continue
+        first = node.body[0]
+        if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)):
+            continue
+        start, end = first.lineno - 1, first.end_lineno - 1
+        number = start
+        while number <= end:
+            if lines[number].strip().startswith(STAFF_PARAGRAPH) and number > start:
+                stop = number
+                while stop + 1 <= end and lines[stop + 1].strip() and \
+                        not lines[stop + 1].strip().startswith(STUDENT_PARAGRAPH) and lines[stop + 1].strip() != '"""':
+                    stop += 1
+                closing = stop == end or lines[stop + 1].strip() == '"""'
+                if stop == end:   # the paragraph's last line closes the docstring: keep the quotes
+                    indent = lines[stop][:len(lines[stop]) - len(lines[stop].lstrip())]
+                    lines[stop] = indent + '"""\n'
+                    stop -= 1
+                drop.update(range(number, stop + 1))
+                if closing and number - 1 > start and not lines[number - 1].strip():
+                    drop.add(number - 1)   # no blank line left before the closing quotes
+                number = stop + 1
+            number += 1
+    return "".join(line for i, line in enumerate(lines) if i not in drop)
+
+
 def strip_solutions(text: str, flat_modules=("_domain", "constants")) -> str:
     """The stub text of a reference module's source `text` (without the header)."""
+    text = without_formulas(text)
     out: list[str] = []
     inside = False
     for number, line in enumerate(text.splitlines(), 1):

@@ -38,7 +38,8 @@ from autograder.classroom.gradebook import GradebookUnavailable, GradebookWriter
 from autograder.classroom.record import grades_csv, record_rows, write_pointer
 from autograder.classroom.roster import NotAClass, Submitter, class_roster, students, submission_folder  # noqa: F401
 from autograder.engine.config import GradingConfig, load_config
-from autograder.engine.sandbox import Sandbox, choose_mode
+from autograder.engine.secret import CourseSecret, load_secret
+from autograder.engine.sandbox import Sandbox, check_jail, choose_mode
 from autograder.engine.results import Result
 from autograder.engine.spec import Assignment
 from labs import load
@@ -90,17 +91,19 @@ def all_results(out_dir: Path, assignment_id: str) -> dict[str, dict]:
 _assignment: Assignment | None = None
 _mode: str = ""
 _config: GradingConfig | None = None
+_secret: CourseSecret | None = None
 _ahead: Sandbox | None = None     # the next student's jail, booting while this student is graded
 
 
 def _init_worker(assignment_name: str, mode: str) -> None:
-    global _assignment, _mode, _config
+    global _assignment, _mode, _config, _secret
     if threading.current_thread() is threading.main_thread():   # a grading process: Ctrl-C is the parent's
         signal.signal(signal.SIGINT, signal.SIG_IGN)            # (a SIGINT pending since its start is dropped)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _assignment = load(assignment_name)
     _mode = mode
     _config = load_config()
+    _secret = load_secret()
     _start_ahead()
 
 
@@ -137,13 +140,14 @@ def grade_student(graded_as: str, folder: str, out_dir: str, sha: str, grader: d
     secrets = [Path(root)] if root else []
     result = grade_submission(_assignment, Path(folder), graded_as, sandbox=_mode or None, config=_config,
                               secrets=secrets, outputs=[Path(out_dir), Path(out_dir) / "results",
-                                                        Path(out_dir) / "feedback"], ahead=ahead)
+                                                        Path(out_dir) / "feedback"], ahead=ahead, secret=_secret)
     for student in members or (graded_as,):
         data = result.to_gradescope()
         data["scalelabs"] = {"assignment": _assignment.id, "student": student, "graded_as": graded_as,
                              "fingerprint": sha, "grader": grader, "max_score": result.max_score,
                              "sandbox": result.sandbox_mode, "attention": list(result.attention),
-                             "view": _config.feedback.native}
+                             "view": _config.feedback.native,
+                             "course_secret": _secret.fingerprint if _secret else ""}
         if (late or {}).get(student) is not None:
             data["scalelabs"]["late"] = late[student]
         _write_record(Path(out_dir), _assignment.title, student, data)
@@ -354,23 +358,28 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
 
     Before anything is written: NotAClass when root cannot be this lab's class; the sandbox mode is
     chosen once, and where none can run (and the course did not opt in with allow_unsandboxed or
-    scalelabs.toml), SandboxUnavailable; when the lab has a due date ([deadlines]), ConfigError for a
-    bad table or extensions CSV, TimestampsError for a bad `timestamps` CSV, NoSubmissionTimes when
-    the class says nothing of when anyone submitted. Each student's lateness is recorded beside the
-    engine's score; a student whose lateness alone changed keeps their graded result and has it
-    recorded again (no engine run). on_start(total, to_grade) is called once, on_done(student)
+    scalelabs.toml), or the bubblewrap jail would show the class or the course to student code or
+    cannot start (check_jail), SandboxUnavailable; when the lab has a due date ([deadlines]),
+    ConfigError for a bad table or extensions CSV, TimestampsError for a bad `timestamps` CSV,
+    NoSubmissionTimes when the class says nothing of when anyone submitted. Each student's lateness is
+    recorded beside the engine's score; a student whose lateness alone changed keeps their graded result
+    and has it recorded again (no engine run). on_start(total, to_grade) is called once, on_done(student)
     after each graded submission. Afterwards the lab's whole record (every results file in out/results)
     goes to the gradebook (db_url, default out/gradebook.db) and grades.csv.
     """
     config = load_config()
     mode = choose_mode(config.sandbox, allow_unsandboxed or config.allow_unsandboxed)
+    secret = load_secret()      # the grading processes load the same (a bad file stops the batch here)
+    fingerprint_now = secret.fingerprint if secret else ""
     assignment = load(assignment_name)
     root, out_dir = Path(root), Path(out_dir)
     roster = class_roster(root, assignment, only)
     late = class_lateness(assignment, root, roster, timestamps)
-    summary = BatchSummary(out_dir, late={s: v for s, v in late.items() if v is not None})
+    if mode == "bubblewrap":    # a jail that shows a secret or cannot start refuses the class, not each student
+        check_jail(config, [root])
     check_output(out_dir)
-    grader = grader_fingerprint(assignment_name, assignment, config, mode)
+    grader = grader_fingerprint(assignment_name, assignment, config, mode, secret)
+    summary = BatchSummary(out_dir, late={s: v for s, v in late.items() if v is not None})
     todo: list[tuple[Submitter, str]] = []
     reassess: dict[str, dict] = {}      # student -> their result, whose lateness alone changed
     for submitter in roster:
@@ -383,6 +392,12 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
                     f"{out_dir} holds results of {done['scalelabs'].get('assignment')} ({student}.json): grade "
                     f"{assignment.id} into a folder of its own (--out DIR; default grades/{assignment.id}), so that "
                     "no result is overwritten")
+            if done and done["scalelabs"].get("course_secret", "") != fingerprint_now:
+                graded_under = done["scalelabs"].get("course_secret") or "no course secret"
+                raise OutputFolderError(
+                    f"{out_dir} holds results graded under course secret {graded_under} ({student}.json), and this "
+                    f"machine has {fingerprint_now or 'none'}: hidden inputs would differ from the graded ones. Copy "
+                    "the course secret of the machine that graded them (docs/tas.md), or grade into another --out DIR")
             reasons[student] = _why_regrade(done, sha, grader, force)
         if all(why is None for why in reasons.values()):
             for student in submitter.students:

@@ -4,7 +4,7 @@ A class batch keeps both in every student's results file and regrades a student 
 changed (autograder.classroom.batch):
 
     submission_fingerprint(folder)              sha256 over what the grader takes from the folder
-    grader_fingerprint(name, assignment, config, mode)
+    grader_fingerprint(name, assignment, config, mode, secret)
         {"declaration": {file: sha}, "reference": {file: sha},   the lab's declaration and the
                                                                   reference modules it reaches
          "settings": {key: value},                               scalelabs.toml [grading], effective
@@ -30,6 +30,7 @@ from typing import Iterator
 
 from autograder.engine.config import GradingConfig
 from autograder.engine.filetree import TREE_BYTES_CAP, read_regular, walk_submission
+from autograder.engine.secret import CourseSecret
 from autograder.engine.spec import Assignment
 
 ENGINE_DIR = Path(__file__).resolve().parents[1] / "engine"
@@ -188,17 +189,20 @@ def _settings(config: GradingConfig) -> dict:
     return out
 
 
-def _seeds_digest(assignment: Assignment) -> str:
-    """A hash of the seeds a probe student's checks would get: it changes with whatever the engine
-    mixes into its seeds (a course secret included), and reveals none of it."""
+def _seeds_digest(assignment: Assignment, secret: CourseSecret | None) -> str:
+    """A hash of the seeds a probe student's checks would get under the course secret the grading
+    uses: it changes with whatever the engine mixes into its seeds (the secret included), and reveals
+    none of it."""
     from autograder.engine.checks import seed_for
 
-    probe = [seed_for(assignment.id, "scalelabs-probe", item, "hidden") for item in assignment.item_ids]
+    probe = [seed_for(assignment.id, "scalelabs-probe", item, "hidden", secret) for item in assignment.item_ids]
     return _sha(repr(probe).encode())
 
 
-def grader_fingerprint(assignment_name: str, assignment: Assignment, config: GradingConfig, mode: str) -> dict:
-    """What grades this assignment, component by component (module docstring)."""
+def grader_fingerprint(assignment_name: str, assignment: Assignment, config: GradingConfig, mode: str,
+                       secret: CourseSecret | None = None) -> dict:
+    """What grades this assignment, component by component (module docstring); `secret`: the course
+    secret the grading processes draw the hidden inputs under (autograder.engine.secret.load_secret)."""
     roots = _roots()
     declaration = declaration_files(assignment_name)
     if ":" in assignment_name:   # a course's or a test's declaration module: its folder counts as ours
@@ -213,7 +217,7 @@ def grader_fingerprint(assignment_name: str, assignment: Assignment, config: Gra
         "scalelabs": _version("scalelabs"),
         "hypothesis": _version("hypothesis"),
         "engine": _engine_digest(),
-        "seeds": _seeds_digest(assignment),
+        "seeds": _seeds_digest(assignment, secret),
     }
 
 

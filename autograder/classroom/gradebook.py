@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Iterator, Mapping
 
 from autograder.classroom.deadlines import Lateness
-from autograder.engine.config import COURSE_ID
+from autograder.course import current_course_id
 from autograder.engine.results import Result
 from autograder.engine.spec import Assignment
 
@@ -167,10 +167,10 @@ class GradebookWriter:
     connection stays on the thread that made it). Use as a context manager; write() blocks until
     the scores are stored and raises what opening or writing raised."""
 
-    def __init__(self, db_url: str, assignment: Assignment, course_id: str = COURSE_ID):
+    def __init__(self, db_url: str, assignment: Assignment, course_id: str | None = None):
         self.db_url, self.assignment = db_url, assignment
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradebook")
-        self._book = self._thread.submit(self._open, db_url, course_id)
+        self._book = self._thread.submit(self._open, db_url, course_id or current_course_id())
 
     @staticmethod
     def _open(db_url: str, course_id: str):
@@ -351,29 +351,29 @@ def lab_record(gb, assignment_id: str) -> LabRecord:
     return {sub.student.id: {g.name: _cell(g) for g in sub.grades} for sub in notebook.submissions}
 
 
-def read_record(db_url: str, assignment_id: str, course_id: str = COURSE_ID) -> LabRecord:
+def read_record(db_url: str, assignment_id: str, course_id: str | None = None) -> LabRecord:
     """One lab's record in the gradebook at db_url ({} when the database has none);
     GradebookUnavailable when it cannot be read."""
     return read_book(db_url, assignment_id, course_id)[0]
 
 
-def read_book(db_url: str, assignment_id: str, course_id: str = COURSE_ID) -> tuple[LabRecord, dict[str, BookLate]]:
+def read_book(db_url: str, assignment_id: str, course_id: str | None = None) -> tuple[LabRecord, dict[str, BookLate]]:
     """One lab's record and lateness in the gradebook at db_url; GradebookUnavailable when it cannot be read."""
     try:
         api = _nbgrader_api()
         stamp_new_gradebook(db_url)
-        with api.Gradebook(db_url, course_id=course_id) as gb:
+        with api.Gradebook(db_url, course_id=course_id or current_course_id()) as gb:
             return lab_record(gb, assignment_id), lab_lateness(gb, assignment_id)
     except Exception as exc:
         raise unavailable(db_url, "read", exc) from exc
 
 
-def forget_submission(db_url: str, assignment_id: str, student: str, course_id: str = COURSE_ID) -> list[str]:
+def forget_submission(db_url: str, assignment_id: str, student: str, course_id: str | None = None) -> list[str]:
     """Remove the student's submission of the lab from the gradebook (its grades and comments), and
     the student too when nothing else of theirs is left; what was removed, one line each."""
     try:
         api = _nbgrader_api()
-        with api.Gradebook(db_url, course_id=course_id) as gb:
+        with api.Gradebook(db_url, course_id=course_id or current_course_id()) as gb:
             removed = []
             try:
                 gb.remove_submission(assignment_id, student)
@@ -391,12 +391,12 @@ def forget_submission(db_url: str, assignment_id: str, student: str, course_id: 
         raise unavailable(db_url, "changed", exc) from exc
 
 
-def read_gradebook(db_url: str, assignment_id: str, course_id: str = COURSE_ID) -> dict[str, dict[str, float]]:
+def read_gradebook(db_url: str, assignment_id: str, course_id: str | None = None) -> dict[str, dict[str, float]]:
     """student -> item -> auto_score, as stored (for checks and the demo)."""
     api = _nbgrader_api()
     Gradebook, MissingEntry = api.Gradebook, api.MissingEntry
     out: dict[str, dict[str, float]] = {}
-    with Gradebook(db_url, course_id=course_id) as gb:
+    with Gradebook(db_url, course_id=course_id or current_course_id()) as gb:
         try:
             notebook = gb.find_notebook(assignment_id, assignment_id)
         except MissingEntry:

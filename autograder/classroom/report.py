@@ -29,6 +29,7 @@ from autograder.classroom.feedback import page_templates, write_atomic
 from autograder.classroom.gradebook import GradebookUnavailable, read_book
 from autograder.classroom.record import read_pointer, record_rows
 from autograder.engine.checks import PROPERTY_FAILED
+from autograder.engine.questions import UNRECORDED
 from autograder.engine.results import Result
 from autograder.engine.spec import Assignment
 
@@ -60,6 +61,8 @@ class Answers:
     kind: str
     key: str
     counts: dict[str, int]   # letter -> students who gave it ("" = no readable answer)
+    # predictions: students with no record of it (reveal never ran, outputs cleared), counted in "" too
+    unrecorded: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -205,6 +208,7 @@ def build_report(assignment: Assignment, grades_dir: Path, db_url: str | None = 
     found: dict[tuple[str, str], list[str]] = {}
     failed: dict[tuple[str, str], list[str]] = {}
     answers: dict[str, dict[str, str]] = {q.id: {} for q in assignment.questions}
+    unrecorded: dict[str, list[str]] = {q.id: [] for q in assignment.questions}
     for student, record in records.items():
         for t in record.tests:
             if t.misconception and student not in found.setdefault((t.item, t.misconception), []):
@@ -213,13 +217,15 @@ def build_report(assignment: Assignment, grades_dir: Path, db_url: str | None = 
                 failed.setdefault((t.item, t.check), []).append(student)
             if t.item in answers and t.kind in ("prediction", "reflection"):
                 answers[t.item][student] = t.answer
+                if t.output.startswith(UNRECORDED):
+                    unrecorded[t.item].append(student)
     report.misconceptions = [Found(i, m, s) for (i, m), s in sorted(found.items(), key=lambda kv: -len(kv[1]))]
     report.properties = [PropertyFailures(i, p, s) for (i, p), s in sorted(failed.items(), key=lambda kv: -len(kv[1]))]
 
     for q in assignment.questions:
         counts = Counter(answers[q.id].values())
         report.questions.append(Answers(q.id, q.kind, q.key, {letter: counts.get(letter, 0)
-                                                              for letter in [*q.options, ""]}))
+                                                              for letter in [*q.options, ""]}, unrecorded[q.id]))
     for pid, rid in _pairs(assignment):
         keys = assignment.question(pid).key, assignment.question(rid).key
         both = [(answers[pid][s], answers[rid][s]) for s in records
@@ -248,6 +254,8 @@ def report_rows(report: ClassReport) -> list[list]:
     rows += [["misconception", f.item, f.misconception, len(f.students), n] for f in report.misconceptions]
     rows += [["answer", a.question, letter or "(none)", count, n] for a in report.questions
              for letter, count in a.counts.items()]
+    rows += [["unrecorded", a.question, "no record", len(a.unrecorded), n] for a in report.questions
+             if a.kind == "prediction"]
     rows += [["prediction_vs_reflection", f"{p.prediction}/{p.reflection}", pair, count, sum(p.counts.values())]
              for p in report.predictions for pair, count in p.counts.items()]
     rows += [["property_failed", f.item, f.property, len(f.students), n] for f in report.properties]

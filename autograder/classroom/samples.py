@@ -10,12 +10,16 @@ A samples folder (every lab has a samples.toml; tests use a folder for ad-hoc st
 without a lab folder): `samples/<id>/<student>/` holds an optional `<module>.py` (absent = the untouched stub) and an
 `answers.json`: `{"act1_prediction": "B" | "@key" | "@wrong" | {"source": "raw cell source"}}`
 (a design challenge's answer is always `{"source": ...}`).
+A sample student ran its notebook: each prediction's reveal shows the record of the answer its cell
+gave the kernel (`write_answers(record=True)`), unless its samples.toml entry says `recorded = false`
+(a student who cleared the outputs, or never ran the reveals: its predictions are unrecorded).
 "@key" is the declaration's computed key and "@wrong" a deterministic wrong letter, so no key
 letter is typed anywhere. samples/ and release/ are the course's (autograder/course.py); the
 reference modules are the installed package's.
 """
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
@@ -26,6 +30,7 @@ import nbformat
 
 from autograder.course import course_root
 from autograder.engine.challenges import design_source
+from autograder.engine.submission import RECORD_MIMETYPE
 from autograder.engine.spec import Assignment
 from autograder.build.stubgen import flat_imports, solved_module
 from labs import lab_folder, load
@@ -34,7 +39,7 @@ from labs import lab_folder, load
 # ("reference" + samples/<student>.py, or the released "stub"), the functions it gets wrong, whether its
 # module compiles, how many constraints of each design challenge its design meets, and the least share
 # a function keeps that it does not redefine but that calls one it gets wrong.
-SAMPLE_KEYS = ("answers", "module", "wrong", "compiles", "constraints_met", "collateral")
+SAMPLE_KEYS = ("answers", "module", "wrong", "compiles", "recorded", "constraints_met", "collateral")
 
 # samples.toml's answer words -> the old answers.json markers answer_source understands
 _ANSWER_WORDS = {"key": "@key", "wrong": "@wrong"}
@@ -65,10 +70,60 @@ def answer_cell(nb, qid: str):
     raise KeyError(f"no answer cell for {qid!r}")
 
 
-def write_answers(assignment: Assignment, notebook_path: Path, answers: dict) -> None:
+_CONSTANT_NODES = (ast.Expression, ast.Constant, ast.IfExp, ast.BoolOp, ast.And, ast.Or, ast.Compare, ast.Eq,
+                   ast.NotEq, ast.BinOp, ast.Add, ast.Mult, ast.UnaryOp, ast.Not, ast.Load, ast.Subscript, ast.Slice)
+
+
+def kernel_value(source: str, qid: str):
+    """What a kernel running the answer cell `source` would hold in `qid`: the value of a cell that
+    assigns it an expression of constants (`"B"`, `'B' if True else 'C'`), else None. Sample answers
+    are staff-written, but this evaluates only constant expressions all the same."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    assigned = [node.value for node in tree.body if isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == qid for t in node.targets)]
+    if not assigned:
+        return None
+    expression = ast.Expression(assigned[-1])
+    if not all(isinstance(node, _CONSTANT_NODES) for node in ast.walk(expression)):
+        return None
+    try:
+        return eval(compile(expression, "<answer>", "eval"), {"__builtins__": {}})
+    except Exception:
+        return None
+
+
+def reveal_cells(nb, qid: str) -> list:
+    """The notebook's reveal cells of `qid` (autograder.build.predictions.locked_source)."""
+    pattern = re.compile(r"^with reveal\(globals\(\), \(([^)]*)\)", re.M)
+    return [cell for cell in nb.cells if cell.cell_type == "code"
+            and any(qid in [q.strip(" '\"") for q in m.group(1).split(",")] for m in pattern.finditer(cell.source))]
+
+
+def record_output(qid: str, letter: str) -> nbformat.NotebookNode:
+    """The output a reveal leaves when it records `letter` for `qid` (autograder/build/student/_reveal.py)."""
+    return nbformat.v4.new_output("display_data", data={
+        RECORD_MIMETYPE: {"question": qid, "answer": letter},
+        "text/plain": f"Your prediction for {qid}: {letter}, recorded: this is the answer graded."})
+
+
+def write_answers(assignment: Assignment, notebook_path: Path, answers: dict, *, record: bool = False) -> None:
+    """Write the answers into their cells; `record`: also as a student who then ran the reveals, whose
+    every reveal of a prediction shows the record of the value its answer cell gave the kernel
+    (nothing where that is no option, as the reveal records nothing then)."""
     nb = nbformat.read(str(notebook_path), as_version=4)
     for qid, value in answers.items():
-        answer_cell(nb, qid).source = answer_source(assignment, qid, value)
+        source = answer_source(assignment, qid, value)
+        answer_cell(nb, qid).source = source
+        q = next((q for q in assignment.questions if q.id == qid), None)
+        if record and q is not None and q.kind == "prediction":
+            value = kernel_value(source, qid)
+            letter = value.strip().upper() if isinstance(value, str) else ""
+            for cell in reveal_cells(nb, qid) if letter in q.options else ():
+                cell.outputs = [o for o in cell.get("outputs", []) if RECORD_MIMETYPE not in o.get("data", {})] \
+                    + [record_output(qid, letter)]
     nbformat.write(nb, str(notebook_path))
 
 
@@ -143,7 +198,8 @@ def _materialise_declared(assignment: Assignment, student: str, dest: Path, rele
             (dest / name).write_text(text, encoding="utf-8")
     answers = {qid: _ANSWER_WORDS[value] if isinstance(value, str) else value for qid, value in declared[student].get("answers", {}).items()}
     if answers:
-        write_answers(assignment, dest / f"{assignment.id}.ipynb", answers)
+        write_answers(assignment, dest / f"{assignment.id}.ipynb", answers,
+                      record=declared[student].get("recorded", True))
     return dest
 
 
@@ -165,7 +221,7 @@ def materialise(assignment_id: str, student: str, dest: Path, *, assignment: Ass
         shutil.copyfile(module, dest / module.name)
     answers_file = sample / "answers.json"
     if answers_file.exists():
-        write_answers(assignment, dest / f"{assignment_id}.ipynb", json.loads(answers_file.read_text()))
+        write_answers(assignment, dest / f"{assignment_id}.ipynb", json.loads(answers_file.read_text()), record=True)
     return dest
 
 
@@ -193,13 +249,15 @@ def reference_answers(assignment: Assignment) -> dict:
             | {c.id: {"source": design_source(c, c.reference_answer)} for c in assignment.challenges})
 
 
-def reference_submission(assignment: Assignment, dest: Path, release_dir: Path | None = None) -> Path:
-    """A staff-only submission that should earn full marks: the reference, the computed keys and
-    a valid design for each challenge."""
+def reference_submission(assignment: Assignment, dest: Path, release_dir: Path | None = None, *,
+                         recorded: bool = True) -> Path:
+    """A staff-only submission that should earn full marks: the reference, the computed keys (their
+    predictions recorded, as after running the reveals, unless `recorded` is false) and a valid
+    design for each challenge."""
     dest = Path(dest)
     shutil.copytree(Path(release_dir or course_root() / "release" / assignment.id), dest, dirs_exist_ok=True)
     flat_reference_modules(dest)
-    write_answers(assignment, dest / f"{assignment.id}.ipynb", reference_answers(assignment))
+    write_answers(assignment, dest / f"{assignment.id}.ipynb", reference_answers(assignment), record=recorded)
     return dest
 
 

@@ -9,7 +9,8 @@ item, `<item> (in full)`, carries everything with Gradescope's own `visibility`:
 "before", "hidden" (staff only). It has no score, so it never changes the total. (Gradescope hides
 the total score from students while a test is not yet visible; the top-level output states it.)
 
-Every test keeps its checks in `extra_data.scalelabs` ({"item", "view", "checks": [{check, kind,
+What the grader prints (otter's summary) stays staff's: `stdout_visibility` is "hidden" in every
+mode. Every test keeps its checks in `extra_data.scalelabs` ({"item", "view", "checks": [{check, kind,
 score, max_score, output, answer, misconception}]}, the output in that test's view), and the top
 level the submission's record ({"assignment", "student", "max_score", "sandbox", "view", "output":
 the engine's notes, "summary": the top-level output}), so `Result.from_gradescope` rebuilds the engine's record, both views, from a Gradescope
@@ -85,8 +86,10 @@ def results_json(assignment, result: Result | None, policy: FeedbackPolicy, stud
             "sandbox": record.sandbox_mode, "view": mode, "output": record.output, "summary": summary}
     if late is not None:
         meta["late"] = late.to_json()
+    # the grader's stdout is staff's (Gradescope's default, stated: otter sets it only when all is hidden)
     return {"score": round(total + (penalty["score"] if penalty else 0.0), 6), "output": summary,
-            "tests": tests + details + ([penalty] if penalty else []), "extra_data": {"scalelabs": meta}}
+            "stdout_visibility": "hidden", "tests": tests + details + ([penalty] if penalty else []),
+            "extra_data": {"scalelabs": meta}}
 
 
 LATE_TEST = "Late submission penalty"
@@ -145,7 +148,9 @@ def over_limit(metadata: dict, policy: FeedbackPolicy) -> dict | None:
     per = (f" every {policy.submission_window_hours:g} hours" if policy.submission_window_hours else "")
     kept = meta.get("kept_from") or str(last.get("submission_time", "an earlier submission"))
     meta["kept_from"] = kept
-    results["output"] = (f"Submission limit reached: {policy.submission_limit} graded submissions{per}. This upload "
+    results["stdout_visibility"] = "hidden"
+    plural = "" if policy.submission_limit == 1 else "s"
+    results["output"] = (f"Submission limit reached: {policy.submission_limit} graded submission{plural}{per}. This upload "
                          f"was not graded; your score is that of your submission of {kept}.\n\n"
                          + str(meta.get("summary") or ""))
     return results
@@ -157,7 +162,7 @@ def upload_steps(assignment, zip_path, policy: FeedbackPolicy) -> str:
     """What `scalelabs otter` prints under the zip's path: the assignment's total and how to set it up
     on Gradescope, with what students upload and see."""
     files = f"{assignment.id}.ipynb and {assignment.module}.py"
-    limit = (f"{policy.submission_limit} graded submissions"
+    limit = (f"{policy.submission_limit} graded submission{'' if policy.submission_limit == 1 else 's'}"
              + (f" every {policy.submission_window_hours:g} hours" if policy.submission_window_hours else "")
              if policy.submission_limit else "none")
     shown = {"due_date": "scores at once; the rest of the feedback after the due date (Gradescope's "

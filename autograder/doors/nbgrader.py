@@ -24,6 +24,7 @@ date, the time, an extension and `late_submission_penalty`, which nbgrader's fee
 from __future__ import annotations
 
 import html
+import json
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -34,7 +35,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 from nbformat.v4.nbbase import random_cell_id
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import AssignLatePenalties, DeduplicateIds, NbGraderPreprocessor
-from traitlets import Bool, List, Unicode
+from traitlets import Bool, Int, List, Unicode
 
 from autograder.engine.views import item_feedback
 from labs import load
@@ -169,6 +170,8 @@ class EngineScores(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         from autograder.engine.config import load_config
         from autograder.engine.grade import grade_submission
+        from autograder.engine.sandbox import SandboxUnavailable
+        from autograder.engine.secret import NO_SECRET_NOTE, load_secret
 
         self.check_nothing_executes()
         info = resources["nbgrader"]
@@ -180,10 +183,20 @@ class EngineScores(NbGraderPreprocessor):
         # The whole course (classmates' submissions, the gradebook, release/) is out of the worker's
         # reach; the sandbox grades its own copy of the folder.
         course = Path(CourseDirectory(config=self.config).root).resolve()
+        secret = load_secret(course)    # this course's, wherever autograde was started from
+        if secret is None:
+            self.log.warning("%s: %s", info["student"], NO_SECRET_NOTE)
         config = load_config()
         assignment = self.assignment(info["assignment"])
-        result = grade_submission(assignment, folder, info["student"], config=config, secrets=[course])
+        try:
+            result = grade_submission(assignment, folder, info["student"], config=config, secrets=[course],
+                                      secret=secret)
+        except SandboxUnavailable as exc:
+            # the grader's fault, the same for every student: stop the run (SystemExit passes nbgrader's
+            # per-notebook `except Exception`), one line, before anyone else is graded without a sandbox
+            raise SystemExit(f"scalelabs: {exc}") from None
         scores = result.item_scores()
+        self.log.info("%s: %g/%g points", info["student"], result.score, result.max_score)   # the student's line
         result = result.view(config.feedback.nbgrader)
         late = door_lateness(info["assignment"], info["student"], folder, [assignment.id])
         if late is not None:   # said with the notes on the whole submission, under the first graded item
@@ -285,6 +298,73 @@ def _fresh_cell(cell_type: str, source: str, metadata: dict, cell_id: str | None
     else:
         cell["id"] = cell_id
     return cell
+
+
+class CappedNotebook(NbGraderPreprocessor):
+    """The first pass over a submitted notebook, before nbgrader's and bleach's: every cell and output
+    cut to a size a TA can read and the passes after it can afford. What nbgrader makes of the notebook
+    is its feedback copy (formgrader, generate_feedback); the scores come from the submitted files
+    through EngineScores, which this does not touch. Without it one 19 MB markdown cell cost 60-70
+    CPU s of nbgrader's and bleach's passes in the class's one autograde process (issue 26).
+
+    Kept: the first `cells` cells; of each cell's source `cell_chars` characters, and of all markdown
+    and raw cells together `markup_chars` (bleach's work, ~5 CPU s per MB of tags), of all cells'
+    sources `source_chars`; per code cell the first `outputs` outputs, each text cut at `cell_chars`,
+    images of at most `image_chars` base64 characters; markdown attachments of `image_chars` in all.
+    Each cut says so where it was made. The released cells a student may not edit are restored from
+    the gradebook by OverwriteCells after it; a grade cell it leaves out is added back by SubmittedMetadata."""
+
+    cells = Int(2000, help="cells kept").tag(config=True)
+    cell_chars = Int(20_000, help="characters kept of one cell's source or one output's text").tag(config=True)
+    markup_chars = Int(100_000, help="characters kept of all markdown and raw cells").tag(config=True)
+    source_chars = Int(400_000, help="characters kept of all cells' sources").tag(config=True)
+    outputs = Int(100, help="outputs kept of one code cell").tag(config=True)
+    image_chars = Int(1_000_000, help="base64 characters of one image output, or of a cell's attachments").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        if len(nb.cells) > self.cells:
+            left = len(nb.cells) - self.cells
+            nb.cells = nb.cells[:self.cells] + [new_markdown_cell(
+                f"[{left} more cells are not shown: the grader keeps the first {self.cells} cells of a notebook]")]
+        budget = {"markup": self.markup_chars, "source": self.source_chars}
+        for cell in nb.cells:
+            markup = cell.cell_type in ("markdown", "raw")
+            room = min(self.cell_chars, budget["source"], budget["markup"] if markup else budget["source"])
+            cell.source = self._cut(_text(cell.get("source", "")), room, "of this cell")
+            budget["source"] -= len(cell.source)
+            if markup:
+                budget["markup"] -= len(cell.source)
+                attachments = cell.get("attachments")
+                if attachments and len(json.dumps(attachments)) > self.image_chars:
+                    cell.attachments = {}
+            if cell.cell_type == "code":
+                cell.outputs = [self._output(o) for o in cell.get("outputs", [])[:self.outputs]]
+        return nb, resources
+
+    def _cut(self, text: str, room: int, what: str) -> str:
+        if len(text) <= room:
+            return text
+        return text[:max(room, 0)] + f"\n[{len(text) - max(room, 0)} more characters {what} are not shown]"
+
+    def _output(self, output):
+        if "text" in output:
+            output["text"] = self._cut(_text(output["text"]), self.cell_chars, "of this output")
+        data = output.get("data")
+        if isinstance(data, dict):
+            for mime, value in list(data.items()):
+                value = _text(value) if isinstance(value, (str, list)) else json.dumps(value)
+                if mime.startswith("image/") and len(value) > self.image_chars:
+                    del data[mime]
+                elif not mime.startswith("image/"):
+                    data[mime] = self._cut(value, self.cell_chars, "of this output")
+        return output
+
+
+def _text(value) -> str:
+    """A notebook string field (a string or a list of lines) as one string."""
+    if isinstance(value, list):
+        return "".join(part for part in value if isinstance(part, str))
+    return value if isinstance(value, str) else ""
 
 
 INERT_MIME = ("text/plain", "image/png", "image/jpeg")

@@ -10,11 +10,15 @@
    `[feedback]` tables;
 4. appends the provided modules under `scalelabs_provided/` (the plugin puts them beside the
    student's module; the student's module is never in the zip, so the student's version is graded),
-   the scalelabs source (autograder/, reference/, pyproject) under `scalelabs/` and a
-   requirement that installs it on Gradescope (`otter run` uses the current environment), and
-   extends otter's setup.sh and run_autograder (see `harden_zip`): bubblewrap installed for the
+   the scalelabs source (autograder/, reference/, pyproject) under `scalelabs/`, and replaces otter's
+   requirements with the grader's (`image_requirements`: scalelabs without its test extra, and
+   otter-grader's own requirements without the webpdf extra that pulls playwright; `otter run` uses
+   the current environment), and extends otter's setup.sh and run_autograder (see `harden_zip`):
+   otter-grader itself installed without its dependencies, no browser, bubblewrap installed for the
    sandbox, and the lockdown script that makes the engine, reference, tests and config readable by
-   root only (where bwrap cannot run, the engine's worker runs as another, unprivileged uid).
+   root only (where bwrap cannot run, the engine's worker runs as another, unprivileged uid);
+5. adds the course secret as `course_secret` (made now if the course has none): Gradescope draws each
+   student's hidden inputs under it, and the lockdown makes it root-only with the rest of the zip.
 
 What students see is `autograder.doors.gradescope.results_json` (scores at once, details per the
 feedback policy and Gradescope's `visibility`), written through `EngineResults`, which replaces
@@ -59,6 +63,7 @@ from autograder.classroom.submitted_at import from_gradescope
 from autograder.course import course_root, package_dirs
 from autograder.engine.config import config_from_table, course_document, feedback_from_table
 from autograder.engine.sandbox import SandboxUnavailable
+from autograder.engine.secret import ZIP_NAME as SECRET_IN_ZIP, CourseSecret, create_secret, read_secret
 from autograder.engine.spec import Assignment
 from labs import load
 
@@ -117,25 +122,64 @@ def otter_config(assignment_id: str, declaration: str = "", grading: dict | None
     return {"lang": "python", "plugins": [{PLUGIN: plugin_config}]}
 
 
+OTTER = "otter-grader"
+# Of otter-grader's extras, the image needs "grading" (the kernel's client, were a kernel ever
+# started); "plugins" (Google Sheets) is not used. Of its dependencies' extras, "webpdf" (PDF
+# export through playwright and a chromium download, ~165 MB and the browser) is never used: the
+# zip exports no PDF.
+OTTER_IMAGE_EXTRAS = ("grading",)
+UNUSED_EXTRAS = frozenset({"webpdf"})
+
+
+def image_requirements() -> list[str]:
+    """The Gradescope image's pip requirements (otter's environment.yml, overwritten): scalelabs from
+    the zip (its dependencies, not its test extra), then otter-grader's own requirements as this
+    environment's otter-grader declares them, for the extras the image uses, each without the
+    UNUSED_EXTRAS. otter-grader itself is installed after them without dependencies (setup.sh,
+    `harden_scripts`): pip cannot drop an extra of a dependency's requirement any other way."""
+    from importlib.metadata import requires
+    from packaging.requirements import Requirement
+
+    lines = [INSTALL_DIR]
+    for text in requires(OTTER) or []:
+        requirement = Requirement(text)
+        marker = requirement.marker
+        if marker is not None and not any(marker.evaluate({"extra": e}) for e in ("", *OTTER_IMAGE_EXTRAS)):
+            continue
+        requirement.marker = None
+        requirement.extras = set(requirement.extras) - UNUSED_EXTRAS
+        lines.append(str(requirement))
+    return lines
+
+
 def harden_scripts(setup_sh: str, run_autograder: str) -> tuple[str, str]:
     """otter's generated setup.sh and run_autograder, extended (otter 7 has no option for it):
-    setup.sh installs bubblewrap with its first apt-get, removes a slow optional import from the
-    environment and ends with the lockdown (after the environment, hence scalelabs, is installed);
-    run_autograder runs the lockdown again before grading, in case the image was built from another setup."""
+    setup.sh installs bubblewrap with its first apt-get, installs no browser (otter's playwright line
+    goes: nothing here exports a PDF), installs otter-grader without its dependencies once the
+    environment holds `image_requirements`, removes a slow optional import from the environment and
+    ends with the lockdown (after the environment, hence scalelabs, is installed); run_autograder
+    runs the lockdown again before grading, in case the image was built from another setup."""
+    from importlib.metadata import version
     lockdown = f"bash {AUTOGRADER_DIR}/source/{LOCKDOWN}"
-    first_apt = next((line for line in setup_sh.splitlines() if line.startswith("apt-get install -y ")), None)
+    lines = setup_sh.splitlines()
+    first_apt = next((line for line in lines if line.startswith("apt-get install -y ")), None)
+    browser = [line for line in lines if "playwright install" in line]
     activate = next((line for line in run_autograder.splitlines() if line.startswith("mamba activate ")), None)
-    if first_apt is None or activate is None:
+    if first_apt is None or activate is None or len(browser) != 1:
         raise RuntimeError("otter's setup.sh/run_autograder changed shape: cannot add bubblewrap and the "
-                           "lockdown (expected an 'apt-get install -y' line and a 'mamba activate' line)")
+                           "lockdown or leave out the browser (expected an 'apt-get install -y' line, one "
+                           "'playwright install' line and a 'mamba activate' line)")
     from otter.generate import OTTER_ENV_NAME
+    setup_sh = setup_sh.replace(browser[0] + "\n", "", 1)
+    otter_itself = (f"# scalelabs: otter-grader without its dependencies (image_requirements installed them, "
+                    f"and no browser driver)\nmamba run -n {OTTER_ENV_NAME} pip install --no-deps {OTTER}=={version(OTTER)}\n")
     # jsonschema imports rfc3987-syntax when installed (jupyter-events asks for it) and compiles ~40
     # grammars at import: 2 s of every `otter run` for IRI format checks nothing here makes.
     slow_import_removal = ("# scalelabs: 2 s less per submission (jsonschema's optional IRI grammars, unused)\n"
                            f"mamba run -n {OTTER_ENV_NAME} pip uninstall -y rfc3987-syntax\n")
     setup_sh = setup_sh.replace(first_apt, f"{first_apt}\n# scalelabs: the sandbox's boundary\n"
                                            f"apt-get install -y bubblewrap", 1)
-    setup_sh = (setup_sh.rstrip("\n") + "\n\n" + slow_import_removal
+    setup_sh = (setup_sh.rstrip("\n") + "\n\n" + otter_itself + slow_import_removal
                 + "\n# scalelabs: engine, reference, tests and config readable by root only\n"
                 f"mamba run -n {OTTER_ENV_NAME} {lockdown}\n")
     run_autograder = run_autograder.replace(activate, f"{activate}\n{lockdown}", 1)
@@ -201,19 +245,27 @@ def build_zip(assignment_id: str, dest: Path | None = None, *, assignment: Assig
         (work / "otter_config.json").write_text(json.dumps(otter_config(assignment_id, declaration, grading, feedback,
                                                                         deadlines),
                                                            indent=2))
-        (work / "requirements.txt").write_text(f"{INSTALL_DIR}\n")
+        (work / "requirements.txt").write_text("\n".join(image_requirements()) + "\n")
         (work / UPLOAD_ENTRY).write_text(UPLOAD_ENTRY_TEXT)
         files = [UPLOAD_ENTRY]
         otter = str(Path(tool_env()["PATH"].split(":")[0]) / "otter")
         done = subprocess.run([otter, "generate", "-t", "tests", "-o", str(dest), "-c", "otter_config.json",
-                               "-r", "requirements.txt", "--no-environment", "--python-version", "3.11", *files],
+                               "-r", "requirements.txt", "--overwrite-requirements", "--no-environment", "--python-version", "3.11", *files],
                               cwd=work, capture_output=True, text=True, env=tool_env())
         if done.returncode != 0:
             raise RuntimeError(f"otter generate failed:\n{done.stdout}\n{done.stderr}")
     add_provided(dest, release_dir, assignment)
     add_scalelabs_source(dest, course)
+    add_course_secret(dest, create_secret(course)[0])
     harden_zip(dest)
     return dest
+
+
+def add_course_secret(zip_path: Path, secret: CourseSecret) -> None:
+    """The course secret at the zip's top (/autograder/source/course_secret on Gradescope, under the
+    lockdown), as the course keeps it."""
+    with zipfile.ZipFile(zip_path, "a", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(SECRET_IN_ZIP, secret.key.hex() + "\n")
 
 
 def student_of(submission_metadata: dict) -> str:
@@ -240,7 +292,10 @@ class EngineOverride(AbstractOtterPlugin):
         top = Path(self.submission_path).parent          # otter's submission/ folder
         autograder_dir = top.parent                      # /autograder on Gradescope
         self.result, self.error, self.limited, self.late = None, "", None, None
+        secret = None
         try:
+            # the zip's course secret (a zip built without one grades with public seeds, and says so)
+            secret = read_secret(autograder_dir / "source" / SECRET_IN_ZIP)
             config = config_from_table(self.plugin_config.get("grading", {}), "otter_config.json [grading]")
             deadlines = Deadlines.from_settings(self.assignment.id, self.plugin_config.get("deadlines", {}),
                                                 "otter_config.json [deadlines]")
@@ -271,7 +326,8 @@ class EngineOverride(AbstractOtterPlugin):
                 if folder == top:   # otter's copy of the support file is not the student's
                     (top / UPLOAD_ENTRY).unlink(missing_ok=True)
                 try:
-                    self.result = grade_submission(self.assignment, folder, self.student, config=config, secrets=secrets)
+                    self.result = grade_submission(self.assignment, folder, self.student, config=config, secrets=secrets,
+                                                   secret=secret)
                 except SandboxUnavailable:
                     raise
                 except Exception as error:  # noqa: BLE001  (the grader never crashes on a submission)

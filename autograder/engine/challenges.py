@@ -20,7 +20,7 @@ from typing import Mapping, NamedTuple, Sequence
 
 from autograder.engine import scoring
 from autograder.engine.config import BeforeView
-from autograder.engine.questions import answer_cell, assigned_value
+from autograder.engine.questions import assigned_value
 from autograder.engine.spec import DesignChallenge, Field, Invalid, Verdict   # the declaration; labs import it here
 from autograder.engine.submission import Submission
 
@@ -177,7 +177,7 @@ def grade_challenges(challenges: Sequence[DesignChallenge], submission: Submissi
         return [ChallengeGrade(0.0, submission.problem)] * len(challenges)
     grades = []
     for challenge in challenges:
-        source = answer_cell(submission.cells, challenge.id)
+        source = submission.answer_source(challenge.id)
         if source is None:
             grades.append(ChallengeGrade(0.0, f"no answer cell for {challenge.id} was found in {submission.notebook}"))
             continue

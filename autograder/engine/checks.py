@@ -3,7 +3,8 @@
 Every student call goes through `StudentFunction`, which calls the sandbox (or answers from the
 values prefetched for a check in one round trip). The hidden check and the properties run over
 inputs drawn from their hypothesis strategies with a seed derived from (assignment, student, item,
-check), so a regrade is identical and two students see different hidden inputs (autograder.engine.draw).
+check) under the course secret (autograder.engine.secret), so a regrade is identical, two students
+see different hidden inputs and nobody without the secret can compute them (autograder.engine.draw).
 Hypothesis shrinks a failure and replays the shrunk failing example last, so the last failing call
 recorded in a test body is the counterexample.
 """
@@ -23,7 +24,9 @@ from autograder.engine.compare import normalise, values_match
 from autograder.engine.config import BeforeView, GradingConfig
 from autograder.engine.diagnose import diagnose, feedback_line
 from autograder.engine.draw import run_drawn
+from autograder.engine.scoring import input_blind_matches
 from autograder.engine.sandbox import Sandbox, StudentError
+from autograder.engine.secret import CourseSecret
 from autograder.engine.spec import Assignment, FunctionItem, Property
 from autograder.engine.views import error_text, printed
 
@@ -45,8 +48,9 @@ class CheckOutcome:
 class HiddenStats:
     """How the student's function did on the hidden check's drawn inputs (scoring.physics_gate)."""
     matched: int     # inputs where it matches the reference
-    total: int       # inputs drawn
+    total: int       # inputs drawn (valid for the reference), whatever the function returned or raised
     constant: bool   # it returned one value everywhere while the reference's values vary
+    blind: int = 0   # inputs the best input-blind answer matches (scoring.input_blind_matches)
 
 
 class Abort(BaseException):
@@ -59,9 +63,12 @@ class Abort(BaseException):
         self.error, self.kwargs = error, kwargs
 
 
-def seed_for(assignment_id: str, student_id: str, item: str, check: str) -> int:
-    """The hypothesis seed of one check: sha256 of (assignment, student, item, check), 64 bits."""
-    digest = hashlib.sha256("\0".join((assignment_id, student_id, item, check)).encode()).digest()
+def seed_for(assignment_id: str, student_id: str, item: str, check: str, secret: CourseSecret | None = None) -> int:
+    """The seed of one check, 64 bits: HMAC-SHA256 of (assignment, student, item, check) under the
+    course secret; without one (a course that never released), their plain sha256, which anyone can
+    compute from public values."""
+    message = "\0".join((assignment_id, student_id, item, check)).encode()
+    digest = secret.seed(message) if secret is not None else hashlib.sha256(message).digest()
     return int.from_bytes(digest[:8], "big")
 
 
@@ -120,6 +127,11 @@ def expected_kind(reference_fn: Callable) -> str:
         annotation.replace("<class '", "").replace("'>", ""), "a number")
 
 
+# a worker that stopped on a hidden input: one text before the due date, whatever the way
+WORKER_STOPS = ("died", "protocol", "timeout")
+STOPPED_ON_HIDDEN = "stopped the worker process (how: shown after the due date)"
+
+
 class StudentFunction:
     """Stands for the student's function: f(**kwargs) -> JSON value, or StudentError.
 
@@ -139,6 +151,12 @@ class StudentFunction:
         # call key -> (kwargs, value) of the worked examples and the hidden check's sampled inputs:
         # the evidence autograder.engine.diagnose replays through the item's wrong models
         self.observed: dict[str, tuple[dict, Any]] = {}
+        # the before view's lines of the student's file: those a public check showed (set while
+        # `hidden_phase` is False) are the only ones a hidden input's error may name, so a line
+        # number never carries a hidden input (a padded file and exec(compile(..., __file__))
+        # make the line any function of it)
+        self.hidden_phase = False
+        self.public_lines: set[str] = set()
 
     def __call__(self, **kwargs: Any) -> Any:
         if self.abort is not None:
@@ -228,7 +246,15 @@ class StudentFunction:
 
     def error_text(self, error: StudentError, before: BeforeView | None) -> str:
         """The error as the after view (before=None) or the before view shows it."""
-        return error.message if before is None else error_text(error, self.sandbox, before)
+        if before is None:
+            return error.message
+        where = repr(getattr(error, "where", None))   # the worker's claim: any shape, compared as text
+        if not self.hidden_phase:
+            self.public_lines.add(where)
+            return error_text(error, self.sandbox, before)
+        if error.kind in WORKER_STOPS and not before.hidden_inputs:
+            return STOPPED_ON_HIDDEN   # how it stopped (an exit code, a signal, which reply broke) is the code's choice
+        return error_text(error, self.sandbox, before, line=before.hidden_inputs or where in self.public_lines)
 
     def describe_calls(self, limit: int = 3, before: BeforeView | None = None) -> list[str]:
         """The current example's calls (a counterexample), in the after view or, given `before`, the before view."""
@@ -303,7 +329,8 @@ def hidden_stats(student_fn: StudentFunction, item: FunctionItem, drawn: list[tu
     distinct = lambda values: len({repr(v) for v in values})  # noqa: E731
     constant = distinct([v for ok, v in replies if ok]) == 1 and distinct([e for _, e in drawn]) > 1 \
         and all(ok for ok, _ in replies)
-    return HiddenStats(matched, len(drawn), constant)
+    blind = input_blind_matches([kw for kw, _ in drawn], [expected for _, expected in drawn])
+    return HiddenStats(matched, len(drawn), constant, blind)
 
 
 def run_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, max_examples: int,
@@ -347,7 +374,7 @@ def run_hidden(student_fn: StudentFunction, item: FunctionItem, seed: int, max_e
             raise AssertionError("mismatch")
 
     try:
-        run_drawn(body, item.domain, seed, max_examples, prefetch=prefetch)
+        run_drawn(body, item.domain, seed, max_examples, prefetch=prefetch, edges=True)
     except (StudentError, AssertionError):
         pass
     except HypothesisException as exc:  # Unsatisfiable etc.: no valid input, not the student's fault
@@ -468,7 +495,7 @@ class ItemGrading:
     the before view of its text where it differs (config.feedback.before)."""
 
     def __init__(self, assignment: Assignment, item: FunctionItem, sandbox: Sandbox, student_id: str,
-                 config: GradingConfig, show_expected: bool):
+                 config: GradingConfig, show_expected: bool, secret: CourseSecret | None = None):
         self.item, self.sandbox = item, sandbox
         self.before = before = config.feedback.before
         self.reference_fn = getattr(assignment.reference, item.name)
@@ -485,10 +512,10 @@ class ItemGrading:
                               lambda ex=ex: run_example(fn(), ex.label, dict(ex.kwargs), item, before)))
         hidden_n = item.hidden_examples or config.hidden_examples
         self.runs.append(("hidden", "hidden checks", False, lambda: run_hidden(
-            fn(), item, seed_for(assignment.id, student_id, item.name, "hidden"), hidden_n, show_expected, before)))
+            fn(), item, seed_for(assignment.id, student_id, item.name, "hidden", secret), hidden_n, show_expected, before)))
         for prop in item.properties:
             self.runs.append(("property", prop.name, prop.public, lambda prop=prop: run_property(
-                fn(), prop, seed_for(assignment.id, student_id, item.name, prop.name),
+                fn(), prop, seed_for(assignment.id, student_id, item.name, prop.name, secret),
                 prop.max_examples or config.property_examples, before)))
 
     def _start(self) -> bool:
@@ -518,6 +545,7 @@ class ItemGrading:
         if self.item_outcome is not None or (self.student_fn is None and not self._start()):
             return
         student_fn, before = self.student_fn, self.before
+        student_fn.hidden_phase = not public
         for index, (kind, name, is_public, run) in enumerate(self.runs):
             if is_public != public:
                 continue
@@ -554,10 +582,10 @@ class ItemGrading:
 
 
 def grade_function(assignment: Assignment, item: FunctionItem, sandbox: Sandbox, student_id: str,
-                   config: GradingConfig, show_expected: bool) -> list[CheckOutcome]:
+                   config: GradingConfig, show_expected: bool, secret: CourseSecret | None = None) -> list[CheckOutcome]:
     """Every check of one item, both phases (ItemGrading); a submission grades all its items with
     grade.grade_submission, public phases first."""
-    grading = ItemGrading(assignment, item, sandbox, student_id, config, show_expected)
+    grading = ItemGrading(assignment, item, sandbox, student_id, config, show_expected, secret)
     grading.run(public=True)
     grading.run(public=False)
     return grading.outcomes(assignment.misconceptions.get(item.name, ()))

@@ -13,17 +13,18 @@ is optional:
     output_cap_chars = 2000   # student stdout/stderr kept per call
     tmp_mb = 256              # the jail's tmpfs /tmp, taken from memory_mb (at most half of it)
     sandbox = "auto"          # auto | bubblewrap | user | unsandboxed (see below)
-    predictions = "correctness"  # correctness | commitment (see below)
+    predictions = "commitment"   # commitment | correctness (see below)
 
 `sandbox`: "auto" runs student code under bubblewrap where it works, else (grader running as root,
 e.g. a Gradescope container) as a separate unprivileged user; where neither can run, grading
 REFUSES. "unsandboxed" is the explicit opt-in to grading without a boundary (as is the CLI flag
 `--allow-unsandboxed`); every result then says so.
 
-`predictions`: how a prediction earns its points. "correctness": its first answer (recorded when
-its reveal ran, else the answer cell) must be the key. "commitment": any option recorded (or
-answered) earns them, and the feedback still says whether it was the best answer. Reflections are
-always graded for correctness.
+`predictions`: how a prediction earns its points. "commitment" (the default): any option recorded
+when its reveal first ran earns them, and the feedback still says whether it was the best answer
+(the class report counts both). "correctness": the recorded answer must be the key. Either way a
+prediction without a record (its reveal never ran, or the outputs were cleared and the record file
+the reveal wrote was not handed in) earns nothing and is reported as unrecorded. Reflections are always graded for correctness, from their answer cell.
 
 The feedback policy, tables `[feedback]` and `[feedback.before]` (every key optional):
 
@@ -50,10 +51,6 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-
-# The nbgrader course id: nbgrader_config.py and the native gradebook writes share it, so a TA's
-# `grade-batch --db` into the course gradebook lands in the same course as `nbgrader autograde`.
-COURSE_ID = "scalelabs"
 
 # The settings' vocabularies live here, where they are checked: the sandbox (its MODES) and the
 # questions read them from this module, which imports nothing of the engine.
@@ -106,7 +103,7 @@ class GradingConfig:
     tmp_mb: int = 256
     sandbox: str = "auto"
     allow_unsandboxed: bool = False   # "auto" may fall back to unsandboxed (CLI --allow-unsandboxed)
-    predictions: str = "correctness"
+    predictions: str = "commitment"
     feedback: FeedbackPolicy = FeedbackPolicy()   # from [feedback], not a [grading] key
 
     def __post_init__(self):

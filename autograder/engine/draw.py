@@ -7,8 +7,14 @@ take microseconds. So a check here (`run_drawn`):
 1. samples its inputs from the declared strategy's own structure (fixed_dictionaries, floats,
    integers, one_of, map, filter, flatmap, composite, builds, lists, ...) with `random.Random(seed)`, the
    seed from `checks.seed_for`: the strategy's simplest input first (what hypothesis tries first),
-   then `max_examples` inputs, a share of them at the bounds and near the lower bound of integers
-   (n = 1, 2, 3). A strategy kind not listed is drawn by hypothesis itself, from the same Random;
+   then, for the hidden check (`edges=True`), one input per edge of each random choice the strategy
+   makes, the others drawn at random: each integer at its lower bound, the two counts above it
+   (n = 1, 2, 3) and its upper bound, each float at both bounds, each branch of a one_of, every
+   element of a sampled_from of up to 8 (of a longer one the first three and the last); then `max_examples`
+   inputs, a share of them at the bounds and near the lower bound of integers. So a function wrong
+   only at n = 2 or at a bound of its domain fails the hidden check under every seed, not only
+   under the seeds whose random draws happen to land there. A strategy kind not listed is drawn by
+   hypothesis itself, from the same Random;
 2. lets the caller prefetch every student call those inputs need, in one round trip;
 3. runs the body on each input in order. At the first failure hypothesis takes over: the sampler
    also wrote down the choice sequence hypothesis would replay to that input (checked by replaying
@@ -29,9 +35,12 @@ from __future__ import annotations
 
 import math
 from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import partial
+from itertools import count
 from random import Random
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis.control import BuildContext
@@ -137,19 +146,19 @@ def shrink(body: Callable[[Any], None], strategy, seed: int, choices: tuple, max
 
 
 def run_drawn(body: Callable[[Any], None], strategy, seed: int, max_examples: int,
-              prefetch: Callable[[list], None] | None = None) -> None:
+              prefetch: Callable[[list], None] | None = None, edges: bool = False) -> None:
     """Like a @given(strategy) test of body with this seed: returns if body holds on every sampled
     input, raises hypothesis' shrunk failure otherwise (the failure as found if hypothesis' own
     draws do not hit it), Unsatisfiable if every input was rejected.
 
     `prefetch(values)` is called with the inputs before body runs on them (the caller fetches the
-    student calls they need in one round trip)."""
+    student calls they need in one round trip). `edges`: the inputs include every edge (`_sample`)."""
     with seed_only():
-        _run_drawn(body, strategy, seed, max_examples, prefetch)
+        _run_drawn(body, strategy, seed, max_examples, prefetch, edges)
 
 
-def _run_drawn(body, strategy, seed: int, max_examples: int, prefetch) -> None:
-    values, simplest_first, choices = _sample(strategy, seed, max_examples)
+def _run_drawn(body, strategy, seed: int, max_examples: int, prefetch, edges: bool = False) -> None:
+    values, simplest_first, choices = _sample(strategy, seed, max_examples, edges)
     found = _first_failure(body, values, prefetch)
     if found is None:
         return
@@ -208,13 +217,99 @@ SIMPLE_SHARE = 0.25     # of random integer draws near the lower bound (n = 1, 2
 BOUNDARY_SHARE = 0.1    # of random number draws exactly at a bound
 
 
+# --- edges: one input per edge of each choice, the rest of it random ----------------------------
+
+SMALL_CHOICE = 8    # a sampled_from of at most this many elements: every element is an edge
+
+
+def edge_indices(count: int, every_up_to: int = 0) -> list[int]:
+    """Which of `count` ordered options are edges: all of them when there are at most `every_up_to`,
+    else the first three and the last (of an integer range: its lower bound, the two counts above it,
+    its upper bound)."""
+    if count <= every_up_to:
+        return list(range(count))
+    return sorted({i for i in (0, 1, 2, count - 1) if 0 <= i < count})
+
+
+class _EdgePlan:
+    """While one input is drawn for the edges: each random choice is named by its place in the
+    strategy (the path of dict keys, tuple and list positions, one_of branches, flatmap stages and
+    composite draws leading to it), so the same choice has the same name in every draw whatever the
+    other choices were. Every choice met is recorded with its number of edges. With a `target`, the
+    choice of that name takes its edge number `option`, each one_of above it the branch leading to
+    it, and every other choice is random."""
+
+    def __init__(self, target: tuple | None = None, option: int = 0):
+        self.target, self.option = target, option
+        self.path: list = []
+        self.found: dict[tuple, int] = {}       # choice name -> its number of edges, in the order met
+        self.reached = False
+
+    def pick(self, options: int) -> int | None:
+        name = tuple(self.path)
+        self.found.setdefault(name, options)
+        target = self.target
+        if target is None:
+            return None
+        if name == target:
+            self.reached = True
+            return self.option if self.option < options else None
+        below = len(name)
+        if len(target) > below and target[:below] == name and isinstance(target[below], tuple) \
+                and target[below][0] == "|":
+            return target[below][1]         # a one_of above the target: the branch that leads to it
+        return None
+
+
+_PLAN: ContextVar[_EdgePlan | None] = ContextVar("scalelabs_edge_plan", default=None)
+
+
+def _forced(options: int) -> int | None:
+    """The edge this choice (of `options` edges) must take in the input being drawn, else None."""
+    plan = _PLAN.get()
+    return None if plan is None else plan.pick(options)
+
+
+def _within(part, draw: Callable[[], Any]) -> Any:
+    """draw(), its choices named inside `part` of the strategy (edges only: nothing otherwise)."""
+    plan = _PLAN.get()
+    if plan is None:
+        return draw()
+    plan.path.append(part)
+    try:
+        return draw()
+    finally:
+        plan.path.pop()
+
+
+WEIGHTS = "scalelabs_weights"
+
+
+def weighted(strategy, weights: Sequence[float]):
+    """`strategy` (a one_of) whose branches the grader's random draws take in proportion to `weights`
+    (hypothesis' own draws, when it shrinks, take them evenly); each branch is still an edge."""
+    one_of = unwrap_strategies(strategy)
+    if type(one_of).__name__ != "OneOfStrategy":
+        raise TypeError(f"weighted() takes a one_of, not {type(one_of).__name__}")
+    setattr(one_of, WEIGHTS, tuple(weights))
+    return strategy
+
+
+EDGE_CAP = 48       # edge inputs at most per check (a strategy of many choices: the first ones' edges)
+EDGE_ATTEMPTS = 4   # draws per edge before it is given up (a filter refused each)
+
+
 def _number_sampler(low, high, integer: bool):
     simplest = min(max(0, low), high) if integer else (0.0 if low <= 0.0 <= high else (low if low > 0 else high))
     uniform = (lambda r: r.randint(low, high)) if integer else (lambda r: r.uniform(low, high))
+    edges = [low + i for i in edge_indices(high - low + 1)] if integer else sorted({low, high})
 
     def draw(r: Random | None):
         if r is None:
             return simplest
+        forced = _forced(len(edges))
+        if forced is not None:
+            return edges[forced]
         roll = r.random()
         if roll < BOUNDARY_SHARE:
             return low if roll < BOUNDARY_SHARE / 2 else high
@@ -239,10 +334,14 @@ def _sampler(strategy) -> Callable[[Random | None, list], Any]:
     if kind in ("JustStrategy", "SampledFromStrategy"):
         elements, steps = s.elements, s._transformations
         if all(step[0] in ("map", "filter") for step in steps):
+            edges = edge_indices(len(elements), SMALL_CHOICE) if kind == "SampledFromStrategy" else []
+
             def sample(r, choices):
-                value = elements[0] if r is None else r.choice(elements)
+                forced = _forced(len(edges)) if r is not None and edges else None
+                index = 0 if r is None else edges[forced] if forced is not None else r.randrange(len(elements))
+                value = elements[index]     # by index: equal elements ({"a": 1, "b": 2} and {"b": 2, "a": 1}) stay apart
                 if kind == "SampledFromStrategy":   # just() draws nothing
-                    choices.append(elements.index(value) if len(elements) > 1 else UNRECORDED)
+                    choices.append(index if len(elements) > 1 else UNRECORDED)
                 for step in steps:
                     if step[0] == "map":
                         value = step[1](value)
@@ -255,13 +354,21 @@ def _sampler(strategy) -> Callable[[Random | None, list], Any]:
     elif kind == "FloatStrategy" and math.isfinite(s.min_value) and math.isfinite(s.max_value):
         return _number_sampler(s.min_value, s.max_value, integer=False)
     elif kind == "OneOfStrategy":
-        branches = [_sampler(b) for b in s.original_strategies]
+        # hypothesis' own branches (nested one_ofs flattened, a strategy given twice kept once): a
+        # branch's index is the choice hypothesis replays
+        branches = [_sampler(b) for b in s.element_strategies]
+        weights = getattr(s, WEIGHTS, None)
+        if weights is not None and len(weights) != len(branches):
+            raise ValueError(f"weighted(): {len(weights)} weights for {len(branches)} branches")
 
         def sample(r, choices):
-            branch = branches[0] if r is None else r.choice(branches)
+            forced = _forced(len(branches)) if r is not None and len(branches) > 1 else None
+            branch = (branches[0] if r is None else branches[forced] if forced is not None
+                      else r.choices(branches, weights)[0] if weights else r.choice(branches))
+            index = branches.index(branch)
             if len(branches) > 1:
-                choices.append(branches.index(branch))
-            return branch(r, choices)
+                choices.append(index)
+            return _within(("|", index), lambda: branch(r, choices))
         return sample
     elif kind == "MappedStrategy":
         inner, pack = _sampler(s.mapped_strategy), s.pack
@@ -280,22 +387,27 @@ def _sampler(strategy) -> Callable[[Random | None, list], Any]:
         keep_order = range(len(parts) - 1)      # hypothesis then shuffles the keys: j = i keeps each in place
 
         def sample(r, choices):
-            value = {key: part(r, choices) for key, part in parts}
+            value = {key: _within(key, partial(part, r, choices)) for key, part in parts}
             choices.extend(keep_order)
             return value
         return sample
     elif kind == "TupleStrategy":
         parts = [_sampler(e) for e in s.element_strategies]
-        return lambda r, choices: tuple(part(r, choices) for part in parts)
+        return lambda r, choices: tuple(_within(i, partial(part, r, choices)) for i, part in enumerate(parts))
     elif kind == "CompositeStrategy":
         definition, args, kwargs = s.definition, s.args, s.kwargs
-        return lambda r, choices: definition(lambda inner: _sampler(inner)(r, choices), *args, **kwargs)
+
+        def sample(r, choices):
+            calls = count()
+            return definition(lambda inner: _within(("draw", next(calls)), partial(_sampler(inner), r, choices)),
+                              *args, **kwargs)
+        return sample
     elif kind == "ListStrategy" and s.max_size != float("inf"):
         element, low, high = _sampler(s.element_strategy), s.min_size, s.max_size
 
         def sample(r, choices):
             choices.append(UNRECORDED)      # hypothesis' lists draw a "more?" choice per element
-            return [element(r, choices) for _ in range(low if r is None else r.randint(low, high))]
+            return [_within(i, partial(element, r, choices)) for i in range(low if r is None else r.randint(low, high))]
         return sample
     elif (kind == "UniqueSampledListStrategy" and type(s.element_strategy).__name__ == "SampledFromStrategy"
           and not s.element_strategy._transformations):
@@ -329,11 +441,16 @@ def _sampler(strategy) -> Callable[[Random | None, list], Any]:
         return sample
     elif kind == "FlatMapStrategy":
         base, expand = _sampler(s.base), s.expand
-        return lambda r, choices: _sampler(expand(base(r, choices)))(r, choices)
+
+        def sample(r, choices):
+            drawn = _within("base", partial(base, r, choices))
+            return _within("then", partial(_sampler(expand(drawn)), r, choices))
+        return sample
     elif kind == "BuildsStrategy":      # st.builds(target, *args, **kwargs): the args, then the kwargs, in order
         target = s.target
         args, kwargs = [_sampler(a) for a in s.args], [(k, _sampler(v)) for k, v in s.kwargs.items()]
-        return lambda r, choices: target(*[a(r, choices) for a in args], **{k: v(r, choices) for k, v in kwargs})
+        return lambda r, choices: target(*[_within(("arg", i), partial(a, r, choices)) for i, a in enumerate(args)],
+                                         **{k: _within(k, partial(v, r, choices)) for k, v in kwargs})
     return lambda r, choices: _hypothesis_draw(strategy, r, choices)
 
 
@@ -367,13 +484,14 @@ def _hypothesis_draw(strategy, r: Random | None, choices: list):
 _SAMPLERS: dict[int, tuple[Any, Callable]] = {}
 
 
-def sample_inputs(strategy, seed: int, max_examples: int) -> list:
-    """The simplest input, then up to `max_examples` sampled ones: the same seed, the same list."""
+def sample_inputs(strategy, seed: int, max_examples: int, edges: bool = False) -> list:
+    """The simplest input, then (edges) an input per edge, then up to `max_examples` sampled ones: the
+    same seed, the same list. The hidden check draws `sample_inputs(item.domain, seed, n, edges=True)`."""
     with seed_only():
-        return _sample(strategy, seed, max_examples)[0]
+        return _sample(strategy, seed, max_examples, edges)[0]
 
 
-def _sample(strategy, seed: int, max_examples: int) -> tuple[list, bool, list[tuple]]:
+def _sample(strategy, seed: int, max_examples: int, edges: bool = False) -> tuple[list, bool, list[tuple]]:
     """(inputs, whether the first is the strategy's simplest: a filter may refuse that one, and each
     input's choice sequence as hypothesis would replay it, UNRECORDED inside where unknown)."""
     cached = _SAMPLERS.get(id(strategy))
@@ -381,19 +499,58 @@ def _sample(strategy, seed: int, max_examples: int) -> tuple[list, bool, list[tu
         cached = _SAMPLERS[id(strategy)] = (strategy, _sampler(strategy))
     sample = cached[1]
     values, choices = [], []
-    simplest = True
     random = Random(seed)
-    for r in [None] + [random] * (max_examples * DRAW_ATTEMPTS_PER_EXAMPLE):
-        if len(values) > max_examples:
-            break
+
+    def one(r: Random | None, plan: _EdgePlan | None = None, keep=lambda: True) -> bool:
+        """Draw an input (under `plan`); keep it if it was not refused and keep() says so."""
         these: list = []
+        token = _PLAN.set(plan)
         try:
-            values.append(sample(r, these))
+            value = sample(r, these)
         except _Rejected:
-            simplest = simplest and r is not None
-            continue
+            return False
+        finally:
+            _PLAN.reset(token)
+        if not keep():
+            return False
+        values.append(value)
         choices.append(tuple(these))
+        return True
+
+    simplest = one(None)
+    if edges:
+        _sample_edges(one, random)
+    wanted = len(values) + max_examples + (0 if simplest else 1)
+    for _ in range(max_examples * DRAW_ATTEMPTS_PER_EXAMPLE):
+        if len(values) >= wanted:
+            break
+        one(random)
     return values, simplest, choices
+
+
+def _sample_edges(one: Callable[..., bool], random: Random) -> None:
+    """An input per edge of each random choice the strategy makes, in the order first met, up to
+    EDGE_CAP of them: the choices of a first random draw (an input too), then those each edge draw
+    meets (a one_of's branches hold choices of their own)."""
+    plan = _EdgePlan()
+    one(random, plan)
+    found = dict(plan.found)
+    names = list(found)
+    edges = 0
+    for name in names:      # grows while edges are drawn
+        for option in range(found[name]):
+            if edges >= EDGE_CAP:
+                return
+            for _ in range(EDGE_ATTEMPTS):      # a filter refused the draw, or a flatmap did not reach it
+                plan = _EdgePlan(name, option)
+                kept = one(random, plan, keep=lambda: plan.reached)
+                for met, options in plan.found.items():
+                    if met not in found:
+                        found[met] = options
+                        names.append(met)
+                if kept:
+                    edges += 1
+                    break
 
 
 def _replays_to(strategy, choices: tuple, value) -> bool:

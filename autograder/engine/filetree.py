@@ -34,15 +34,21 @@ class Tree:
     skipped: list[str]   # one line per thing not taken (link, FIFO, too big, too deep, ...)
 
 
-def walk_submission(root: Path) -> Tree:
+def walk_submission(root: Path, hidden: bool = False, owner: int | None = None) -> Tree:
     """The regular files of a submission, bounded: symlinks (the root included), FIFOs, devices and
-    sockets are never followed or opened, hidden entries and caches are left out, and depth, entry
-    count and sizes are capped. Only lstat/scandir: no file is read here."""
+    sockets are never followed or opened, hidden entries (unless `hidden`) and caches are left out,
+    and depth, entry count and sizes are capped. `owner`: a uid; an entry (the root included) owned
+    by anyone else is left out (a hard link to another user's file is that user's file). Only
+    lstat/scandir: no file is read here."""
     tree = Tree([], [])
     root = Path(root)
     try:
-        if not stat.S_ISDIR(os.lstat(root).st_mode):
+        info = os.lstat(root)
+        if not stat.S_ISDIR(info.st_mode):
             tree.skipped.append(f"{root.name} is not a folder (a link?)")
+            return tree
+        if owner is not None and info.st_uid != owner:
+            tree.skipped.append(f"{root.name} is owned by uid {info.st_uid}, not {owner}")
             return tree
     except OSError as exc:
         tree.skipped.append(f"{root.name} cannot be read ({exc.strerror})")
@@ -64,14 +70,16 @@ def walk_submission(root: Path) -> Tree:
                 tree.files.sort(key=lambda f: f.rel)
                 return tree
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            if entry.name.startswith(".") or entry.name == "__pycache__":
+            if (entry.name.startswith(".") and not hidden) or entry.name == "__pycache__":
                 continue
             try:
                 info = entry.stat(follow_symlinks=False)
             except OSError:
                 tree.skipped.append(f"{rel}: cannot be read")
                 continue
-            if stat.S_ISLNK(info.st_mode):
+            if owner is not None and info.st_uid != owner:
+                tree.skipped.append(f"{rel} is owned by uid {info.st_uid}, not {owner}")
+            elif stat.S_ISLNK(info.st_mode):
                 tree.skipped.append(f"{rel} is a symbolic link (links are not followed)")
             elif stat.S_ISDIR(info.st_mode):
                 if depth + 1 >= TREE_DEPTH_CAP:
@@ -89,14 +97,18 @@ def walk_submission(root: Path) -> Tree:
     return tree
 
 
-def read_regular(path: str | Path, cap_bytes: int = COPY_CAP_BYTES) -> bytes:
+def read_regular(path: str | Path, cap_bytes: int = COPY_CAP_BYTES, owner: int | None = None) -> bytes:
     """The bytes of a regular file, refusing links, FIFOs and devices (O_NOFOLLOW|O_NONBLOCK, then
-    fstat) and anything over cap_bytes. OSError/ValueError name what is wrong."""
+    fstat), anything over cap_bytes and, with `owner` (a uid), a file owned by anyone else: what was
+    opened is checked, so a folder of the path swapped for a link after a walk reads nothing of
+    another user's. OSError/ValueError name what is wrong."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise ValueError("not a regular file")
+        if owner is not None and info.st_uid != owner:
+            raise ValueError(f"owned by uid {info.st_uid}, not {owner}")
         if info.st_size > cap_bytes:
             raise ValueError(f"larger than {cap_bytes >> 20} MB")
         chunks, size = [], 0

@@ -5,7 +5,8 @@ from the notebook.
     Result.to_gradescope() -> the Gradescope results.json dict (autograder.engine.results)
 
 Test names begin with the item id and a colon. A regrade of the same submission by the same
-student gives identical JSON (hypothesis seeds derive from assignment, student, item and check).
+student under the same course secret gives identical JSON (the seeds derive from assignment, student,
+item and check, keyed by the secret: autograder.engine.secret).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from autograder.engine.results import Result, TestResult
 from autograder.engine.filetree import ignored_note
 from autograder.engine.sandbox import Sandbox
 from autograder.engine.sandbox.modes import choose_mode, mode_note
+from autograder.engine.secret import NO_SECRET_NOTE, CourseSecret
 from autograder.engine.spec import Assignment
 from autograder.engine.submission import read_submission
 
@@ -47,7 +49,7 @@ def _function_tests(item, outcomes: list[CheckOutcome]) -> list[TestResult]:
     if hidden is not None:
         stats = hidden.hidden
         gate = scoring.physics_gate(hidden.passed, stats and stats.matched, stats and stats.total,
-                                    bool(stats and stats.constant))
+                                    bool(stats and stats.constant), stats.blind if stats else 0)
     tests = []
     for o, pts in zip(outcomes, points):
         score, output, brief = (pts if o.passed else 0.0), o.output, o.brief
@@ -62,20 +64,28 @@ def _function_tests(item, outcomes: list[CheckOutcome]) -> list[TestResult]:
 def grade_submission(assignment: Assignment, submission_dir: Path, student_id: str = "anonymous",
                      *, show_expected: bool | None = None, budget_s: float | None = None,
                      config: GradingConfig | None = None, sandbox: str | None = None,
-                     secrets: list[Path] = (), outputs: list[Path] = (), ahead: Sandbox | None = None) -> Result:
+                     secrets: list[Path] = (), outputs: list[Path] = (), ahead: Sandbox | None = None,
+                     secret: CourseSecret | None = None) -> Result:
     """Grade one submission folder (shaped like release/<id>/).
 
     show_expected / budget_s default to the course config (scalelabs.toml). The boundary is
     `sandbox` (one of sandbox.MODES) or config.sandbox: where no sandbox can run and the
-    course did not opt in, SandboxUnavailable (grading refuses). `secrets`/`outputs`: further paths
+    course did not opt in, SandboxUnavailable (grading refuses); so too where the jail shows student
+    code a secret or cannot start Python (sandbox.client.check_jail, Sandbox.fault), which would
+    otherwise score the student for the grader's fault. `secrets`/`outputs`: further paths
     the student's code must not read / write (the unprivileged-user mode enforces them).
     `ahead`: a jail started before this submission was known (Sandbox.ahead, same module and
     config; bubblewrap only): the submission is copied into it and graded there.
+    `secret`: the course secret keying the hidden inputs' seeds (each door loads it:
+    autograder.engine.secret.load_secret); None draws them from public values and the result says so.
     """
     config = config or load_config()
     show = config.show_expected if show_expected is None else show_expected
     budget = config.budget_s if budget_s is None else budget_s
-    submission = read_submission(submission_dir, assignment.id)   # its tree and notebook, read once
+    answers = [q.id for q in assignment.questions] + [c.id for c in assignment.challenges]
+    submission = read_submission(submission_dir, assignment.id, answers)   # its tree and notebook, read once
+    if secret is not None and secret.path is not None:
+        secrets = [*secrets, secret.path]     # the unprivileged-user mode checks it is out of reach
     mode = sandbox or choose_mode(config.sandbox, config.allow_unsandboxed)
     result = Result(assignment.id, student_id, sandbox_mode=mode)
     deadline = time.monotonic() + budget
@@ -96,7 +106,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
                     continue
                 try:
                     if grading is None:
-                        grading = gradings[item.name] = ItemGrading(assignment, item, box, student_id, config, show)
+                        grading = gradings[item.name] = ItemGrading(assignment, item, box, student_id, config, show, secret)
                     grading.run(public)
                 except Exception as exc:  # one item's failure must not end the submission's grading
                     gradings[item.name] = exc
@@ -114,6 +124,8 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
             result.tests += _function_tests(item, outcomes)
         skipped, ignored = box.skipped, box.ignored
         import_error, timeouts = box.import_error, list(box.timeouts)
+    if box.fault is not None:   # the jail could not start Python: the grader's fault, so no score at all
+        raise box.fault
     before = config.feedback.before
     graded = grade_questions(assignment.questions, submission, config.predictions, before)
     for q, grade in zip(assignment.questions, graded):
@@ -130,5 +142,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
                      + (f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""))
     if ignored:
         notes.append(ignored_note(ignored))
+    if secret is None and assignment.functions:
+        notes.append(NO_SECRET_NOTE + ".")
     result.output = cap_output("\n".join(notes))
     return result

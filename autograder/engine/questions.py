@@ -5,17 +5,21 @@ executed, so computed or disguised answers score 0 with a reason. The cell is th
 `grade_id` is the question id, else a cell with nbgrader metadata that assigns it, else the first
 code cell that assigns it.
 
-A prediction whose reveal ran has a *record* in the notebook's outputs (autograder.build.predictions:
-a display_data of RECORD_MIMETYPE `{"question": qid, "answer": "B"}`): the first valid record in
-notebook order is the answer graded, whatever the answer cell says now (a change is reported, not
-counted); where the outputs were cleared, the record file the reveal wrote beside the notebook.
-Records are as untrusted as the rest of the notebook: malformed ones are ignored, a forged one can
-only choose a letter (which `[grading] predictions = "commitment"` makes pointless). Without a
-record, and for reflections, the answer cell is graded. A wrong answer's feedback never names the
-key, unless the question explains its options (`Question.why`): then the grade shows why the pick and
-the key are right or wrong. Before the due date (`QuestionGrade.brief`, `[feedback.before]`) a wrong
-answer's grade names neither the key nor any option's explanation (a wrong option's explains itself
-with the key's figures): only that it is not the best answer, and the question's hint.
+A prediction is graded on its *record*, made when its reveal first ran (autograder.build.predictions:
+a display_data of RECORD_MIMETYPE `{"question": qid, "answer": "B"}` in the notebook's outputs): the
+first valid record in notebook order is the answer graded, whatever the answer cell says now (a change
+is reported, not counted); where the outputs were cleared, the record file the reveal wrote beside the
+notebook. A prediction without any record (its reveal never ran, or the outputs were cleared and the
+file is not there) is *unrecorded*: it earns nothing and its feedback says why (beginning with
+UNRECORDED, which the class report counts); it is never graded from its answer cell, which anyone
+can edit after seeing the reveal. Records are as untrusted as the rest of the notebook: malformed
+ones are ignored, a forged one can only choose a letter (which `[grading] predictions =
+"commitment"`, the default, makes pointless). Reflections are graded from their answer cell. A wrong
+answer's feedback never names the key, unless the question explains its options (`Question.why`):
+then the grade shows why the pick and the key are right or wrong, and the question's takeaway. Before
+the due date (`QuestionGrade.brief`, `[feedback.before]`) a wrong answer's grade names neither the key,
+nor any option's explanation, nor the takeaway (which states the key): only that it is not the best
+answer, and the question's hint.
 """
 from __future__ import annotations
 
@@ -26,10 +30,10 @@ from typing import NamedTuple
 from autograder.engine.config import PREDICTION_MODES as MODES
 from autograder.engine.config import BeforeView
 from autograder.engine.spec import Question
-from autograder.engine.submission import Submission, read_submission
+from autograder.engine.submission import Submission, assigning_cells, parse_cell, pick_answer, read_submission
 
 
-SOURCE_CAP = 10_000              # characters of an answer cell that is parsed
+UNRECORDED = "unrecorded:"       # the feedback of a prediction without a record begins with this
 
 
 def recorded_answers(cells: list[dict], questions, fallback: list[tuple[str, str]] = ()) -> dict[str, str]:
@@ -44,58 +48,16 @@ def recorded_answers(cells: list[dict], questions, fallback: list[tuple[str, str
     return first
 
 
-def _source(cell: dict) -> str:
-    src = cell.get("source", "")
-    if isinstance(src, list) and all(isinstance(line, str) for line in src):
-        return "".join(src)
-    return src if isinstance(src, str) else ""
-
-
-def _assigns(source: str, qid: str) -> bool:
-    """Whether the cell assigns qid at top level (parsed, or by its first characters if it does not
-    parse or is too long or deep to parse)."""
-    if qid not in source:  # cheap: most cells of a huge notebook never mention the question
-        return False
-    tree = _parse(source)
-    if tree is None:
-        return any(line.strip().startswith(qid) and "=" in line for line in source.splitlines())
-    return any(isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
-               and any(isinstance(t, ast.Name) and t.id == qid
-                       for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))
-               for node in tree.body)
-
-
-def _parse(source: str) -> ast.Module | None:
-    """ast.parse, or None for a cell that is not Python, too long, or nested too deeply."""
-    if len(source) > SOURCE_CAP:
-        return None
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-
-
 def answer_cell(cells: list[dict], qid: str) -> str | None:
-    """The source of the question's answer cell, or None when no cell assigns it."""
-    code = [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
-
-    def meta(c: dict) -> dict:
-        m = c.get("metadata")
-        m = m.get("nbgrader") if isinstance(m, dict) else None
-        return m if isinstance(m, dict) else {}
-
-    candidates = [c for c in code if _assigns(_source(c), qid)]
-    for rank in (lambda c: meta(c).get("grade_id") == qid, lambda c: bool(meta(c)), lambda c: True):
-        for cell in candidates:
-            if rank(cell):
-                return _source(cell)
-    return None
+    """The source of the question's answer cell among `cells`, or None when no cell assigns it
+    (submission.pick_answer; a Submission finds it with its own index, answer_source)."""
+    return pick_answer(cells, assigning_cells(cells, [qid])[qid], qid)
 
 
 def assigned_value(source: str, name: str, expected_form: str) -> tuple[ast.expr | None, str]:
     """(the expression of a cell that is exactly `<name> = <expression>`, "") else (None, reason);
     a cell still holding `<name> = None` is "not answered yet"."""
-    tree = _parse(source)
+    tree = parse_cell(source)
     if tree is None:
         return None, f"the answer cell is not short, valid Python; {expected_form}"
     body = tree.body
@@ -127,30 +89,30 @@ class QuestionGrade(NamedTuple):
 
 
 def grade_question(question: Question, submission_dir: Path, assignment_id: str,
-                   predictions: str = "correctness") -> QuestionGrade:
+                   predictions: str = "commitment") -> QuestionGrade:
     """One question of a submission folder: its points for the key (or, for a committed
     prediction, any option), else 0 with a reason or hint."""
-    return grade_questions([question], read_submission(submission_dir, assignment_id), predictions)[0]
+    return grade_questions([question], read_submission(submission_dir, assignment_id, [question.id]), predictions)[0]
 
 
 def grade_questions(questions: list[Question], submission: Submission,
-                    predictions: str = "correctness", before: BeforeView = BeforeView()) -> list[QuestionGrade]:
-    """Each question's grade from the submission's notebook, read once (its record). `predictions`: one
-    of MODES; `before`: what the before view (QuestionGrade.brief) shows."""
+                    predictions: str = "commitment", before: BeforeView = BeforeView()) -> list[QuestionGrade]:
+    """Each question's grade from the submission's notebook, read once (its record, whose answer
+    cells are best indexed for every question and challenge at once: read_submission's `names`).
+    `predictions`: one of MODES; `before`: what the before view (QuestionGrade.brief) shows."""
     if predictions not in MODES:
         raise ValueError(f"predictions must be one of {', '.join(MODES)}, not {predictions!r}")
     if submission.cells is None:
         return [QuestionGrade(0.0, submission.problem)] * len(questions)
     recorded = recorded_answers(submission.cells, questions, submission.records)
-    return [_grade_one(q, submission.cells, submission.notebook, recorded.get(q.id), predictions, before)
-            for q in questions]
+    return [_grade_one(q, submission, recorded.get(q.id), predictions, before) for q in questions]
 
 
-def _answer_in_cell(question: Question, cells: list[dict], notebook_name: str) -> tuple[str | None, str]:
+def _answer_in_cell(question: Question, submission: Submission) -> tuple[str | None, str]:
     """(letter, "") from the answer cell as it stands, else (None, reason)."""
-    source = answer_cell(cells, question.id)
+    source = submission.answer_source(question.id)
     if source is None:
-        return None, f"no answer cell for {question.id} was found in {notebook_name}"
+        return None, f"no answer cell for {question.id} was found in {submission.notebook}"
     letter, problem = parse_answer(source, question.id)
     if letter is None:
         return None, problem
@@ -159,9 +121,24 @@ def _answer_in_cell(question: Question, cells: list[dict], notebook_name: str) -
     return letter, ""
 
 
-def _grade_one(question: Question, cells: list[dict], notebook_name: str, recorded: str | None,
-               predictions: str, before: BeforeView = BeforeView()) -> QuestionGrade:
-    now, problem = _answer_in_cell(question, cells, notebook_name)
+def unrecorded(question: Question, now: str | None, problem: str,
+               before: BeforeView = BeforeView()) -> QuestionGrade:
+    """A prediction with no record: nothing earned, the reason and the way to a record."""
+    cell = f"your answer cell says {now}" if now else f"your answer cell: {problem}"
+    lines = [f"{UNRECORDED} the notebook holds no record of {question.id} ({cell}). A prediction is "
+             "recorded when its reveal cell first runs, and only a recorded prediction earns points: its reveal "
+             "never ran, or the notebook's outputs were cleared before it was submitted. Run the notebook from "
+             "the top and submit it with its outputs."]
+    full = "\n".join(lines + (explanations(question, now) if now else []))
+    brief = "\n".join(lines + (explanations(question, now, before) if now else []))
+    return QuestionGrade(0.0, full, "", None if brief == full else brief)
+
+
+def _grade_one(question: Question, submission: Submission, recorded: str | None, predictions: str,
+               before: BeforeView = BeforeView()) -> QuestionGrade:
+    now, problem = _answer_in_cell(question, submission)
+    if question.kind == "prediction" and recorded is None:
+        return unrecorded(question, now, problem, before)
     letter, notes = now, []
     if recorded is not None:
         letter = recorded
@@ -190,8 +167,10 @@ def _grade_one(question: Question, cells: list[dict], notebook_name: str, record
 
 def explanations(question: Question, letter: str, before: BeforeView | None = None) -> list[str]:
     """Why the student's pick, and the key, are right or wrong (the question's `why`; shown only
-    with a grade). Given `before` (the before view): a right pick's own explanation; a wrong pick's
-    only with `before.explanations`, the key only with `before.keys` (and its why with both)."""
+    with a grade), and what the question teaches (its takeaway, which states the key). Given
+    `before` (the before view): a right pick's own explanation; a wrong pick's only with
+    `before.explanations`, the key only with `before.keys` (and its why with both), the takeaway
+    to a right pick or with `before.keys`."""
     right = question.key == letter
     lines = []
     if letter in question.why and (before is None or right or before.explanations):
@@ -201,4 +180,6 @@ def explanations(question: Question, letter: str, before: BeforeView | None = No
             lines.append(f"The best answer is {question.key}: {question.why[question.key]}")
         elif before is not None:
             lines.append(f"The best answer is {question.key}.")
+    if question.takeaway and (before is None or right or before.keys):
+        lines.append(f"Takeaway: {question.takeaway}")
     return lines

@@ -79,6 +79,9 @@ class Question:
     # are shown by its reveal (shipped encoded, autograder.build.predictions); every question's are
     # shown with its grade (the student's pick and the key).
     why: Mapping[str, str] = field(default_factory=dict)
+    # what the question teaches, in a sentence or two (markdown; optional): it states the answer, so it
+    # is shown only with the grade, never in the notebook
+    takeaway: str = ""
 
     def __post_init__(self):
         if self.kind not in ("prediction", "reflection"):
@@ -107,6 +110,9 @@ class Misconception:
 @dataclass(frozen=True)
 class Markdown:
     text: str                                   # story text, numbers already formatted
+    reveal: str = ""                            # a prediction id: shown by its last reveal once the
+                                                # student's functions have run ("check your
+                                                # derivation"), never as a cell of its own
 
 
 @dataclass(frozen=True)

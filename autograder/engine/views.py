@@ -34,16 +34,22 @@ _REPORTED = {
 WITHHELD = "(before the due date feedback leaves out what your code printed and its messages)"
 
 
-def error_text(error, sandbox, before: BeforeView) -> str:
+HIDDEN_LINE = " (on a line no public check reached: shown after the due date)"
+
+
+def error_text(error, sandbox, before: BeforeView, line: bool = True) -> str:
     """An error as the before view shows it: the grader's own messages (timeouts, crashes, the budget)
     as they are; one the worker reported, by its kind, builtin class and the student's own line, unless
-    the course shows student text before the due date."""
+    the course shows student text before the due date. `line=False` (a hidden input's error on a line
+    no public check showed): the class only, so the line number cannot carry the input."""
     if not getattr(error, "reported", False) or before.student_text:
         return error.message
     if error.kind == "exception":
         said = f"raised {error.exc_type or 'an exception'}"
     else:
         said = _REPORTED.get(error.kind, "failed")
+    if not line:
+        return said + (HIDDEN_LINE if getattr(error, "where", None) else "")
     return said + own_line(error, sandbox)
 
 

@@ -40,8 +40,6 @@ from labs.lab01_scale.challenges import YEARS_RANGE as years_range
 from labs.lab01_scale.challenges import USD_PER_GPU_HOUR_RANGE as price_range
 from labs.lab01_scale.challenges import DISCOUNT_RANGE as discount_range
 from labs.lab01_scale.challenges import CAPEX_RANGE as capex_range
-from labs.lab01_scale.questions import ACT1_OPTIONS as act1_options
-from labs.lab01_scale.questions import ACT2_OPTIONS as act2_options
 
 # %% answer="act1_prediction"
 
@@ -80,12 +78,11 @@ Instrument(scale, figsize=(11, 4), n=Steps("GPUs N", gpus, value=n_fleet)).show(
 
 # %% requires=["act1_prediction"]
 speedup = scaling.data_parallel_speedup(step_s_1gpu, n_fleet, grad_bytes, **cluster.ring_link(n_fleet))
-print(f"You predicted {act1_prediction}: {act1_options.get(act1_prediction, '(not one of the options)')}")
 print(f"Your functions: {speedup:,.0f}x on {n_fleet:,} GPUs, scaling efficiency "
       f"{scaling.scaling_efficiency(speedup, n_fleet):.1%}")
 
-# %% [markdown]
-# <details><summary>Math peek: strong scaling with a ring AllReduce</summary>
+# %% [markdown] reveal="act1_prediction"
+# <details><summary>Check your derivation: strong scaling with a ring AllReduce</summary>
 #
 # One step takes T₁ seconds of compute on one GPU. On N GPUs each computes T₁/N, then the ring AllReduce of the G-byte gradient takes T_ring = 2(N−1)·α + 2(N−1)/N · G/B (Thakur et al. 2005). The speedup is S(N) = T₁ / (T₁/N + T_ring) and the efficiency S(N)/N. As N grows, T₁/N → 0 while T_ring → 2G/B, so S(N) approaches T₁ / T_ring: a ceiling set by the network, not by the number of GPUs.
 #
@@ -93,9 +90,6 @@ print(f"Your functions: {speedup:,.0f}x on {n_fleet:,} GPUs, scaling efficiency 
 # </details>
 
 # %% answer="act1_reflection"
-
-# %% [markdown]
-# **Takeaway.** Data parallelism divides the compute, not the gradient exchange: at {{ N_FLEET | fmt(",") }} GPUs the VP's {{ IDEAL_DAYS | fmt(".1f") }} days become {{ REAL_DAYS | fmt(".1f") }}, an efficiency of {{ EFFICIENCY | percent }}, and at {{ LARGE_FLEET | fmt(",") }} GPUs it falls to {{ LARGE_FLEET_EFFICIENCY | percent }}: the exchange does not shrink while the compute does. A faster fabric, a larger batch per step (more compute per exchange) or overlapping the AllReduce with the backward pass are what move the curve toward the ideal.
 
 # %% [markdown]
 # ## Act II: the fleet cost model
@@ -150,7 +144,6 @@ Instrument(tco, figsize=(8, 4.5),
            capex_per_gpu=Slider("capex $/GPU", *capex_range, value=plant["capex_per_gpu"], step=1000)).show();
 
 # %% requires=["act2_prediction"]
-print(f"You predicted {act2_prediction}: {act2_options.get(act2_prediction, '(not one of the options)')}")
 print(f"Your cheapest_option at {utilization:.0%}: "
       f"{scaling.cheapest_option(n_gpus, years, utilization, usd_per_gpu_hour, discount, **plant)}")
 full = scaling.on_demand_cost(n_gpus, years, usd_per_gpu_hour, full_utilization)
@@ -160,20 +153,18 @@ if full > budget_usd:   # the failure state: the CFO's plan to run the fleet con
 else:
     print(f"Within budget: on-demand running continuously costs ${full / 1e6:,.1f}M.")
 
-# %% [markdown]
-# **Failure state.** The board caps cloud spend at \${{ BUDGET_USD | fmt(",.1f", 1e6) }}M; the readout above says whether on-demand stays under it when the fleet runs continuously. Move the instrument's utilization to see where owning starts to pay, and its years to see how the horizon moves that point.
-#
-# <details><summary>Math peek: the three bills and the breakeven</summary>
+# %% [markdown] reveal="act2_prediction"
+# <details><summary>Check your derivation: the three bills and the breakeven</summary>
 #
 # Per GPU, with H = years × 8760 hours, price p per GPU-hour, utilization U and e = watts/1000 × PUE × \$/kWh (the energy of a busy GPU-hour):
 # on-demand = H·U·p; reserved = H·p·(1 − discount); on-prem = capex + years·staff + H·U·e.
 # On-demand and on-prem cost the same at U* = (capex + years·staff) / (H·(p − e)). Above U* owning is cheaper; U* > 1 means it never pays off in that many years, and when p ≤ e it never pays off at all.
 # </details>
 
-# %% answer="act2_reflection"
-
 # %% [markdown]
-# **Takeaway.** Renting is priced per busy hour, owning per year: at the scheduler's {{ UTILIZATION | percent }} on-demand wins over {{ YEARS }} years, because on-prem pays off only above {{ BREAKEVEN | percent }} utilization. The answer turns on the utilization and the horizon, so measure utilization before you buy.
+# **Failure state.** The board caps cloud spend at \${{ BUDGET_USD | fmt(",.1f", 1e6) }}M; the readout above says whether on-demand stays under it when the fleet runs continuously. Move the instrument's utilization to see where owning starts to pay, and its years to see how the horizon moves that point.
+
+# %% answer="act2_reflection"
 
 # %% challenge="lab01_whatif"
 

@@ -62,8 +62,8 @@ _act2 = letters([
            f"At {UTILIZATION:.0%}: {_COSTS}. Paying list price for {UTILIZATION:.0%} of the hours beats "
            f"{1 - RESERVED_DISCOUNT:.0%} of list for all of them."),
     Option(f"On-prem is cheapest: a busy GPU-hour costs only {ENERGY_USD_PER_HOUR * 100:.1f} cents of energy",
-           f"At {UTILIZATION:.0%}: {_COSTS}. The energy is cheap, but capex and staff ({_m(FIXED_USD)}) are paid "
-           "for every hour, busy or not."),
+           f"At {UTILIZATION:.0%}: {_COSTS}. The energy is cheap, but it is a small part of on-prem's bill: "
+           "the reflection below asks what the rest is."),
     Option("Reserved is cheapest: the discount on every hour beats list price for the hours used",
            f"At {UTILIZATION:.0%}: {_COSTS}. Reserved pays for the idle {1 - UTILIZATION:.0%} too; it wins only "
            f"above {1 - RESERVED_DISCOUNT:.0%} utilization."),

@@ -40,8 +40,6 @@ from labs.lab02_interconnect.scenario import MAX_SEQUENCES as max_sequences
 from labs.lab02_interconnect.scenario import MAX_NODES as max_nodes
 from labs.lab02_interconnect.scenario import MAX_LINKS as max_links
 from labs.lab02_interconnect.scenario import DESIGN_NODES as design_nodes
-from labs.lab02_interconnect.questions import ACT1_OPTIONS as act1_options
-from labs.lab02_interconnect.questions import ACT2_OPTIONS as act2_options
 
 # %% answer="act1_prediction"
 
@@ -86,24 +84,21 @@ slowdown = interconnect.speedup(step_s[pcie_name], step_s[nvlink_name])
 for name in links:
     print(f"{name:34s} step {step_s[name]:6.3f} s, computing {compute_s / step_s[name]:.0%} of the time")
 print(f"Your functions: the PCIe servers train {slowdown:.2f}x slower than the NVLink node.")
-print(f"You predicted {act1_prediction}: {act1_options.get(act1_prediction, '(not one of the options)')}")
 
 # %% [markdown]
 # Every GPU in the ring sends the same number of bytes whatever the interconnect; only how long they take changes. Now look at how many bytes that is.
 
 # %% answer="act1_reflection"
 
-# %% [markdown]
-# <details><summary>Math peek: the ring AllReduce and the step</summary>
+# %% [markdown] reveal="act1_prediction"
+# <details><summary>Check your derivation: the ring AllReduce and the step</summary>
 #
-# A ring of n GPUs cuts the M-byte gradient into n shards. Reduce-scatter takes n−1 steps, each sending one M/n shard; all-gather takes n−1 more. Each GPU sends 2(n−1)/n · M bytes, so at bandwidth B per direction
+# A ring of n GPUs moves an M-byte gradient at bandwidth B per direction in
 #
 # t_comm = 2(n−1)/n · M / B,   t_compute = 6 · P · T / (peak · MFU),   step = t_compute + t_comm
 #
 # and the throughput ratio of two systems is the ratio of their step times, not of their bandwidths.
 # </details>
-#
-# **Takeaway.** A bandwidth cliff reaches throughput only through the communication share of the step: compute that both systems share dilutes it. The ring's bytes are fixed by the gradient, so the interconnect decides whether a step waits on the network.
 
 # %% [markdown]
 # ## Act II — The multi-node scaling wall
@@ -164,10 +159,9 @@ ratio = interconnect.comm_overhead_ratio(comm_story, compute_story)
 print(f"speedup {gain:.2f}x of an ideal {story_nodes}x, efficiency {interconnect.scaling_efficiency(gain, story_nodes):.0%}")
 print(f"AllReduce {comm_story:.2f} s vs compute {compute_story:.2f} s: comm/compute {ratio:.2f}"
       + ("  -> DANGER: communication exceeds compute" if ratio > danger_ratio else ""))
-print(f"You predicted {act2_prediction}: {act2_options.get(act2_prediction, '(not one of the options)')}")
 
-# %% [markdown]
-# <details><summary>Math peek: hierarchical AllReduce</summary>
+# %% [markdown] reveal="act2_prediction"
+# <details><summary>Check your derivation: hierarchical AllReduce</summary>
 #
 # With g GPUs per node, k nodes, NVLink bandwidth B_nv per GPU and InfiniBand bandwidth B_ib per node:
 #
@@ -183,9 +177,6 @@ print(f"You predicted {act2_prediction}: {act2_options.get(act2_prediction, '(no
 for k in design_nodes:
     need = interconnect.min_ib_links(message_bytes, gpus, k, nvlink, link, compute_s, danger_ratio, max_links)
     print(f"{k:3d} nodes: " + (f"{need} link(s) per node" if need else f"no count up to {max_links} suffices"))
-
-# %% [markdown]
-# **Takeaway.** Past the node boundary the gradient crosses a link {{ (NVLINK_BW / LINK_BW) | fmt(".0f") }}× slower than one GPU's NVLink, and its bytes do not shrink as nodes join. More links per node (or more sequences per step) buy compute time to hide it; the architectural remedy changes what crosses the slow links: **pipeline parallelism**, which keeps a stage's gradient among fewer nodes and sends only activations between stages. That is the design challenge above.
 
 # %% challenge="lab02_pipeline"
 

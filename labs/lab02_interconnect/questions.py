@@ -126,3 +126,8 @@ assert len({q.key for q in QUESTIONS}) > 1 and "A" not in {q.key for q in QUESTI
 # what the readouts echo: the student's own choice, never the key
 ACT1_OPTIONS, ACT2_OPTIONS = (dict(q.options) for q in (ACT1_PREDICTION, ACT2_PREDICTION))
 NVLINK_NAME, PCIE_NAME = NVLINK, PCIE
+
+
+# Background words the story must use (its algorithm, its table), not counted as the key's wording by the
+# released-notebook give-away check (tests/labs/giveaways.py).
+STORY_WORDS = {"act1_reflection": ("reduce-scatter", "all-gather")}

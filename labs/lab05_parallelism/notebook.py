@@ -29,10 +29,13 @@ from labs.lab05_parallelism.scenario import BEST_M as best_m
 from labs.lab05_parallelism.scenario import TP_STEPS as tp_steps
 from labs.lab05_parallelism.scenario import PP_STEPS as pp_steps
 from labs.lab05_parallelism.scenario import M_STEPS as m_steps   # divisors of the global batch
-from labs.lab05_parallelism.questions import ACT1_OPTIONS as act1_options
 from labs.lab05_parallelism.questions import OPTION_LAYOUTS as options   # letter -> (TP, PP, DP)
 
 
+# %% answer="act1_prediction"
+
+# %% requires=["act1_prediction"] tags=["instrument"]
+# Instrument: effective MFU against the number of GPUs (your functions)
 def plain_log_ticks(ax, axis="x"):
     """Log-axis tick labels as plain numbers (no mathtext)."""
     from matplotlib.ticker import FuncFormatter, NullFormatter
@@ -40,10 +43,7 @@ def plain_log_ticks(ax, axis="x"):
     target.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     target.set_minor_formatter(NullFormatter())
 
-# %% answer="act1_prediction"
 
-# %% requires=["act1_prediction"] tags=["instrument"]
-# Instrument: effective MFU against the number of GPUs (your functions)
 peak, gpus_per_node = constants.H100_PEAK_FLOPS_BF16, constants.GPUS_PER_DGX_H100
 
 
@@ -92,7 +92,6 @@ Instrument(draw_wall, figsize=(11, 4), n_gpus=Steps("GPUs", list(gpus), value=n_
 
 # %% requires=["act1_prediction"]
 # Prediction vs reality (your functions)
-print(f"You predicted {act1_prediction}: {act1_options.get(act1_prediction, '(not one of the options)')}")
 for n in measured_gpus:
     compute, comm = times(n)
     print(f"{n:4d} GPUs: compute {compute:8.3f} s, AllReduce {comm:6.3f} s, "
@@ -100,10 +99,8 @@ for n in measured_gpus:
 
 # %% answer="act1_reflection"
 
-# %% [markdown]
-# **Takeaway.** Adding GPUs divides the compute of a fixed batch but not the gradient AllReduce, which past one node also leaves NVLink for the nodes' NICs: at {{ N_LARGE }} GPUs the step spends {{ IDLE_FRACTION512 | fmt(".1%") }} of its time communicating. At \${{ USD_PER_GPU_HOUR | fmt(".2f") }} per GPU-hour that is \${{ IDLE_USD_PER_DAY | fmt(",.0f") }} a day of GPUs waiting on the network.
-#
-# <details><summary>Math peek: the data-parallel step</summary>
+# %% [markdown] reveal="act1_prediction"
+# <details><summary>Check your derivation: the data-parallel step</summary>
 #
 # compute = {{ FLOPS_PER_PARAM_TOKEN | fmt("g") }} · P · T / (N · peak · MFU), ring AllReduce = 2(N−1)·α + 2(N−1)/N · P·b / B, effective MFU = MFU · compute / (compute + AllReduce). Compute falls as 1/N; the AllReduce tends to 2·P·b/B. Past one node B is the ring's per-rank link, min({{ NICS }} NICs × {{ IB_GBPS | fmt(".0f") }} GB/s, 8/7 × NVLink) = {{ CLUSTER_GBPS | fmt(".0f") }} GB/s; a flat ring at one NIC's {{ IB_GBPS | fmt(".0f") }} GB/s per GPU (the source lab's model) would put MFU at {{ N_LARGE }} GPUs at {{ FLAT_MFU512 | fmt(".1%") }}, not {{ MFU512 | fmt(".1%") }}.
 # </details>
@@ -177,10 +174,8 @@ print("Your best_3d_config says:", parallelism.best_3d_config(**scenario_args, c
 
 # %% answer="act2_reflection"
 
-# %% [markdown]
-# **Takeaway.** Three limits pick the layout: tensor parallelism shrinks every layer's states and activations but must stay on NVLink (TP ≤ {{ GPN }}); pipeline stages shrink the states but not the first stage's 1F1B activations, and each stage adds to the bubble; data parallelism takes the remaining GPUs and sets how many micro-batches hide the bubble.
-#
-# <details><summary>Math peek: memory and bubble</summary>
+# %% [markdown] reveal="act2_prediction"
+# <details><summary>Check your derivation: memory and bubble</summary>
 #
 # model states per GPU = {{ ADAM_BYTES_PER_PARAM }} · P / (TP · PP) without ZeRO; the first 1F1B stage holds PP micro-batches of L/PP layers of activations; bubble = (p − 1) / (m + p − 1) with m = global batch / (DP · micro-batch).
 # </details>

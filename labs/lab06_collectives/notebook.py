@@ -30,8 +30,6 @@ from labs.lab06_collectives.scenario import SEQ_LEN as seq_len   # tokens per se
 from labs.lab06_collectives.scenario import PEAK_FLOPS as peak_flops   # H100 SXM dense BF16/FP16, FLOP/s
 from labs.lab06_collectives.scenario import MFU as mfu
 from labs.lab06_collectives.scenario import FAILURE_FRACTION as failure_fraction   # comm share of the step
-from labs.lab06_collectives.questions import ACT1_OPTIONS as act1_options
-from labs.lab06_collectives.questions import ACT2_OPTIONS as act2_options
 
 # %% answer="act1_prediction"
 
@@ -94,21 +92,18 @@ master_bytes = collectives.naive_master_bytes(message_bytes, n)
 rank_bytes = collectives.ring_bytes_per_rank(message_bytes, n)
 naive = collectives.naive_allreduce_time(message_bytes, n, alpha_s, bandwidth)
 ring = collectives.ring_allreduce_time(message_bytes, n, alpha_s, bandwidth)
-print(f"You predicted {act1_prediction}: {act1_options.get(act1_prediction, '(not one of the options)')}")
 print(f"Your functions at n = {n}: the master's link carries {master_bytes / 1e9:,.1f} GB, "
       f"a ring rank sends {rank_bytes / 1e9:,.2f} GB: {master_bytes / rank_bytes:.2f}x")
 print(f"Time: naive {naive:,.1f} s vs ring {ring:.2f} s, {naive / ring:.2f}x "
       f"(both pay 2(n-1) latencies, a sliver of either time at this size)")
 
-# %% answer="act1_reflection"
-
-# %% [markdown]
-# <details><summary>Math peek: the Act I equations</summary>
+# %% [markdown] reveal="act1_prediction"
+# <details><summary>Check your derivation: the Act I equations</summary>
 #
 # One message of M bytes costs α + M/B (Hockney's α-β model).
 #
 # - **Naive:** the master receives n−1 messages and sends n−1 back, one after another over its link: T = 2(n−1)·(α + M/B), and 2(n−1)·M bytes cross that link.
-# - **Ring:** 2(n−1) steps, each moving one M/n chunk over every link at once: T = 2(n−1)·α + 2(n−1)/n · M/B; each rank sends 2(n−1)/n · M, the least any AllReduce built from point-to-point sends can (Patarasuk & Yuan 2009; nccl-tests doc/PERFORMANCE.md). A switch that adds the data itself (NVLink SHARP, in-switch reduction) is not point to point and beats it: the model vs measurement section below shows one.
+# - **Ring:** 2(n−1) steps of one M/n chunk each: T = 2(n−1)·α + 2(n−1)/n · M/B; each rank sends 2(n−1)/n · M, the least any AllReduce built from point-to-point sends can (Patarasuk & Yuan 2009; nccl-tests doc/PERFORMANCE.md). A switch that adds the data itself (NVLink SHARP, in-switch reduction) is not point to point and beats it: the model vs measurement section below shows one.
 # - **Their ratio of bytes:** 2(n−1)·M ÷ (2(n−1)/n · M) = n, whatever M is. The latency terms are equal (2(n−1)·α each), so at {{ ACT1_MESSAGE_BYTES | bytes }} the times differ by almost exactly the byte ratio.
 # - **Bus bandwidth** (nccl-tests): busbw = (M/t) · 2(n−1)/n; at the bound it equals B.
 # - **The cluster's link:** B = min(NICs × NIC bandwidth, g/(g−1) × NVLink) per rank for a ring over k ≥ 2 nodes of g GPUs, α the mean of 2(k−1) network steps and 2(n−k) NVLink steps (`cluster.py`).
@@ -116,8 +111,8 @@ print(f"Time: naive {naive:,.1f} s vs ring {ring:.2f} s, {naive / ring:.2f}x "
 # </details>
 #
 # **Efficiency, read right.** The lab quotes the ring's "efficiency" (n−1)/n = {{ RING_EFFICIENCY | fmt(".1%") }} at n = {{ N_GPUS }}. That is not a loss: 2(n−1)/n · M is the least any point-to-point AllReduce can send per rank, and nccl-tests report it as *bus bandwidth*, busbw = (M/t) · 2(n−1)/n, which equals the link bandwidth when the ring runs at the bound.
-#
-# **Takeaway (Act I).** Naive AllReduce funnels every byte through one link, so its cost grows with the cluster; ring keeps every link busy and sends the least any point-to-point AllReduce can, about 2M per rank at any n. On the {{ N_GPUS }}-GPU cluster that is {{ ACT1_NAIVE_S | fmt(",.0f") }} s against {{ ACT1_RING_S | fmt(".2f") }} s per step.
+
+# %% answer="act1_reflection"
 
 # %% [markdown]
 # ## Act II — Algorithm selection under constraints
@@ -180,7 +175,6 @@ Instrument(act2, figsize=(8, 5), message_bytes=LogSlider("message (bytes)", 1e3,
            n=Steps("GPUs n", RANKS, value=n), machine=Dropdown("cluster", list(CLUSTERS), value=DGX)).show();
 
 # %% requires=["act2_prediction"]
-print(f"You predicted {act2_prediction}: {act2_options.get(act2_prediction, '(not one of the options)')}")
 for machine in list(CLUSTERS)[:2]:   # the DGX cluster, then the same nodes with one NIC each
     print(f"Your functions at n = {n}, {machine}:")
     for label, pick, comm, compute, share in workload_rows(n, *link(machine, n)):
@@ -188,10 +182,8 @@ for machine in list(CLUSTERS)[:2]:   # the DGX cluster, then the same nodes with
         print(f"  {label:24s} {pick:4s} {comm:10.4g} s vs compute {compute:10.4g} s: share {share:.3f}{flag}")
 print(f"ring-tree crossover at n = {n}: {collectives.ring_tree_crossover_bytes(n, alpha_s, bandwidth) / 1e6:.2f} MB")
 
-# %% answer="act2_reflection"
-
-# %% [markdown]
-# <details><summary>Math peek: the Act II equations</summary>
+# %% [markdown] reveal="act2_prediction"
+# <details><summary>Check your derivation: the Act II equations</summary>
 #
 # With L = ⌈log2 n⌉ and one message costing α + M/B:
 #
@@ -202,7 +194,7 @@ print(f"ring-tree crossover at n = {n}: {collectives.ring_tree_crossover_bytes(n
 # | Rabenseifner (n = 2^L) | 2L·α | 2(n−1)/n · M/B |
 #
 # - **Critical size:** one message's latency equals its transfer time at M* = α·B ({{ CRITICAL_BYTES | bytes }} on the cluster's link).
-# - **Ring–tree crossover:** setting the two times equal gives M = α·B·(n−1−L) / (L − (n−1)/n): {{ CROSSOVER_BYTES | bytes }} at n = {{ N_GPUS }} on the cluster. Above it ring wins, below it tree; it grows with n, so it is not α·B.
+# - **Ring–tree crossover:** setting the two times equal gives M = α·B·(n−1−L) / (L − (n−1)/n): {{ CROSSOVER_BYTES | bytes }} at n = {{ N_GPUS }} on the cluster. Above it ring wins, below it tree.
 # - **The tree here is not pipelined**, a teaching simplification: NCCL's trees send the message down a pipeline in chunks, which keeps them competitive far above this crossover (the model vs measurement section shows NCCL picking a tree at 16 MiB on 512 GPUs).
 # - **The fixed cost per collective.** NCCL's own cost model also charges every collective a fixed {{ C.NCCL_RING_BASE_LATENCY_S | fmt(".1f", 1e-6) }} µs (ring; kernel launch and synchronisation) that the α-β model has no term for. Next to a large gradient it is nothing; next to the {{ WORKLOADS[2][2] | bytes }} update's {{ ACT2[2][3].times.tree | seconds }} tree it is {{ (C.NCCL_RING_BASE_LATENCY_S / ACT2[2][3].times.tree) | fmt(".0%") }} more: small messages are where the α-β model is most optimistic.
 # - **Communication share** (no overlap): comm / (comm + compute), with compute = 6 · params · tokens / (n · peak · MFU).
@@ -210,8 +202,8 @@ print(f"ring-tree crossover at n = {n}: {collectives.ring_tree_crossover_bytes(n
 # </details>
 #
 # **The failure state and the NICs.** For a dense model with FP16 gradients the ring moves about {{ RING_FACTOR_LIMIT * FP16_BYTES }} bytes per parameter and the step computes {{ FLOPS_PER_PARAM_TOKEN | fmt("g") }} FLOP per parameter per token, so the parameter count cancels: the {{ WORKLOADS[0][1] | fmt("g", 1e9) }}B and the {{ WORKLOADS[1][1] | fmt("g", 1e9) }}B gradients have almost the same communication share, {{ BIG.fraction | fmt(".0%") }} of the step on the DGX cluster: under the failure line, but not free. On the same nodes with one NDR NIC each (the second cluster of the dropdown) the ring runs {{ NICS }}× slower and the share is {{ ONE_NIC_BIG.fraction | fmt(".0%") }}, the failure state: there the {{ WORKLOADS[0][1] | fmt("g", 1e9) }}B step needs {{ TOKENS_FOR_HALF | fmt(",.0f") }} tokens ({{ (TOKENS_FOR_HALF / N_GPUS / SEQ_LEN) | fmt(".1f") }} sequences per GPU) before compute matches communication. Other ways out: overlap the AllReduce with the backward pass or compress the gradients.
-#
-# **Takeaway (Act II).** No AllReduce is always fastest: ring (or Rabenseifner) for messages above the ring–tree crossover, a tree below it, and the crossover is a property of α, B and n together. Picking the right algorithm is not enough for a big dense model on a small batch: how much of the step the AllReduce takes is set by the tokens per step and by the bandwidth each node has into the network, its NIC count.
+
+# %% answer="act2_reflection"
 
 # %% measurements=true
 

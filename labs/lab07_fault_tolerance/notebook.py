@@ -28,8 +28,6 @@ from labs.lab07_fault_tolerance.scenario import COPY_BANDWIDTH as copy_bandwidth
 from labs.lab07_fault_tolerance.scenario import RESTART_S as restart_s
 from labs.lab07_fault_tolerance.scenario import LEAD_INTERVAL_S as lead_interval_s   # the fleet lead's plan, s
 from labs.lab07_fault_tolerance.scenario import OVERHEAD_BUDGET as overhead_budget   # stall share: the failure state
-from labs.lab07_fault_tolerance.questions import ACT1_OPTIONS as act1_options
-from labs.lab07_fault_tolerance.questions import ACT2_OPTIONS as act2_options
 
 # %% answer="act1_prediction"
 
@@ -63,17 +61,14 @@ Instrument(act1, figsize=(8, 4.5), interval_min=Slider("interval T (min)", 5, 24
 
 # %% requires=["act1_prediction"]
 best_s = fault_tolerance.young_daly_interval_s(checkpoint_s, mtbf_s)
-print(f"You predicted {act1_prediction}: {act1_options.get(act1_prediction, '(not one of the options)')}")
 print(f"Your young_daly_interval_s: {best_s / 60:.1f} min; the lead checkpoints every {interval_s / 60:.0f} min "
       f"({interval_s / best_s:.2f} of it)")
 for label, t in (("every 30 min", interval_s), ("at your interval", best_s)):
     print(f"  {label:17s} lost {fault_tolerance.waste_fraction(t, checkpoint_s, mtbf_s):.1%} of the run, "
           f"{checkpoint_s / t:.1%} of it in checkpoint stalls")
 
-# %% answer="act1_reflection"
-
-# %% [markdown]
-# <details><summary>Math peek: the Act I equations</summary>
+# %% [markdown] reveal="act1_prediction"
+# <details><summary>Check your derivation: the Act I equations</summary>
 #
 # - **Lost per unit of time** (Young 1974): one stall C per interval T, and per failure (one per M) half an interval redone and a restart R: w(T) = C/T + (T/2 + R)/M.
 # - **The balance:** dw/dT = −C/T² + 1/(2M) = 0 gives T* = √(2·C·M). There the stall share and the rework share are equal, √(C/2M) each; R moves neither.
@@ -81,8 +76,8 @@ for label, t in (("every 30 min", interval_s), ("at your interval", best_s)):
 # - **Exact, not first order** (Daly 2006): under exponential failures an interval succeeds only if no failure strikes during T + C, so the share of wall-clock time spent on useful work is goodput = T / (M·e^{R/M}·(e^{(T+C)/M} − 1)); its best interval is near Daly's √(2CM)·(1 + √x/3 + x/9) − C with x = C/2M.
 #
 # </details>
-#
-# **Takeaway (Act I).** The best interval is a balance, not a margin of safety: here it is {{ ACT1_YOUNG_S | fmt(".0f", 60) }} minutes, and checkpointing every {{ ACT1_INTERVAL_S | fmt(".0f", 60) }} loses {{ ACT1_WASTE_NOW | percent }} of the run instead of {{ ACT1_WASTE_BEST | percent }}: {{ ACT1_WEEK_GPU_HOURS | fmt(",.0f") }} GPU-hours a week on {{ ACT1_GPUS | fmt(",") }} GPUs. The source lab counts {{ ACT1_STALL_GPU_HOURS | fmt(",.0f") }}: the stalls saved, without the extra work redone. The lead's 8 hours on {{ ACT1_GPUS | fmt(",") }} GPUs is {{ ACT1_GPU_MTBF_S | fmt(",.0f", 3600) }} hours per GPU.
+
+# %% answer="act1_reflection"
 
 # %% [markdown]
 # ## Act II — Fleet-scale checkpointing
@@ -133,7 +128,6 @@ Instrument(act2, figsize=(8, 4.5), n_gpus=Steps("GPUs", [1024, 2048, 4096, 8192,
            interval_min=LogSlider("interval (min)", 0.5, 600, value=lead_interval_s / 60)).show();
 
 # %% requires=["act2_prediction"]
-print(f"You predicted {act2_prediction}: {act2_options.get(act2_prediction, '(not one of the options)')}")
 mtbf, size, write, stall, best, good = fleet(gpus, gpu_mtbf_s / 3600, storage_bandwidth / 1e9, "synchronous",
                                              lead_interval_s / 60)
 print(f"Your functions: the cluster fails every {mtbf / 3600:.2f} h; a {size / 1e12:.3g} TB checkpoint takes {write:.3g} s")
@@ -142,18 +136,16 @@ print(f"  the lead's every {lead_interval_s / 60:.0f} min: stalls {write / lead_
 print(f"  your young_daly_interval_s: every {best / 60:.1f} min, goodput "
       f"{fault_tolerance.goodput(best, write, mtbf, restart_s):.1%}")
 
-# %% answer="act2_reflection"
-
-# %% [markdown]
-# <details><summary>Math peek: the Act II numbers</summary>
+# %% [markdown] reveal="act2_prediction"
+# <details><summary>Check your derivation: the Act II numbers</summary>
 #
 # - **The checkpoint** of mixed-precision Adam holds, per parameter, its 16-bit weight and the optimizer's FP32 master copy, momentum and variance: 2 + 12 = 14 bytes, {{ ACT2_CHECKPOINT_BYTES | bytes }} for {{ ACT2_PARAMS | fmt(".0f", 1e12) }}T parameters (ZeRO, sec. 3.1); the source lab's 2 TB is the weights alone.
 # - **The write** goes at the slower of the storage ({{ STORAGE_BANDWIDTH | fmt(".0f", 1e9) }} GB/s) and what all nodes send ({{ (ACT2_NODES * NODE_BANDWIDTH) | fmt(",.0f", 1e9) }} GB/s): {{ ACT2_WRITE_S | seconds }}. Synchronous, that is C; at √(2CM) the stall share is √(C/2M).
 # - **Asynchronous** (CheckFreq): each GPU copies its {{ (ACT2_CHECKPOINT_BYTES / ACT2_GPUS) | bytes }} shard to host memory over PCIe in {{ ACT2_SNAPSHOT_S | seconds }}; C becomes that stall, while the write runs in the background and must end before the next snapshot.
 #
 # </details>
-#
-# **Takeaway (Act II).** At {{ ACT2_GPUS | fmt(",") }} GPUs failure is routine: every {{ ACT2_MTBF_S | fmt(".2f", 3600) }} hours here, and the source lab's 200-hour GPUs would fail every {{ LAB_MTBF_S | fmt(".0f") }} seconds. The lead's {{ LEAD_INTERVAL_S | fmt(".0f", 60) }}-minute plan stalls {{ ACT2_LEAD_STALL | percent }} of the time, the failure state; Young's interval keeps a goodput of {{ ACT2_SYNC_GOODPUT | percent }}, and no synchronous plan within twice today's storage reaches {{ GOODPUT_TARGET | percent }} ({{ BUDGET_SYNC_GOODPUT | fmt(".1%") }} at best). The design challenge below asks for one that does.
+
+# %% answer="act2_reflection"
 
 # %% measurements=true
 

@@ -46,8 +46,6 @@ from labs.lab09_performance.scenario import COMPRESSION_STEP as compression_step
 from labs.lab09_performance.scenario import PREFETCH_BASE as prefetch_base
 from labs.lab09_performance.scenario import PREFETCH_RANGE as prefetch_range
 from labs.lab09_performance.scenario import LEVER_WEEKS as lever_weeks   # lever -> (fixed weeks, weeks per unit moved)
-from labs.lab09_performance.questions import ACT1_OPTIONS as act1_options
-from labs.lab09_performance.questions import ACT2_OPTIONS as act2_options
 
 # %% answer="act1_prediction"
 
@@ -89,15 +87,14 @@ Instrument(explorer, figsize=(12, 4.5),
            factor=Slider("its speedup k", *factor_range, value=kernel_factor, step=0.5)).show();
 
 # %% requires=["act1_prediction"]
-print(f"You predicted {act1_prediction}: {act1_options.get(act1_prediction, '(not one of the options)')}")
 cut = performance.step_time_reduction(fraction=act1_profile[act1_target], factor=kernel_factor)
 print(f"Your functions: {kernel_factor:g}x on {act1_profile[act1_target]:.0%} of the step cuts the step time by "
       f"{cut:.1%}; the team's trace measured {measured_cut:.0%}: the kernel works")
 
 # %% answer="act1_reflection"
 
-# %% [markdown]
-# <details><summary>Math peek: Amdahl's ceiling, many parts, Gustafson and the roofline</summary>
+# %% [markdown] reveal="act1_prediction"
+# <details><summary>Check your derivation: Amdahl's ceiling, many parts, Gustafson and the roofline</summary>
 #
 # * **Ceiling.** A part taking a share f that gets infinitely fast leaves 1 − f: S ≤ 1/(1 − f). For attention that is {{ A1_CEILING | fmt(".3f") }}x; for AllReduce ({{ ACT1_PROFILE[A1_HOT] | fmt(".0%") }}) {{ (1 / (1 - ACT1_PROFILE[A1_HOT])) | fmt(".2f") }}x.
 # * **Many parts.** Parts with shares fᵢ sped up by kᵢ: S = 1 / Σ fᵢ/kᵢ (`multi_component_speedup`); a part left at k = 1 bounds S.
@@ -106,8 +103,6 @@ print(f"Your functions: {kernel_factor:g}x on {act1_profile[act1_target]:.0%} of
 #
 # Implement `gustafson_speedup`, `roofline_flops` and `ridge_point` too: they are graded like the others.
 # </details>
-#
-# **Takeaway.** A part's speedup moves the step only by the share that part takes: {{ ACT1_KERNEL_FACTOR | fmt("g") }}x on {{ A1_SHARE | fmt(".0%") }} removes {{ A1_TIME_CUT | fmt(".1%") }} of the step, the same {{ ACT1_KERNEL_FACTOR | fmt("g") }}x on the {{ ACT1_PROFILE[A1_HOT] | fmt(".0%") }} hotspot {{ A1_HOT_CUT | fmt(".0%") }}. Profile first, then optimise the largest share.
 
 # %% [markdown]
 # ## Act II — Distributed performance analysis
@@ -130,7 +125,6 @@ print(f"Your functions: {kernel_factor:g}x on {act1_profile[act1_target]:.0%} of
 # %% answer="act2_prediction"
 
 # %% requires=["act2_prediction"]
-print(f"You predicted {act2_prediction}: {act2_options.get(act2_prediction, '(not one of the options)')}")
 base_mfu = performance.mfu(tokens_per_s=tokens_per_s, flops_per_token=flops_per_token, n_gpus=n_gpus,
                            peak_flops=peak_flops)
 print(f"Your best_fix: {performance.best_fix(profile=act2_profile, factors=factors, cost_weeks=costs, budget_weeks=budget_weeks)}"
@@ -196,8 +190,8 @@ Instrument(optimizer, figsize=(12, 4.5),
 
 # %% answer="act2_reflection"
 
-# %% [markdown]
-# <details><summary>Math peek: distributed Amdahl, the bubble, MFU and return per week</summary>
+# %% [markdown] reveal="act2_prediction"
+# <details><summary>Check your derivation: distributed Amdahl, the bubble, MFU and return per week</summary>
 #
 # * **Distributed Amdahl.** The step's parts (compute, AllReduce, bubble, data loading) each have their own speedup: S = 1 / Σ fᵢ/kᵢ. Compute left at k = 1 bounds S at 1/{{ ACT2_PROFILE["compute"] | fmt(".2f") }} = {{ (1 / ACT2_PROFILE["compute"]) | fmt(".2f") }}x.
 # * **The bubble.** With p pipeline stages and m micro-batches the bubble's time is (p − 1)/m of the ideal time (Narayanan et al. 2021): at a fixed global batch, m {{ MICRO_BATCHES_BASE }} → {{ MICRO_BATCHES_NEW }} halves it.
@@ -205,8 +199,6 @@ Instrument(optimizer, figsize=(12, 4.5),
 # * **Return per week.** Gain ÷ engineer-weeks ranks the fixes; a cheap small gain can beat a costly large one.
 # * **Plans.** The lead's plan would reach MFU {{ PLAN_MFU | fmt(".1%") }} (target {{ MFU_TARGET | fmt(".0%") }}) and does not fit the budget; every fix in the table at once would reach {{ ALL_MFU | fmt(".1%") }} for {{ ALL_WEEKS | fmt("g") }} engineer-weeks.
 # </details>
-#
-# **Takeaway.** Rank fixes by MFU per engineer-week, not by the size of the part or of the gain: the {{ FIX_NAMES[BEST] }} fix gains {{ (100 * GAINS[BEST]) | fmt(".1f") }} points for {{ COSTS[BEST] | fmt("g") }} weeks. No single fix reaches {{ MFU_TARGET | fmt(".0%") }}; a plan of levers within the budget may (the design challenge below).
 
 # %% challenge="lab09_plan"
 

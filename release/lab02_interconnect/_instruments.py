@@ -44,6 +44,9 @@ _WIDTH = "480px"
 CONTROLS_CLASS = "scalelabs-instrument"
 READOUT_CLASS = "scalelabs-readout"
 PROBLEM_CLASS = "scalelabs-instrument-problem"
+# What each instrument shown in this kernel could not draw (None: it drew), in order: a reveal
+# (_reveal.py) explains a prediction only once the instruments it showed have drawn.
+shown_problems: list[str | None] = []
 
 
 def _format(value) -> str:
@@ -259,6 +262,11 @@ def _error(exc: BaseException) -> str:
 def explain(exc: BaseException, settings: str, rerun: Callable[[], list[tuple[str, Any]]]) -> tuple[str, str | None]:
     """(message for the student, traceback for staff or None) for an exception raised while drawing."""
     frames = _student_frames(exc.__traceback__)
+    if type(exc) is NameError and getattr(exc, "name", None) and not frames:
+        # a name the notebook's own code reads that a cell above stopped before computing (it named
+        # the function to implement): not a fault of this instrument
+        return (f"This instrument needs {exc.name}, which a cell above computes with your functions: implement "
+                "the functions the cells above name, then run the notebook again.", None)
     if isinstance(exc, NotImplementedError) and frames:
         # the innermost student frame is the stub that raised (maybe called by an implemented one)
         return f"Implement {_student_name(frames[-1][0].f_code)} to see this instrument.", None
@@ -374,6 +382,7 @@ class Instrument:
         from IPython.display import display
 
         self.frame = self.render()
+        shown_problems.append(self.frame.problem)
         display(self._controls_bundle(self._controls()), raw=True)
         self._figure_display = display(self._figure_bundle(self.frame), raw=True, display_id=True)
         self._readout_display = display(self._readout_bundle(self.frame), raw=True, display_id=True)

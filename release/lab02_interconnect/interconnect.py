@@ -26,19 +26,21 @@ __all__ = [
 
 
 def gbit_to_bytes_per_s(gbit_per_s: float) -> float:
-    """Bytes/s of a link rated in Gb/s: gbit_per_s * 1e9 / 8.
+    """Bytes/s of a link rated in Gb/s.
 
-    Network ports are sold in gigabits (InfiniBand NDR: 400 Gb/s = 50e9 bytes/s); confusing
-    Gb/s with GB/s is an 8x error (IEEE/SI decimal prefixes, 8 bits per byte).
+    Derive: network ports are sold in gigabits per second with decimal prefixes (IEEE/SI: giga is
+    1e9) and a byte is 8 bits. Check: InfiniBand NDR, 400 Gb/s, is 50e9 bytes/s. Confusing Gb/s
+    with GB/s is an 8x error (the source lab's 400 GB/s HDR link).
     """
     check_positive("gbit_per_s", gbit_per_s)
     raise NotImplementedError()
 
 
 def gradient_bytes(params: float, bytes_per_value: float = 2) -> float:
-    """Bytes of one full gradient: params * bytes_per_value (2 for FP16/BF16, 4 for FP32).
+    """Bytes of one full gradient.
 
-    A 70e9-parameter model has a 140e9-byte FP16 gradient.
+    Derive: one gradient value per parameter, each stored in bytes_per_value bytes (2 for
+    FP16/BF16, 4 for FP32). Check: a 70e9-parameter model has a 140e9-byte FP16 gradient.
     """
     check_nonneg("params", params)
     check_positive("bytes_per_value", bytes_per_value)
@@ -46,10 +48,10 @@ def gradient_bytes(params: float, bytes_per_value: float = 2) -> float:
 
 
 def transfer_time(num_bytes: float, bandwidth: float, latency_s: float = 0.0) -> float:
-    """Seconds to move num_bytes over one link: latency_s + num_bytes / bandwidth.
+    """Seconds to move num_bytes over one link.
 
-    num_bytes in bytes, bandwidth in bytes/s (per direction), latency_s in s (Hockney's
-    alpha-beta model; the same as Lab 06's p2p_time).
+    Derive: a fixed latency once, then the bytes at the link's rate. num_bytes in bytes, bandwidth
+    in bytes/s per direction, latency_s in s.
     """
     check_nonneg("num_bytes", num_bytes)
     check_positive("bandwidth", bandwidth)
@@ -58,11 +60,13 @@ def transfer_time(num_bytes: float, bandwidth: float, latency_s: float = 0.0) ->
 
 
 def intra_node_allreduce_time(message_bytes: float, gpus: int, bandwidth: float) -> float:
-    """Seconds for a ring AllReduce of message_bytes among `gpus` GPUs of one node, bandwidth
-    term only: T = 2(g-1)/g * M / B, B in bytes/s per GPU per direction. Zero for g = 1.
+    """Seconds for a ring AllReduce of message_bytes among `gpus` GPUs of one node, bandwidth term
+    only (no latency).
 
-    Each GPU sends (g-1)/g of the buffer in the reduce-scatter and again in the all-gather
-    (Thakur et al. 2005; nccl-tests PERFORMANCE.md), so the factor is 1.75 at g = 8, not 2.
+    Derive: count the bytes one GPU sends in the reduce-scatter and again in the all-gather (the
+    buffer cut into g shards, one shard per step) and send them at the GPU's per-direction NVLink
+    rate. Zero for g = 1. The source lab charged 2M per GPU whatever g; at g = 8 the factor is
+    less than 2.
     """
     check_nonneg("message_bytes", message_bytes)
     gpus = check_count("gpus", gpus)
@@ -72,17 +76,17 @@ def intra_node_allreduce_time(message_bytes: float, gpus: int, bandwidth: float)
 
 def hierarchical_allreduce_time(message_bytes: float, gpus_per_node: int, nodes: int,
                                 intra_bandwidth: float, inter_bandwidth_per_node: float) -> float:
-    """Seconds for a hierarchical AllReduce: reduce-scatter inside each node, AllReduce of the
-    1/g shards across nodes (each GPU over its share of the node's links), all-gather inside
-    the node, the three phases pipelined (the message goes in chunks, so NVLink and the NICs work
-    at once and the slower of the two sets the time). Bandwidth terms only:
+    """Seconds for a hierarchical AllReduce: reduce-scatter inside each node, AllReduce of the shards
+    across nodes (each GPU over its share of the node's links), all-gather inside the node, the
+    three phases pipelined. Bandwidth terms only.
 
-        T = max(2(g-1)/g * M / B_intra, 2(k-1)/k * M / B_inter_node),   g = gpus_per_node, k = nodes
-
-    B_intra in bytes/s per GPU per direction (NVLink); B_inter_node in bytes/s per direction
-    summed over the node's links (e.g. 4 NDR ports = 200e9). One node has no inter-node term.
-    Adding the two terms instead (no overlap) bounds the time from above; measured AllReduces
-    across DGX H100 nodes lie between the two (nccl-tests#309).
+    Derive: inside a node it is the ring of intra_node_allreduce_time over NVLink (intra_bandwidth,
+    per GPU per direction). Across nodes, a node's GPUs together hold the whole gradient in
+    shards; a ring over the k nodes moves them through the node's links (inter_bandwidth_per_node,
+    summed over its links). The message goes in chunks, so NVLink and the NICs work at once and the
+    slower of the two sets the time. One node has no inter-node term (the source lab charged one
+    anyway). Adding the two terms instead (no overlap) bounds the time from above; measured
+    AllReduces across DGX H100 nodes lie between the two (nccl-tests#309).
     """
     check_nonneg("message_bytes", message_bytes)
     gpus_per_node = check_count("gpus_per_node", gpus_per_node)
@@ -95,8 +99,8 @@ def hierarchical_allreduce_time(message_bytes: float, gpus_per_node: int, nodes:
 def comm_overhead_ratio(comm_s: float, compute_s: float) -> float:
     """Communication time per unit of compute time: comm_s / compute_s (dimensionless).
 
-    Above 1 the GPUs wait on the network longer than they compute (the lab's danger state);
-    with nothing overlapped the step takes compute_s * (1 + ratio).
+    A definition. Above 1 the GPUs wait on the network longer than they compute (the lab's danger
+    state).
     """
     check_nonneg("comm_s", comm_s)
     check_positive("compute_s", compute_s)
@@ -106,8 +110,8 @@ def comm_overhead_ratio(comm_s: float, compute_s: float) -> float:
 def speedup(t_1: float, t_n: float) -> float:
     """How many times faster the same work gets done: t_1 / t_n (both in seconds).
 
-    For throughput over n nodes, t_1 is the time one node needs for the work n nodes do in
-    one step (n one-node steps) and t_n is the n-node step time.
+    A definition. For throughput over n nodes, t_1 is the time one node needs for the work n nodes
+    do in one step (n one-node steps) and t_n is the n-node step time.
     """
     check_positive("t_1", t_1)
     check_positive("t_n", t_n)
@@ -117,8 +121,8 @@ def speedup(t_1: float, t_n: float) -> float:
 def scaling_efficiency(speedup: float, n: int) -> float:
     """Share of ideal linear scaling achieved: speedup / n (the same function as Lab 01's).
 
-    1.0 is perfect scaling on n workers (nodes or GPUs); it is not capped at 1 (superlinear
-    cases exist), but the interconnect wall keeps it well below.
+    A definition. 1.0 is perfect scaling on n workers (nodes or GPUs); it is not capped at 1
+    (superlinear cases exist), but the interconnect wall keeps it well below.
     """
     check_positive("speedup", speedup)
     n = check_count("n", n)
@@ -129,14 +133,14 @@ def min_ib_links(message_bytes: float, gpus_per_node: int, nodes: int, intra_ban
                  link_bandwidth: float, compute_s: float, max_overhead_ratio: float = 1.0,
                  max_links: int = 8) -> int:
     """Design challenge: the fewest InfiniBand links per node, k in 1..max_links, for which the
-    hierarchical AllReduce of message_bytes (inter-node bandwidth k * link_bandwidth) keeps
-    comm_overhead_ratio(comm, compute_s) <= max_overhead_ratio, i.e. out of the danger state.
+    hierarchical AllReduce of message_bytes, with k links of link_bandwidth per node, keeps
+    comm_overhead_ratio out of the danger state (at most max_overhead_ratio).
 
-    Returns 0 when no k up to max_links suffices (for instance when the intra-node term alone
-    already exceeds max_overhead_ratio * compute_s). One node has no inter-node traffic, so it
-    needs 1 link if the intra-node term fits and 0 (impossible) otherwise.
-    Bandwidths in bytes/s per direction, compute_s in s; max_links defaults to the DGX H100's
-    8 compute-fabric NICs.
+    Derive: try k = 1, 2, ... with your hierarchical_allreduce_time and comm_overhead_ratio; stop at
+    the first that fits. Returns 0 when no k up to max_links suffices (for instance when the
+    intra-node term alone is already over the limit). One node has no inter-node traffic, so it
+    needs 1 link if the intra-node term fits and 0 (impossible) otherwise. Bandwidths in bytes/s per
+    direction, compute_s in s; max_links defaults to the DGX H100's 8 compute-fabric NICs.
     """
     check_nonneg("message_bytes", message_bytes)
     gpus_per_node = check_count("gpus_per_node", gpus_per_node)

@@ -37,11 +37,12 @@ def data_parallel_step_time(params: float, tokens_per_step: float, n_gpus: int, 
                             bytes_per_grad: float = 2) -> float:
     """Seconds for one data-parallel training step with a fixed global batch, no overlap.
 
-    compute: 6 * params * tokens_per_step / (n_gpus * peak_flops * mfu)   (Kaplan et al. 2020)
-    comm:    ring AllReduce of params * bytes_per_grad bytes over n_gpus ranks:
-             2(n-1) * alpha_s + 2(n-1)/n * params * bytes_per_grad / bandwidth   (Thakur et al. 2005)
-    tokens_per_step is the global batch in tokens (not samples); peak_flops is the dense peak
-    in FLOP/s; bandwidth in bytes/s per direction; alpha_s in s. One GPU has no AllReduce.
+    Derive: the batch's training FLOP (6 per parameter per token) split over n_gpus GPUs at mfu of
+    the dense peak, then a ring AllReduce of the whole gradient (one value of bytes_per_grad per
+    parameter) over n_gpus ranks, after the compute (nothing overlaps). tokens_per_step is the
+    global batch in tokens (not samples); peak_flops is the dense peak in FLOP/s (the source lab's
+    sparse figure is twice too high); bandwidth in bytes/s per direction; alpha_s in s. One GPU has
+    no AllReduce.
     """
     check_nonneg("params", params)
     check_nonneg("tokens_per_step", tokens_per_step)
@@ -56,9 +57,10 @@ def data_parallel_step_time(params: float, tokens_per_step: float, n_gpus: int, 
 
 def effective_mfu(base_mfu: float, compute_s: float, comm_s: float) -> float:
     """Model-FLOP utilisation of a step that also waits comm_s seconds for communication:
-
     base_mfu * compute_s / (compute_s + comm_s)   (no overlap; base_mfu is the MFU while computing).
-    When comm_s == compute_s the MFU halves. compute_s and comm_s must not both be 0.
+
+    A definition: useful FLOP over the peak FLOP of the whole step. When comm_s == compute_s the MFU
+    halves. compute_s and comm_s must not both be 0.
     """
     check_fraction("base_mfu", base_mfu)
     check_nonneg("compute_s", compute_s)
@@ -72,10 +74,11 @@ def model_state_bytes_per_gpu(params: float, dp: int = 1, zero_stage: int = 0, t
                               pp: int = 1) -> float:
     """Bytes of model states (weights, gradients, Adam states) per GPU, mixed precision.
 
-    Each GPU holds the TP x PP shard psi = params / (tp * pp); 16 bytes/param = fp16 weights (2)
-    + fp16 gradients (2) + fp32 master weights, momentum, variance (12). ZeRO shards across dp:
-    stage 0: 16 psi;  1: 4 psi + 12 psi/dp;  2: 2 psi + 14 psi/dp;  3: 16 psi/dp
-    (Rajbhandari et al., ZeRO, SC'20, sec. 5; 7.5e9 params, dp = 64: 120 / 31.4 / 16.6 / 1.9 GB).
+    Derive: tensor and pipeline parallelism give each GPU its tp x pp shard of the parameters. Per
+    parameter mixed-precision Adam keeps fp16 weights (2 bytes), fp16 gradients (2) and fp32 master
+    weights, momentum and variance (12). ZeRO stage 1 shards the optimizer states across the dp
+    replicas, stage 2 the gradients too, stage 3 the weights too. Check: 7.5e9 params, dp = 64,
+    tp = pp = 1 give 120 / 31.4 / 16.6 / 1.9 GB for stages 0-3.
     """
     check_nonneg("params", params)
     check_count("dp", dp)
@@ -91,7 +94,8 @@ def activation_bytes_per_layer(seq_len: int, micro_batch: int, hidden: int, head
     16-bit, tensor parallel over tp GPUs, no sequence parallelism, no recomputation:
 
     s * b * h * (10 + 24/tp + 5 * a * s / (h * tp))   (Korthikanti et al. 2022, eq. 2 and sec. 4.1;
-    s = 2048, b = 1, h = 12288, a = 96, tp = 1 gives 2.869e9 bytes).
+    s = seq_len, b = micro_batch, h = hidden, a = heads; s = 2048, b = 1, h = 12288, a = 96, tp = 1
+    gives 2.869e9 bytes). A published count of every tensor a layer keeps: the one formula given.
     """
     check_count("seq_len", seq_len)
     check_count("micro_batch", micro_batch)
@@ -103,10 +107,13 @@ def activation_bytes_per_layer(seq_len: int, micro_batch: int, hidden: int, head
 
 def pipeline_bubble_fraction(p: int, m: int, v: int = 1) -> float:
     """Share of a pipeline step the GPUs sit idle (GPipe and 1F1B alike), p stages, m microbatches
-    per step, v interleaved model chunks per GPU:
+    per step, v interleaved model chunks per GPU.
 
-    (p - 1) / (v * m + p - 1)   (Narayanan et al., SC'21, sec. 2.2: bubble / ideal = (p-1)/(v m);
-    p = 8, m = 32: 0.17949 of the step, 0.21875 of the ideal). Zero for p = 1.
+    Derive: draw the schedule: the first microbatch needs p-1 stage-times to reach the last stage,
+    and the last one leaves the first stage p-1 stage-times before the end, while the useful work
+    is m microbatches per stage; v chunks per GPU make each stage-time v times shorter. This is the
+    share of the step; the paper's bubble-over-ideal ratio is a different number (check: p = 8,
+    m = 32: 0.17949 of the step, 0.21875 of the ideal). Zero for p = 1.
     """
     check_count("p", p)
     check_count("m", m)
@@ -115,15 +122,17 @@ def pipeline_bubble_fraction(p: int, m: int, v: int = 1) -> float:
 
 
 def tp_crosses_node(tp: int, gpus_per_node: int) -> bool:
-    """True when a tensor-parallel group of tp GPUs cannot fit inside one node (tp > gpus_per_node),
-    so its per-layer AllReduces leave NVLink for InfiniBand."""
+    """True when a tensor-parallel group of tp GPUs cannot fit inside one node (more GPUs than
+    gpus_per_node), so its per-layer AllReduces leave NVLink for InfiniBand.
+    """
     check_count("tp", tp)
     check_count("gpus_per_node", gpus_per_node)
     raise NotImplementedError()
 
 
 def fits_in_memory(bytes_needed: float, capacity_bytes: float) -> bool:
-    """True when bytes_needed <= capacity_bytes (exactly full still fits); False is out of memory."""
+    """True when bytes_needed fits in capacity_bytes (exactly full still fits); False is out of memory.
+    """
     check_nonneg("bytes_needed", bytes_needed)
     check_nonneg("capacity_bytes", capacity_bytes)
     raise NotImplementedError()
@@ -132,13 +141,13 @@ def fits_in_memory(bytes_needed: float, capacity_bytes: float) -> bool:
 def peak_memory_bytes_per_gpu(params: float, layers: int, seq_len: int, micro_batch: int, hidden: int,
                               heads: int, tp: int = 1, pp: int = 1, dp: int = 1, microbatches: int = 1,
                               zero_stage: int = 0) -> float:
-    """Peak bytes on the busiest GPU (the first pipeline stage) of a TP x PP x DP layout, 1F1B:
+    """Peak bytes on the busiest GPU (the first pipeline stage) of a TP x PP x DP layout, 1F1B.
 
-    model_state_bytes_per_gpu(params, dp, zero_stage, tp, pp)
-      + activation_bytes_per_layer(seq_len, micro_batch, hidden, heads, tp)
-        * ceil(layers / pp) * min(microbatches, pp)
-    With 1F1B the first stage holds the activations of up to pp microbatches in flight, each for
-    its ceil(layers/pp) layers (Korthikanti et al. 2022, sec. 4.2.3; Narayanan et al. 2021, sec. 2.2).
+    Derive: the model states of the GPU's shard, plus the activations it keeps: with 1F1B the first
+    stage holds up to pp microbatches in flight (fewer if there are fewer microbatches), each for
+    every layer of its stage, and a stage has the layers split pp ways, rounded up (Korthikanti et
+    al. 2022, sec. 4.2.3; Narayanan et al. 2021, sec. 2.2). The source lab's keyed layout ignored
+    the activations and is out of memory.
     """
     check_nonneg("params", params)
     check_count("layers", layers)
@@ -155,12 +164,13 @@ def best_3d_config(params: float, layers: int, seq_len: int, hidden: int, heads:
                    bubble_ceiling: float, micro_batch: int = 1, zero_stage: int = 0) -> str:
     """The best TP x PP x DP layout of n_gpus GPUs, as "TP=<tp> PP=<pp> DP=<dp>", or "none".
 
-    Candidates: tp * pp * dp == n_gpus, tp divides heads, pp divides layers, and each DP replica
-    gets a whole number of microbatches, m = global_batch / (dp * micro_batch) (global_batch in
-    sequences). Feasible: TP stays inside a node (not tp_crosses_node), the peak memory
-    (peak_memory_bytes_per_gpu with m microbatches) fits in capacity_bytes, and the bubble
-    pipeline_bubble_fraction(pp, m) <= bubble_ceiling. Best: the smallest bubble; equal bubbles
-    (compared exactly) go to the smaller tp, then the smaller pp (less model-parallel traffic).
+    Derive: candidates are the tp, pp and dp that multiply to n_gpus, with tp dividing heads, pp
+    dividing layers, and the global batch (in sequences) splitting into a whole number m of
+    microbatches of micro_batch per DP replica. Feasible: TP stays inside a node (not
+    tp_crosses_node), the peak memory (peak_memory_bytes_per_gpu with m microbatches) fits in
+    capacity_bytes, and pipeline_bubble_fraction(pp, m) is at most bubble_ceiling. Best: the
+    smallest bubble; equal bubbles (compared exactly) go to the smaller tp, then the smaller pp
+    (less model-parallel traffic).
     """
     check_nonneg("params", params)
     for name, value in (("layers", layers), ("seq_len", seq_len), ("hidden", hidden),

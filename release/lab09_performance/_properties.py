@@ -47,7 +47,7 @@ profiles = st.lists(st.integers(1, 1000), min_size=2, max_size=6, unique=True).m
 
 
 def profile_and_factors(factor):
-    """A profile and a speedup drawn from `factor` for some of its parts (also the hidden domain)."""
+    """A profile and a speedup drawn from `factor` for some of its parts."""
     @st.composite
     def draw_plan(draw):
         profile = draw(profiles)
@@ -58,7 +58,7 @@ def profile_and_factors(factor):
 
 def fixes(lowest_factor):
     """A profile, fixes of some of its parts at least `lowest_factor` times faster, their costs and a
-    budget (also the hidden domain)."""
+    budget."""
     @st.composite
     def draw_fixes(draw):
         profile = draw(profiles)

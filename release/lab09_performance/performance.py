@@ -53,7 +53,8 @@ def _check_named_numbers(label: str, values, profile, check) -> None:
 def amdahl_speedup(fraction: float, factor: float) -> float:
     """End-to-end speedup when a part taking `fraction` of the time gets `factor` times faster.
 
-    S = 1 / ((1 - f) + f / k)  (Amdahl 1967; Hennessy & Patterson sec. 1.9). Dimensionless.
+    Derive: take the old time as 1; the rest of the step is untouched, the part shrinks by its factor;
+    the speedup is old time over new time. Dimensionless; fraction in [0, 1], factor >= 1.
     """
     check_fraction("fraction", fraction)
     check_positive("factor", factor)
@@ -61,17 +62,22 @@ def amdahl_speedup(fraction: float, factor: float) -> float:
 
 
 def amdahl_limit(fraction: float) -> float:
-    """Ceiling of the end-to-end speedup when the part taking `fraction` of the time gets
-    infinitely fast: 1 / (1 - f); `math.inf` at f = 1. Dimensionless (Amdahl 1967)."""
+    """Ceiling of the end-to-end speedup when the part taking `fraction` of the time gets infinitely
+    fast (Amdahl 1967).
+
+    Derive: let the factor of amdahl_speedup grow without bound: only the untouched rest of the step
+    is left. Dimensionless.
+    """
     check_fraction("fraction", fraction)
     raise NotImplementedError()
 
 
 def step_time_reduction(fraction: float, factor: float) -> float:
-    """Share of the step time saved when a part taking `fraction` of it gets `factor` times
-    faster: f * (1 - 1/k), a fraction (0.25 = the step takes 25 % less time).
+    """Share of the step time saved when a part taking `fraction` of it gets `factor` times faster, a
+    fraction (0.25 = the step takes 25 % less time).
 
-    It equals 1 - 1/S for the Amdahl speedup S; the throughput gain S - 1 is larger.
+    Derive: the saving is what the part loses; the rest does not change. It is not the throughput
+    gain (speedup minus 1), which is larger: the source lab quoted one for the other.
     """
     check_fraction("fraction", fraction)
     check_positive("factor", factor)
@@ -81,9 +87,9 @@ def step_time_reduction(fraction: float, factor: float) -> float:
 def multi_component_speedup(profile: dict[str, float], factors: dict[str, float]) -> float:
     """End-to-end speedup when several parts of a step get faster at once.
 
-    profile: name -> share of the step time (summing to 1); factors: name -> speedup of that part
-    (a part missing from factors is unchanged, k = 1). S = 1 / sum_i(f_i / k_i), the multi-part
-    form of Amdahl's law (Hennessy & Patterson sec. 1.9). Dimensionless.
+    Derive: profile: name -> share of the step time (summing to 1); factors: name -> speedup of that
+    part (a part missing from factors is unchanged). Each part's new time is its share over its
+    factor; the speedup is old time (1) over their sum. Dimensionless.
     """
     _check_profile(profile)
     _check_named_numbers("factors", factors, profile, check_positive)
@@ -92,23 +98,32 @@ def multi_component_speedup(profile: dict[str, float], factors: dict[str, float]
 
 def hotspot(profile: dict[str, float]) -> str:
     """Name of the part with the largest share of the step time (profile: name -> share summing
-    to 1); on a tie, the first such name in the profile's order. What a profiler shows first."""
+    to 1); on a tie, the first such name in the profile's order. What a profiler shows first.
+    """
     _check_profile(profile)
     raise NotImplementedError()
 
 
 def gustafson_speedup(n: int, serial_fraction: float) -> float:
-    """Scaled speedup on n processors when the work grows with n and the serial part does not:
-    S = n - s (n - 1), s = share of the *parallel run's* time that is serial (Gustafson 1988)."""
+    """Scaled speedup on n processors when the work grows with n and the serial part does not
+    (Gustafson 1988).
+
+    Derive: serial_fraction is the share of the *parallel run's* time that is serial (not of one
+    processor's, as in Amdahl). Ask how long one processor would need for the parallel run's work:
+    the serial part once, the parallel part n times over; divide by the parallel run's time.
+    """
     check_count("n", n)
     check_fraction("serial_fraction", serial_fraction)
     raise NotImplementedError()
 
 
 def roofline_flops(intensity: float, peak_flops: float, bandwidth: float) -> float:
-    """Attainable FLOP/s of a kernel with arithmetic intensity `intensity` (FLOP per byte of
-    memory traffic) on a machine with `peak_flops` (FLOP/s) and memory `bandwidth` (bytes/s):
-    min(peak, I * B)  (Williams, Waterman & Patterson 2009)."""
+    """Attainable FLOP/s of a kernel with arithmetic intensity `intensity` (FLOP per byte of memory
+    traffic) on a machine with `peak_flops` (FLOP/s) and memory `bandwidth` (bytes/s):
+    min(peak, I * B)  (Williams, Waterman & Patterson 2009).
+
+    The roofline model itself: memory traffic caps the FLOP/s below the compute peak.
+    """
     check_nonneg("intensity", intensity)
     check_positive("peak_flops", peak_flops)
     check_positive("bandwidth", bandwidth)
@@ -117,7 +132,8 @@ def roofline_flops(intensity: float, peak_flops: float, bandwidth: float) -> flo
 
 def ridge_point(peak_flops: float, bandwidth: float) -> float:
     """Arithmetic intensity in FLOP/byte where the roofline turns from memory- to compute-bound:
-    peak_flops / bandwidth (Williams et al. 2009). H100 SXM dense BF16: 989e12 / 3.35e12 ~ 295."""
+    peak_flops / bandwidth (Williams et al. 2009). H100 SXM dense BF16: 989e12 / 3.35e12 ~ 295.
+    """
     check_positive("peak_flops", peak_flops)
     check_positive("bandwidth", bandwidth)
     raise NotImplementedError()
@@ -126,8 +142,9 @@ def ridge_point(peak_flops: float, bandwidth: float) -> float:
 def mfu(tokens_per_s: float, flops_per_token: float, n_gpus: int, peak_flops: float) -> float:
     """Model-FLOP utilisation, a fraction: tokens/s * FLOP/token / (n_gpus * peak_flops).
 
-    flops_per_token counts the model's training FLOP (6 N for a dense transformer, plus attention)
-    and peak_flops is one GPU's dense peak in FLOP/s (Chowdhery et al. 2022, PaLM, App. B).
+    The definition (Chowdhery et al. 2022, PaLM, App. B): flops_per_token counts the model's training
+    FLOP (6 N for a dense transformer, plus attention) and peak_flops is one GPU's dense peak in
+    FLOP/s (not the sparse figure).
     """
     check_nonneg("tokens_per_s", tokens_per_s)
     check_nonneg("flops_per_token", flops_per_token)
@@ -138,9 +155,10 @@ def mfu(tokens_per_s: float, flops_per_token: float, n_gpus: int, peak_flops: fl
 
 def mfu_gain(base_mfu: float, fraction: float, factor: float) -> float:
     """MFU gained (a fraction: 0.028 = +2.8 points) when a part taking `fraction` of the step time
-    gets `factor` times faster: base_mfu * (S - 1), S the Amdahl speedup.
+    gets `factor` times faster.
 
-    The FLOP per step do not change, so MFU scales as 1 / step time, i.e. by S.
+    Derive: the FLOP per step do not change, so MFU rises as the step time falls: by the Amdahl
+    speedup of the fix. The gain is the new MFU less base_mfu, in fraction points (not percent).
     """
     check_fraction("base_mfu", base_mfu, open_low=True)
     check_fraction("fraction", fraction)
@@ -152,12 +170,12 @@ def best_fix(profile: dict[str, float], factors: dict[str, float], cost_weeks: d
              budget_weeks: float) -> str:
     """The single fix with the most MFU gain per engineer-week among those within the budget.
 
-    profile: part -> share of the step time (summing to 1). Each fix is named after the part it
-    speeds up: factors: part -> speedup the fix gives that part; cost_weeks: part -> engineer-weeks
-    the fix costs (> 0, same names as factors). A fix is affordable when its cost <= budget_weeks.
-    The MFU gain of a fix is base_mfu * (S - 1) (see mfu_gain), so ranking by gain per week does not
-    depend on base_mfu: rank by (S - 1) / cost. Returns the fix's name, the first in `factors`'
-    order on a tie, or "none" when no affordable fix gains anything.
+    Derive: profile: part -> share of the step time (summing to 1). Each fix is named after the part
+    it speeds up: factors: part -> speedup the fix gives that part; cost_weeks: part -> engineer-weeks
+    the fix costs (> 0, same names as factors). A fix is affordable when its cost is within
+    budget_weeks. Rank the affordable fixes by their MFU gain (mfu_gain) per week of cost: base_mfu
+    scales every gain alike, so it cannot change the ranking. Returns the fix's name, the first in
+    `factors`' order on a tie, or "none" when no affordable fix gains anything.
     """
     _check_profile(profile)
     _check_named_numbers("factors", factors, profile, check_positive)
@@ -170,8 +188,11 @@ def best_fix(profile: dict[str, float], factors: dict[str, float], cost_weeks: d
 
 def budget_left_weeks(cost_weeks: dict[str, float], budget_weeks: float) -> float:
     """Engineer-weeks left after a plan doing every fix in cost_weeks (fix -> engineer-weeks):
-    budget_weeks - sum(costs). Below 0 the plan is over budget, the lab's failure state; a plan
-    at exactly the budget leaves 0 and fits."""
+    budget_weeks - sum(costs).
+
+    A definition. Below 0 the plan is over budget, the lab's failure state; a plan at exactly the
+    budget leaves 0 and fits.
+    """
     if not isinstance(cost_weeks, dict):
         raise ValueError(f"cost_weeks must be a dict name -> weeks, got {cost_weeks!r}")
     for name, weeks in cost_weeks.items():

@@ -27,8 +27,9 @@ def cluster_mtbf_s(gpu_mtbf_s: float, n_gpus: int) -> float:
     """Mean seconds between failures of one synchronous job on n_gpus GPUs, each GPU failing at random
     with a mean of gpu_mtbf_s seconds between failures.
 
-    Any one GPU's failure stops the whole job, and failures are independent, so the GPUs' failure
-    rates add up (a series system of exponential lifetimes): more GPUs, shorter waits.
+    Derive: any one GPU's failure stops the whole job, and failures are independent, so what adds up
+    across the GPUs is how often each fails (a rate, failures per second), not the waits between
+    failures: more GPUs, shorter waits. One GPU: its own MTBF.
     """
     check_positive("gpu_mtbf_s", gpu_mtbf_s)
     n_gpus = check_count("n_gpus", n_gpus)
@@ -38,6 +39,9 @@ def cluster_mtbf_s(gpu_mtbf_s: float, n_gpus: int) -> float:
 def expected_failures(duration_s: float, mtbf_s: float) -> float:
     """How many failures a run of duration_s seconds expects, failures arriving at random with a mean
     of mtbf_s seconds between them (the mean of a Poisson count). Not rounded: 0.5 is one run in two.
+
+    Derive: failures arrive at a steady rate, one per mtbf_s seconds on average; count how many such
+    waits fit in the run. Both times in seconds; a run of zero seconds expects none.
     """
     check_nonneg("duration_s", duration_s)
     check_positive("mtbf_s", mtbf_s)
@@ -45,10 +49,12 @@ def expected_failures(duration_s: float, mtbf_s: float) -> float:
 
 
 def checkpoint_bytes(params: float, weight_bytes: float = 2.0, optimizer_bytes: float = 12.0) -> float:
-    """Bytes of one checkpoint of a model of `params` parameters trained with mixed-precision Adam: what
-    a restart needs of every parameter, its 16-bit weight (weight_bytes) and its optimizer state
-    (optimizer_bytes: an FP32 master copy, momentum and variance, 4 + 4 + 4). The gradients are not
-    saved: the next step computes them afresh (ZeRO, sec. 3.1).
+    """Bytes of one checkpoint of a model of `params` parameters trained with mixed-precision Adam.
+
+    Derive: what a restart needs of every parameter: its 16-bit weight (weight_bytes) and its
+    optimizer state (optimizer_bytes: an FP32 master copy, momentum and variance, 4 bytes each). The
+    gradients are not saved: the next step computes them afresh. The source lab's 2 TB for 175B
+    parameters counts the weights only.
     """
     check_nonneg("params", params)
     check_nonneg("weight_bytes", weight_bytes)
@@ -60,8 +66,9 @@ def checkpoint_write_time_s(checkpoint_bytes: float, storage_bandwidth: float, n
                             node_bandwidth: float) -> float:
     """Seconds to write one checkpoint to shared storage, every node writing its own shard at once.
 
-    storage_bandwidth is what the file system absorbs from all writers together (bytes/s),
-    node_bandwidth what one node can send to it (bytes/s): the slower of the two limits sets the pace.
+    Derive: storage_bandwidth is what the file system absorbs from all writers together (bytes/s),
+    node_bandwidth what one node can send to it (bytes/s); all nodes write at once, so their links
+    add up, and the slower of the two limits sets the pace of the whole write.
     """
     check_nonneg("checkpoint_bytes", checkpoint_bytes)
     check_positive("storage_bandwidth", storage_bandwidth)
@@ -71,9 +78,11 @@ def checkpoint_write_time_s(checkpoint_bytes: float, storage_bandwidth: float, n
 
 
 def snapshot_stall_s(checkpoint_bytes: float, n_gpus: int, copy_bandwidth: float) -> float:
-    """Seconds training stalls for an asynchronous checkpoint: every GPU copies its own shard of the
-    checkpoint into host memory at copy_bandwidth (bytes/s, its PCIe link), all GPUs at once; the
-    write to storage then runs in the background while training goes on (CheckFreq's snapshot).
+    """Seconds training stalls for an asynchronous checkpoint (CheckFreq's snapshot, Mohan et al. 2021).
+
+    Derive: every GPU copies its own shard of the checkpoint into host memory at copy_bandwidth
+    (bytes/s, its PCIe link), all GPUs at once; the write to storage then runs in the background
+    while training goes on, so only the copy stalls it. How big is one GPU's shard?
     """
     check_nonneg("checkpoint_bytes", checkpoint_bytes)
     n_gpus = check_count("n_gpus", n_gpus)
@@ -83,10 +92,12 @@ def snapshot_stall_s(checkpoint_bytes: float, n_gpus: int, copy_bandwidth: float
 
 def young_daly_interval_s(checkpoint_s: float, mtbf_s: float) -> float:
     """The checkpoint interval (seconds of compute between checkpoints) that loses the least time to
-    first order: checkpointing more often stalls more (checkpoint_s per interval), less often redoes
-    more work after a failure (half an interval on average, once per mtbf_s). Balance the two and
-    minimise their sum (Young 1974; the first-order model of Daly 2006). Valid while checkpoint_s is
-    well below mtbf_s.
+    first order (Young 1974; the first-order model of Daly 2006).
+
+    Derive: checkpointing more often stalls more (checkpoint_s per interval), less often redoes more
+    work after a failure (half an interval on average, once per mtbf_s). Write the share of time lost
+    to each as a function of the interval and minimise their sum. Valid while checkpoint_s is well
+    below mtbf_s; zero when a checkpoint costs nothing.
     """
     check_nonneg("checkpoint_s", checkpoint_s)
     check_positive("mtbf_s", mtbf_s)
@@ -104,10 +115,12 @@ def daly_interval_s(checkpoint_s: float, mtbf_s: float) -> float:
 
 
 def waste_fraction(interval_s: float, checkpoint_s: float, mtbf_s: float, restart_s: float = 0.0) -> float:
-    """The share of the run lost to fault tolerance, to first order (Young 1974): the stalls of the
-    checkpoints themselves (one per interval), plus, once per mtbf_s, the work redone after a failure
-    (half an interval on average) and the restart. Valid while all three times are well below mtbf_s;
-    above 1 it only says the job would never finish.
+    """The share of the run lost to fault tolerance, to first order (Young 1974).
+
+    Derive: the stalls of the checkpoints themselves (one per interval), plus, once per mtbf_s, the
+    work redone after a failure (half an interval on average) and the restart; each a share of the
+    time. Valid while all three times are well below mtbf_s; above 1 it only says the job would
+    never finish.
     """
     check_positive("interval_s", interval_s)
     check_nonneg("checkpoint_s", checkpoint_s)
@@ -117,9 +130,14 @@ def waste_fraction(interval_s: float, checkpoint_s: float, mtbf_s: float, restar
 
 
 def goodput(interval_s: float, checkpoint_s: float, mtbf_s: float, restart_s: float = 0.0) -> float:
-    """The share of wall-clock time that advances training under exponential failures: each interval
-    of compute plus its checkpoint succeeds only if no failure strikes during it, a failure costs the
-    restart and the interval is retried (Daly 2006): compute / expected wall-clock time, in (0, 1].
+    """The share of wall-clock time that advances training under exponential failures, in (0, 1]: Daly's
+    model (2006), stated, not derived here (failures may strike during a restart too):
+    G = (interval_s / mtbf_s) * exp(-restart_s / mtbf_s) / (exp((interval_s + checkpoint_s) / mtbf_s) - 1).
+
+    Derive: each interval of compute plus its checkpoint succeeds only if no failure strikes during
+    it; a failure costs the restart and the interval is retried; goodput is the interval's compute
+    over the expected wall-clock time. Far past the MTBF it is tiny but not zero: work with
+    logarithms so it does not underflow.
     """
     check_positive("interval_s", interval_s)
     check_nonneg("checkpoint_s", checkpoint_s)
@@ -130,8 +148,11 @@ def goodput(interval_s: float, checkpoint_s: float, mtbf_s: float, restart_s: fl
 
 def min_storage_bandwidth(checkpoint_bytes: float, mtbf_s: float, max_overhead: float) -> float:
     """The least storage write bandwidth (bytes/s) for synchronous checkpoints taken at Young's interval
-    to stall training for at most max_overhead of the time: at that interval the stall share is
-    sqrt(C / 2M), so it caps the write time C, and the bandwidth is the bytes over that time.
+    to stall training for at most max_overhead of the time.
+
+    Derive: at Young's interval, what share of the time do the checkpoint stalls take, as a function
+    of the write time C and the MTBF? Capping that share caps C; the bandwidth is the checkpoint's
+    bytes over the longest C allowed.
     """
     check_nonneg("checkpoint_bytes", checkpoint_bytes)
     check_positive("mtbf_s", mtbf_s)

@@ -186,6 +186,8 @@ def saved_problems(path: Path) -> tuple[list[str], list[int]]:
                 problems.append(f"cell {index}: stderr: {out.text[:300]}")
             elif "scalelabs-instrument-problem" in str(out.get("data", {}).get("text/html", "")):
                 problems.append(f"cell {index}: instrument problem: {out.data.get('text/plain', '')[:300]}")
+            elif "scalelabs-reveal-problem" in str(out.get("data", {}).get("text/html", "")):
+                problems.append(f"cell {index}: reveal problem: {out.data.get('text/plain', '')[:300]}")
     return problems, unrun
 
 
@@ -255,7 +257,8 @@ class NotebookPage:
     def error_outputs(self) -> list[str]:
         """Text of every error/stderr output, widget error and instrument problem on the page."""
         selectors = ['.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]',
-                     ".scalelabs-instrument-problem", ".jupyter-widgets-error-widget", ".jp-RenderedJavaScript"]
+                     ".scalelabs-instrument-problem", ".scalelabs-reveal-problem", ".jupyter-widgets-error-widget",
+                     ".jp-RenderedJavaScript"]
         found = []
         for selector in selectors:
             loc = self.page.locator(selector)

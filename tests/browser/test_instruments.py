@@ -249,7 +249,7 @@ def test_headless_run_over_the_stub_names_the_functions_to_implement(tmp_path):
 
 
 def test_public_checks_of_a_released_folder_need_no_ipywidgets(solved, no_ipywidgets):
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist"], cwd=solved, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist"], cwd=solved, capture_output=True,
                           text=True, env={"PATH": str(Path(sys.executable).parent), **no_ipywidgets})
     assert done.returncode == 0 and " passed" in done.stdout, done.stdout + done.stderr
 

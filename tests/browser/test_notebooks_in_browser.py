@@ -3,12 +3,17 @@ released folder whose module is the reference solution (and the computed answers
 output anywhere, a screenshot per notebook under the test's tmp folder; every instrument rendered as
 widgets, one control moved per instrument and its readout seen to change. The instrument demo (a test
 notebook on Lab 06, never released) has every control moved, in JupyterLab and in Jupyter Notebook 7.
+The student's first screen of every lab (the title, not code), a prediction of every lab answered
+before the functions are written (no key, no traceback, Run All completes, the grade cells stay
+hidden), and Lab 06 as a student meets it: the reveal once they are written (one card per option, the recorded answer
+marked), and a notebook whose outputs were cleared graded as unrecorded.
 
 Skips only where chromium cannot start (SCALELABS_CHROMIUM names another executable); with CI=true
 that is a failure (tests/browser/test_browser_availability.py).
 """
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -20,7 +25,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 import demo_notebook  # noqa: E402
 import jupyter_browser as jb  # noqa: E402
 
+from autograder.classroom import samples  # noqa: E402
 from autograder.classroom.samples import reference_submission  # noqa: E402
+from autograder.engine.questions import UNRECORDED, grade_question  # noqa: E402
+from autograder.engine.submission import RECORD_FILE  # noqa: E402
 from labs import all_assignments, load  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -53,6 +61,14 @@ def course(tmp_path_factory):
     stub = root / "stub06"
     shutil.copytree(REPO / "release" / "lab06_collectives", stub)
     demo_notebook.write(stub)
+    lab06 = load("lab06_collectives")
+    written = reference_submission(lab06, root / "written06", REPO / "release" / "lab06_collectives", recorded=False)
+    samples.write_answers(lab06, written / "lab06_collectives.ipynb",
+                          {q.id: "@wrong" for q in lab06.questions if q.kind == "prediction"})
+    for lab in LABS:   # the untouched stub, every prediction answered
+        a = load(lab)
+        folder = shutil.copytree(REPO / "release" / lab, root / f"answered-{lab}")
+        samples.write_answers(a, folder / f"{lab}.ipynb", {q.id: "@wrong" for q in a.questions if q.kind == "prediction"})
     return root
 
 
@@ -145,3 +161,137 @@ def test_instrument_over_a_stub_names_the_function_to_implement_instead_of_a_tra
     # the page check of the other tests sees these as errors (so it would catch an instrument failing)
     assert len([p for p in nb.error_outputs() if "scalelabs-instrument-problem" in p]) == demo_notebook.INSTRUMENTS
     nb.screenshot_notebook(tmp_path / "stub-demo.png")
+
+
+# --- the lab as a student meets it (issue 29) -------------------------------------------------------
+
+def _visible(page, selector: str) -> list:
+    """The elements matching `selector` the page shows (laid out, not under a collapsed heading)."""
+    loc = page.locator(selector)
+    return [loc.nth(i) for i in range(loc.count()) if loc.nth(i).is_visible()]
+
+
+@pytest.mark.parametrize("released", LABS)
+def test_the_first_screen_is_the_labs_title_and_story_not_code(released, course, server, page, tmp_path):
+    nb = jb.NotebookPage(page, server, course / released / f"{released}.ipynb").open()
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(tmp_path / f"{released}-first-screen.png"))
+    title = page.locator(".jp-Cell").first.locator("h1")
+    box = title.bounding_box()
+    assert box is not None and 0 <= box["y"] < VIEWPORT["height"] / 2, f"{released}: title at {box}"
+    first = page.locator(".jp-Cell").first
+    assert "jp-MarkdownCell" in (first.get_attribute("class") or ""), f"{released}: the first cell is not the story"
+    # no code line of the setup or of a grade cell on the first screen (the setup is collapsed)
+    shown = page.locator(".jp-Cell .jp-InputArea-editor:visible .cm-line")
+    on_screen = [shown.nth(i).inner_text() for i in range(shown.count())
+                 if (b := shown.nth(i).bounding_box()) and b["y"] < VIEWPORT["height"]]
+    assert not any(line.startswith(("import ", "from ", "def ")) for line in on_screen), on_screen
+    assert not nb.error_outputs()
+
+
+MATHS_SENTINEL = "Sentinel maths: $x^2$"   # typeset once MathJax has run over the notebook
+
+
+@pytest.mark.parametrize("released", LABS)
+def test_dollar_amounts_in_markdown_render_as_money_not_maths(released, course, server, page, tmp_path):
+    """JupyterLab typesets the text between two `$` of a markdown cell: every dollar amount of every
+    markdown cell shows as "$<digits>" and no markdown cell but a maths sentinel (appended, so we
+    know MathJax ran) holds a MathJax element. Lab 01's Act II story reads "$2.10 per GPU-hour"."""
+    import nbformat
+    released_nb = course / released / f"{released}.ipynb"
+    notebook = released_nb.with_name(f"dollars-{released}.ipynb")
+    nb_file = nbformat.read(released_nb, as_version=4)
+    nb_file.cells.append(nbformat.v4.new_markdown_cell(MATHS_SENTINEL))
+    nbformat.write(nb_file, notebook)
+    jb.NotebookPage(page, server, notebook).open()
+    cells = page.locator(".jp-MarkdownCell .jp-RenderedMarkdown")
+    maths = "mjx-container, .MathJax, .katex"
+    page.wait_for_function("s => [...document.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown')]"
+                           ".some(c => c.innerText.includes('Sentinel') && c.querySelector(s))", arg=maths,
+                           timeout=jb.SERVER_START_S * 1000)
+    page.wait_for_timeout(500)
+    texts = [cells.nth(i).inner_text() for i in range(cells.count())]
+    typeset = [t[:160] for i, t in enumerate(texts) if "Sentinel" not in t and cells.nth(i).locator(maths).count()]
+    assert typeset == [], f"{released}: markdown typeset as maths: {typeset}"
+    sources = [c.source for c in nb_file.cells if c.cell_type == "markdown" and "\\$" in c.source]
+    money = [t for t in texts if re.search(r"\$\d", t)]
+    assert len(money) >= len(sources), f"{released}: {len(sources)} markdown cells hold dollars, {len(money)} show them"
+    if released == "lab01_scale":
+        from labs.lab01_scale.scenario import USD_PER_GPU_HOUR
+        story = page.locator(".jp-MarkdownCell", has_text=f"on-demand cloud at ${USD_PER_GPU_HOUR:.2f} per GPU-hour")
+        assert story.count() == 1, f"Act II does not read ${USD_PER_GPU_HOUR:.2f} per GPU-hour: " \
+                                   f"{[t[:300] for t in texts if 'GPU-hour' in t]}"
+        story.first.screenshot(path=str(tmp_path / "lab01-act2-story.png"))
+        print(f"Act II story screenshot: {tmp_path / 'lab01-act2-story.png'}")
+
+
+@pytest.mark.parametrize("released", LABS)
+def test_a_prediction_answered_before_the_functions_are_written_shows_no_key(released, course, server, page, tmp_path):
+    """The untouched stub, every prediction answered: Run All completes, no error or traceback, no key
+    or explanation, each reveal says which function to implement; the grade cells stay hidden."""
+    notebook = course / f"answered-{released}" / f"{released}.ipynb"
+    nb = jb.NotebookPage(page, server, notebook).open()
+    nb.run_all()
+    nb.screenshot_notebook(tmp_path / f"{released}-answered-with-the-stub.png")
+    problems, unrun = jb.saved_problems(notebook)
+    assert unrun == [] and not [p for p in problems if "instrument problem" not in p and "reveal problem" not in p]
+    assert page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]').count() == 0
+    text = page.locator(".jp-Notebook").inner_text()
+    lab = load(released)
+    assert "best answer" not in text and "Traceback" not in text
+    assert not any(why in text for q in lab.questions for why in q.why.values())
+    stops = page.locator(".scalelabs-reveal-problem")
+    predicted = [q for q in lab.questions if q.kind == "prediction"]
+    assert stops.count() >= len(predicted) and \
+        all(re.search(r"Implement \w+\.\w+ to see this|This reveal needs \w+, which a cell above computes",
+                  stops.nth(i).inner_text()) for i in range(stops.count()))
+    for q in predicted:
+        assert page.locator(".scalelabs-reveal").filter(has_text=f"Your prediction for {q.id}").count() >= 1, q.id
+    print(f"{released}: Run All with the stub ran {len(predicted)} predictions to their records, "
+          f"{stops.count()} reveals name the function to implement, no error output, no key")
+    cells = page.locator(".jp-Notebook .jp-Cell")   # the grade cells, under the collapsed Grades heading
+    assert cells.count() - len(_visible(page, ".jp-Notebook .jp-Cell")) == len(lab.item_ids)
+
+
+def test_the_reveal_after_the_functions_are_written_explains_every_option(course, server, page, tmp_path):
+    """The reference module, the predictions answered wrong: each last reveal shows one card per
+    option, the recorded answer marked as the student's and the key as the best answer."""
+    notebook = course / "written06" / "lab06_collectives.ipynb"
+    nb = jb.NotebookPage(page, server, notebook).open()
+    nb.run_all()
+    assert nb.error_outputs() == [] and jb.saved_problems(notebook) == ([], [])
+    lab = load("lab06_collectives")
+    for q in (q for q in lab.questions if q.kind == "prediction"):
+        wrong = samples.wrong_letter(q.options, q.key)
+        card = page.locator(".scalelabs-reveal").filter(has_text=f"Why each option of {q.id}")
+        assert card.count() == 1, q.id
+        options = card.locator(".scalelabs-option")
+        assert options.count() == len(q.options)
+        mine = card.locator(f'.scalelabs-option[data-letter="{wrong}"]').inner_text()
+        best = card.locator(f'.scalelabs-option[data-letter="{q.key}"]').inner_text()
+        assert "your prediction" in mine and q.why[wrong] in mine and "best answer" in best
+        card.screenshot(path=str(tmp_path / f"{q.id}-cards.png"))
+    nb.screenshot_notebook(tmp_path / "written.png")
+
+
+def test_cleared_outputs_leave_the_predictions_unrecorded(course, server, page, tmp_path):
+    """After the reveals ran (the previous test's notebook, run again here), a student clears every
+    output in JupyterLab, saves and hands in the notebook alone: grading reports each prediction as
+    unrecorded, with no points, never graded from the answer cell."""
+    folder = course / "written06"
+    notebook = folder / "lab06_collectives.ipynb"
+    nb = jb.NotebookPage(page, server, notebook).open()
+    nb.run_all()
+    lab = load("lab06_collectives")
+    predictions = [q for q in lab.questions if q.kind == "prediction"]
+    before = [grade_question(q, folder, lab.id) for q in predictions]
+    assert all(g.score == q.points for g, q in zip(before, predictions)), before
+    nb.menu("Edit", "Clear Outputs of All Cells", "Clear All Outputs")
+    nb.save()
+    handed_in = tmp_path / "handed-in"
+    handed_in.mkdir()
+    shutil.copyfile(notebook, handed_in / notebook.name)
+    graded = [grade_question(q, handed_in, lab.id) for q in predictions]
+    assert all(g.score == 0 and g.feedback.startswith(UNRECORDED) for g in graded), graded
+    (folder / RECORD_FILE).unlink()
+    assert all(grade_question(q, folder, lab.id).score == 0 for q in predictions)

@@ -10,6 +10,7 @@ import release_toy as toy
 
 from autograder.classroom import samples
 from autograder.engine.grade import grade_submission
+from autograder.engine.secret import load_secret   # the course's, which every door grades under
 
 
 @pytest.fixture(scope="session")
@@ -35,5 +36,5 @@ def submissions(course, assignment) -> dict[str, Path]:
 @pytest.fixture(scope="session")
 def engine_scores(submissions, assignment) -> dict[str, dict[str, tuple[float, float]]]:
     """student -> the native engine's item scores (nbgrader student id = engine student id)."""
-    return {student: grade_submission(assignment, folder, student).item_scores()
+    return {student: grade_submission(assignment, folder, student, secret=load_secret()).item_scores()
             for student, folder in submissions.items()}

@@ -27,6 +27,7 @@ from autograder.build import leakscan
 from autograder.classroom import samples
 from autograder.doors import otter as otter_door
 from autograder.engine.grade import grade_submission
+from autograder.engine.secret import load_secret   # the course's, which every door grades under
 from labs import all_assignments
 
 from door_helpers import BIN, REPO, env, run
@@ -101,7 +102,8 @@ def test_nbgrader_gradebook_equals_engine_for_every_sample(lab, lab_course):
         for student in samples.students(lab.id):
             nb = gb.find_submission_notebook(lab.id, lab.id, student)
             book = {g.name: (g.auto_score, g.max_score) for g in nb.grades}
-            engine = grade_submission(lab, lab_course / "submitted" / student / lab.id, student).item_scores()
+            engine = grade_submission(lab, lab_course / "submitted" / student / lab.id, student,
+                                      secret=load_secret()).item_scores()
             assert _close(book, engine), (student, book, engine)
 
 
@@ -109,7 +111,8 @@ def test_otter_run_equals_engine_for_every_sample_it_runs(lab, lab_course, lab_o
     assert OTTER_EVERY_SAMPLE in LABS and sorted(lab_otter) == sorted(otter_students(lab.id))
     for student, results in lab_otter.items():
         otter = {t["name"]: (t["score"], t["max_score"]) for t in results["tests"] if "score" in t}
-        engine = grade_submission(lab, lab_course / "submitted" / student / lab.id, "anonymous").item_scores()
+        engine = grade_submission(lab, lab_course / "submitted" / student / lab.id, "anonymous",
+                                  secret=load_secret()).item_scores()
         assert _close(otter, engine), (student, otter, engine)
 
 

@@ -19,6 +19,7 @@ import pytest
 from autograder.classroom.batch import grade_batch
 from autograder.doors import otter as otter_door
 from autograder.engine.grade import grade_submission
+from autograder.engine.secret import load_secret   # the course's (conftest): grade-batch and the doors grade under it
 
 from door_helpers import BIN, _reference_module, env
 
@@ -79,7 +80,7 @@ def test_an_export_is_graded_under_each_submitters_id_a_group_under_its_smallest
     ids = {p["sid"] or p["email"] for people in users.values() for p in people}
     assert sorted(p.stem for p in (out / "results").glob("*.json")) == sorted(ids)
     for name, people in users.items():
-        expected = grade_submission(assignment, root / name, graded_as[name]).score
+        expected = grade_submission(assignment, root / name, graded_as[name], secret=load_secret()).score
         for p in people:
             data = json.loads((out / "results" / f"{p['sid'] or p['email']}.json").read_text())
             assert data["score"] == expected and data["scalelabs"]["graded_as"] == graded_as[name], (name, p)
@@ -150,7 +151,8 @@ def test_scalelabs_grade_reads_the_id_from_the_export_and_refuses_another(export
     done = subprocess.run([*scalelabs, "grade", DECLARATION, str(root / "submission_12"), "--json"], cwd=tmp_path,
                           env=env(without_rfc3987=True), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
-    expected = grade_submission(assignment, root / "submission_12", graded_as["submission_12"]).score
+    expected = grade_submission(assignment, root / "submission_12", graded_as["submission_12"],
+                                secret=load_secret()).score   # the course's (conftest), as `scalelabs grade` loads it
     assert json.loads(done.stdout)["score"] == expected
     other = subprocess.run([*scalelabs, "grade", DECLARATION, str(root / "submission_12"), "--student", "someone"],
                            cwd=tmp_path, env=env(without_rfc3987=True), capture_output=True, text=True)

@@ -45,6 +45,7 @@ def test_due_date_mode_shows_every_score_at_once_and_the_rest_after_the_due_date
     assert tests[f"{q.id} (in full)"]["visibility"] == "after_due_date"
     assert all("score" not in t for t in results["tests"] if t["name"].endswith("(in full)"))   # no points: the total stays
     assert results["score"] == 1.0
+    assert results["stdout_visibility"] == "hidden"   # otter's printed summary is staff's, whatever the default
     assert f"Score: 1 / {LAB.total_points:g}" in results["output"] and "appear after the due date" in results["output"]
     # nothing withheld rides in a visible test's extra_data
     visible = [t for t in results["tests"] if t["visibility"] == "visible"]
@@ -56,6 +57,7 @@ def test_the_other_modes(mode, detail):
     results = gradescope.results_json(LAB, _result(), FeedbackPolicy(gradescope=mode))
     tests = _by_name(results)
     q = LAB.questions[0]
+    assert results["stdout_visibility"] == "hidden"
     if detail is None:   # everything at once, in the scored tests
         assert f"The best answer is {q.key}." in tests[q.id]["output"] and len(results["tests"]) == len(LAB.item_ids)
     else:                # the rest to staff only
@@ -86,6 +88,7 @@ def test_at_the_limit_the_last_graded_results_stand_with_a_line_saying_so():
     times = ["2026-11-19T10:00:00.000000-08:00", "2026-11-20T10:00:00.000000-08:00"]
     kept = gradescope.over_limit(_metadata(times), FeedbackPolicy(submission_limit=2))
     assert kept["score"] == 1.0   # the latest earlier submission's
+    assert kept["stdout_visibility"] == "hidden"
     assert kept["output"].startswith("Submission limit reached: 2 graded submissions. This upload was not graded; "
                                      f"your score is that of your submission of {times[1]}.")
     assert kept["output"].endswith("Score: 1 / 29")
@@ -119,7 +122,7 @@ def test_the_plugin_grades_nothing_over_the_limit(tmp_path):
     results = GradingResults([])
     plugin.after_grading(results)
     out = results.to_gradescope_dict(None)
-    assert out["score"] == 0.0 and out["output"].startswith("Submission limit reached: 1 graded submissions.")
+    assert out["score"] == 0.0 and out["output"].startswith("Submission limit reached: 1 graded submission.")
 
 
 def test_scalelabs_otter_prints_the_total_and_the_upload_steps(tmp_path):

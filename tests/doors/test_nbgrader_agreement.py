@@ -9,20 +9,33 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.build import leakscan
+from autograder.course import course_settings
 
 from door_helpers import BIN, run
 import release_toy as toy
 
 
+SAID: dict[str, str] = {}   # what autograde printed
+
+
 @pytest.fixture(scope="module")
 def autograded(course, submissions, assignment):
-    run([str(BIN / "nbgrader"), "autograde", assignment.id, "--force"], course)
+    done = run([str(BIN / "nbgrader"), "autograde", assignment.id, "--force"], course)
+    SAID["autograde"] = done.stdout + done.stderr
     run([str(BIN / "nbgrader"), "generate_feedback", assignment.id, "--force"], course)
     return course
 
 
+def test_autograde_prints_a_line_per_student_with_the_score(autograded, assignment, engine_scores):
+    """Before: 110 log lines for 4 students, one per file nbgrader copied, converted or wrote."""
+    logged = [line for line in SAID["autograde"].splitlines() if line.startswith("[AutogradeApp")]
+    expected = [f"[AutogradeApp | INFO] {s}: {sum(v[0] for v in engine_scores[s].values()):g}/"
+                f"{assignment.total_points:g} points" for s in ("ada", "bob", "cy", "dee")]
+    assert logged == expected, SAID["autograde"][-3000:]
+
+
 def _gradebook_scores(course, assignment, student):
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="scalelabs") as gb:
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=course_settings(course).id) as gb:
         submission = gb.find_submission_notebook(assignment.id, assignment.id, student)
         return {g.name: (g.auto_score, g.max_score) for g in submission.grades}
 
@@ -41,7 +54,9 @@ def test_sample_class_discriminates(engine_scores, assignment):
     total = {s: sum(v[0] for v in scores.values()) for s, scores in engine_scores.items()}
     assert total["ada"] == pytest.approx(assignment.total_points)
     assert total["dee"] == 0 and total["bob"] < total["ada"]
-    assert engine_scores["cy"]["act1_prediction"][0] == 0  # non-literal answer
+    # cy's answer cell is no literal ("ABCD"[3]) but its kernel held "D" when the reveal recorded it:
+    # the record counts, and a recorded prediction earns its points (commitment, the default)
+    assert engine_scores["cy"]["act1_prediction"][0] == assignment.question("act1_prediction").points
 
 
 def test_stderr_never_zeroes_a_cell(autograded, assignment, engine_scores):
@@ -60,6 +75,8 @@ def test_feedback_shows_item_feedback_and_leaks_nothing(autograded, assignment):
     assert len(pages) == 4
     bob = (autograded / "feedback" / "bob" / assignment.id / f"{assignment.id}.html").read_text()
     assert "ring_allreduce_time: hidden checks" in bob
+    # graded under the course's secret (the tests' one: conftest), so no note of public seeds
+    assert "student code ran in" in bob and "has no course secret" not in bob
     secrets = leakscan.secrets_for([assignment], {assignment.id: Path(toy.__file__)})
     assert leakscan.scan(pages, secrets=secrets, keys=False) == []
 

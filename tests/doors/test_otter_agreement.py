@@ -1,5 +1,6 @@
 """otter door: `otter run` (no Docker) of the built zip on the sample class gives the engine's
-per-item scores; a wrong multiple-choice answer scores 0; a failed property shows its counterexample."""
+per-item scores; a recorded wrong prediction earns its commitment points; a failed property shows its
+counterexample."""
 from __future__ import annotations
 
 import json
@@ -13,6 +14,7 @@ import pytest
 from autograder.doors import otter as otter_door
 from autograder.engine.grade import grade_submission
 
+from autograder.engine.secret import load_secret
 from door_helpers import BIN, env, sample_class
 
 
@@ -51,7 +53,8 @@ def otter_results(autograder_zip, submissions, tmp_path_factory):
 @pytest.fixture(scope="module")
 def anonymous_engine_scores(submissions, assignment):
     """`otter run` has no submission metadata, so the plugin grades as student "anonymous"."""
-    return {s: grade_submission(assignment, folder, "anonymous") for s, folder in submissions.items()}
+    return {s: grade_submission(assignment, folder, "anonymous", secret=load_secret())
+            for s, folder in submissions.items()}
 
 
 def test_zip_layout(autograder_zip, assignment):
@@ -63,6 +66,15 @@ def test_zip_layout(autograder_zip, assignment):
     assert "scalelabs/autograder/engine/grade.py" in names and "scalelabs/pyproject.toml" in names
     config = json.loads(zipfile.ZipFile(autograder_zip).read("otter_config.json"))
     assert config["plugins"][0][otter_door.PLUGIN]["assignment"] == assignment.id
+    # the course secret (the tests' one: conftest) rides in the zip, outside the otter config
+    course_secret = load_secret().key.hex()
+    assert zipfile.ZipFile(autograder_zip).read("course_secret").decode().strip() == course_secret
+    assert course_secret not in json.dumps(config)
+
+
+def test_otter_grades_under_the_zips_course_secret(otter_results):
+    for student, results in otter_results.items():
+        assert "student code ran in" in results["output"] and "has no course secret" not in results["output"], student
 
 
 @pytest.mark.parametrize("student", sorted(sample_class()))
@@ -75,9 +87,12 @@ def test_otter_run_item_scores_equal_engine(otter_results, anonymous_engine_scor
         assert math.isclose(tests[item]["max_score"], max_score, abs_tol=1e-4)
 
 
-def test_wrong_multiple_choice_answer_scores_zero(otter_results):
+def test_a_recorded_wrong_prediction_earns_its_commitment_points_and_says_so(otter_results, assignment):
+    """By default (commitment) bob's recorded wrong prediction earns its points; the output says it was
+    not the best answer."""
     bob = {t["name"]: t for t in otter_results["bob"]["tests"] if "score" in t}
-    assert bob["act1_prediction"]["score"] == 0
+    assert bob["act1_prediction"]["score"] == assignment.question("act1_prediction").points
+    assert "it was not the best answer" in bob["act1_prediction"]["output"]
 
 
 def test_failed_property_shows_counterexample(otter_results):

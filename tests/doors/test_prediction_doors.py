@@ -1,13 +1,19 @@
 """Honest predictions through every door, on a real lab (lab06): a student who ran the reveals and
 then changed a prediction is graded on the first answer by the native grade, `nbgrader autograde`
-and `otter run`, and each door's feedback says the change did not count. The notebooks are
-executed headless (nbclient), as a student's Run All would record them. nbgrader and otter run
-without rfc3987-syntax, as on Gradescope (door_helpers.env): predictions do not depend on it."""
+and `otter run`, and each door's feedback says the change did not count; by default (commitment) a
+prediction recorded as wrong earns its points whatever the answer cell says later; a notebook whose
+outputs were cleared (and handed in without its record file) is unrecorded through every door: no
+points, and the feedback says why. The notebooks are executed headless (nbclient), as a student's Run
+All would record them. nbgrader and otter run without rfc3987-syntax, as on Gradescope
+(door_helpers.env): predictions do not depend on it."""
 from __future__ import annotations
 
+import html
 import json
 import shutil
 import subprocess
+
+import nbformat
 
 import pytest
 from nbgrader.api import Gradebook
@@ -15,6 +21,9 @@ from nbgrader.api import Gradebook
 from autograder.classroom import samples
 from autograder.doors import otter as otter_door
 from autograder.engine.grade import grade_submission
+from autograder.engine.secret import load_secret   # the course's, which every door grades under
+from autograder.engine.questions import UNRECORDED
+from autograder.engine.submission import RECORD_FILE
 from labs import load
 
 from door_helpers import BIN, REPO, env, run
@@ -40,47 +49,80 @@ def course(tmp_path_factory, lab):
         f"exec(compile(open({str(REPO / 'nbgrader_config.py')!r}).read(), 'nbgrader_config.py', 'exec'))\n")
     run([str(BIN / "nbgrader"), "generate_assignment", LAB, "--force"], root, without_rfc3987=True)
     for student, (ran, then) in {"early": ("@key", "@wrong"), "late": ("@wrong", "@key")}.items():
-        folder = samples.reference_submission(lab, root / "submitted" / student / LAB, REPO / "release" / LAB)
+        folder = samples.reference_submission(lab, root / "submitted" / student / LAB, REPO / "release" / LAB,
+                                              recorded=False)
         notebook = folder / f"{LAB}.ipynb"
         samples.write_answers(lab, notebook, {QID: ran})
         execute_notebook(notebook)
         samples.write_answers(lab, notebook, {QID: then})  # edited after the reveal, not re-run
+    # `cleared`: early's notebook with every output cleared (one menu click), handed in without the
+    # record file (an upload of the notebook alone): the key in its answer cell, no record anywhere
+    cleared = shutil.copytree(root / "submitted" / "early" / LAB, root / "submitted" / "cleared" / LAB)
+    (cleared / RECORD_FILE).unlink()
+    nb = nbformat.read(cleared / f"{LAB}.ipynb", 4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nbformat.write(nb, cleared / f"{LAB}.ipynb")
+    samples.write_answers(lab, cleared / f"{LAB}.ipynb", {QID: "@key"})
     return root
 
 
-def _expected(lab, student) -> float:
-    return lab.question(QID).points if student == "early" else 0.0
+STUDENTS = ("early", "late", "cleared")
+
+
+def _expected(lab, student, mode="commitment") -> float:
+    """early recorded the key, late a wrong letter (both earn it by commitment), cleared nothing."""
+    if student == "cleared" or (mode == "correctness" and student == "late"):
+        return 0.0
+    return lab.question(QID).points
+
+
+def _says(student: str, output: str, lab) -> bool:
+    """The door's feedback on QID says what happened to this student's prediction."""
+    q = lab.question(QID)
+    if student == "cleared":
+        return UNRECORDED in output and f"your answer cell says {q.key}" in output
+    return f"you changed {QID} from" in output and "your first answer" in output
 
 
 def test_native_grade_counts_the_first_answer(course, lab):
     q = lab.question(QID)
     wrong = samples.wrong_letter(q.options, q.key)
-    for student in ("early", "late"):
-        result = grade_submission(lab, course / "submitted" / student / LAB, student)
+    for student in STUDENTS:
+        result = grade_submission(lab, course / "submitted" / student / LAB, student, secret=load_secret())
         assert result.item_scores()[QID][0] == _expected(lab, student)
         test = next(t for t in result.tests if t.item == QID)
-        first, now = (q.key, wrong) if student == "early" else (wrong, q.key)
-        assert f"you changed {QID} from {first} to {now} after its reveal; your first answer {first} counts" in test.output
-        # every function and the other questions (answered with the key, unchanged) earn full marks
-        assert result.score == lab.total_points - (q.points - _expected(lab, student))
+        assert _says(student, test.output, lab), test.output
+        if student != "cleared":
+            first, now = (q.key, wrong) if student == "early" else (wrong, q.key)
+            assert f"you changed {QID} from {first} to {now} after its reveal; your first answer {first} counts" in test.output
+            assert ("it was the best answer" if student == "early" else "it was not the best answer") in test.output
+        # the functions earn full marks; the other prediction, recorded with the key, too; `cleared`
+        # lost both records
+        others = [p for p in lab.questions if p.kind == "prediction" and p.id != QID]
+        lost = (q.points - _expected(lab, student)) + (sum(p.points for p in others) if student == "cleared" else 0)
+        assert result.score == lab.total_points - lost
 
 
 def test_nbgrader_autograde_counts_the_first_answer(course, lab):
     run([str(BIN / "nbgrader"), "autograde", LAB, "--force"], course, without_rfc3987=True)
     run([str(BIN / "nbgrader"), "generate_feedback", LAB, "--force"], course, without_rfc3987=True)
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="scalelabs") as gb:
-        for student in ("early", "late"):
+        for student in STUDENTS:
             grades = {g.name: g.auto_score for g in gb.find_submission_notebook(LAB, LAB, student).grades}
-            engine = grade_submission(lab, course / "submitted" / student / LAB, student).item_scores()
+            engine = grade_submission(lab, course / "submitted" / student / LAB, student,
+                                      secret=load_secret()).item_scores()
             assert grades[QID] == pytest.approx(_expected(lab, student))
             assert grades == pytest.approx({item: s for item, (s, _) in engine.items()}, abs=1e-6)
-    page = (course / "feedback" / "early" / LAB / f"{LAB}.html").read_text()
-    assert f"you changed {QID} from" in page and "your first answer" in page
+    for student in STUDENTS:
+        page = html.unescape((course / "feedback" / student / LAB / f"{LAB}.html").read_text())
+        assert _says(student, page, lab), student
 
 
 def test_otter_run_counts_the_first_answer(course, lab, tmp_path):
     zip_path = otter_door.build_zip(LAB, tmp_path / "autograder.zip")
-    for student in ("early", "late"):
+    for student in STUDENTS:
         archive = shutil.make_archive(str(tmp_path / student), "zip", course / "submitted" / student / LAB)
         out = tmp_path / f"{student}-out"
         out.mkdir()
@@ -89,19 +131,21 @@ def test_otter_run_counts_the_first_answer(course, lab, tmp_path):
         assert done.returncode == 0, done.stdout + done.stderr
         tests = {t["name"]: t for t in json.loads((out / "results.json").read_text())["tests"] if "score" in t}
         assert tests[QID]["score"] == pytest.approx(_expected(lab, student))
-        assert f"you changed {QID} from" in tests[QID]["output"]   # failed (late) or passed (early) alike
-        engine = grade_submission(lab, course / "submitted" / student / LAB, "anonymous").item_scores()
+        assert _says(student, tests[QID]["output"], lab), tests[QID]["output"]
+        engine = grade_submission(lab, course / "submitted" / student / LAB, "anonymous",
+                                  secret=load_secret()).item_scores()
         assert {n: t["score"] for n, t in tests.items()} == pytest.approx({i: s for i, (s, _) in engine.items()}, abs=1e-4)
 
 
 def test_otter_grades_with_the_courses_prediction_setting(course, lab, tmp_path):
-    """The zip carries the course's [grading] table: in commitment mode the plugin credits `late`'s
-    recorded wrong answer, as the native grade with the same setting does."""
+    """The zip carries the course's [grading] table: in correctness mode the plugin gives nothing for
+    `late`'s recorded wrong answer (the key it wrote later does not count), as the native grade with
+    the same setting does."""
     folder = shutil.copytree(course / "submitted" / "late" / LAB, tmp_path / "late")
-    config = otter_door.otter_config(LAB, grading={"predictions": "commitment"})
+    config = otter_door.otter_config(LAB, grading={"predictions": "correctness"})
     plugin = otter_door.EngineOverride(str(folder / f"{LAB}.ipynb"), {}, config["plugins"][0][otter_door.PLUGIN])
     plugin.before_grading(None)
-    assert plugin.error == "" and plugin.result.item_scores()[QID][0] == lab.question(QID).points
+    assert plugin.error == "" and plugin.result.item_scores()[QID][0] == _expected(lab, "late", "correctness") == 0
     course_toml = tmp_path / "course"
     course_toml.mkdir()
     (course_toml / "nbgrader_config.py").write_text("")

@@ -143,9 +143,11 @@ def test_the_notebook_places_an_unplaced_challenge_where_the_acts_end():
                                                   Markdown("## math peek"), FunctionGrades()])
     nb = build_notebook(a)
     ids = [c.id for c in nb.cells]
-    # after the last answer and the code that follows it, before the next markdown
-    assert ids[ids.index("act1_prediction") + 1:ids.index("md-003") + 1] == [
-        "code-002", "box_design-prompt", "box_design-answer", "box_design", "md-003"]
+    # after the last answer and the code that follows it (the prediction's own reveal, then the
+    # lab's code), before the next markdown; its grade cell with the others under Grades
+    assert ids[ids.index("act1_prediction-answer") + 1:ids.index("md-003") + 1] == [
+        "reveal-act1_prediction", "code-002", "box_design-prompt", "box_design-answer", "md-003"]
+    assert ids[ids.index("grades-heading") + 1:ids.index("grades-heading") + 3] == ["act1_prediction", "box_design"]
     cells = {c.id: c for c in nb.cells}
     assert cells["box_design-answer"].source.startswith("box_design = None")
     assert cells["box_design"].metadata["nbgrader"]["points"] == 3.0
@@ -153,7 +155,7 @@ def test_the_notebook_places_an_unplaced_challenge_where_the_acts_end():
     assert all(c in prompt for c in BOX.constraints) and "a whole number from 1 to 20" in prompt
     placed = dataclasses.replace(ASSIGNMENT, notebook=[Challenge("box_design"), Answer("act1_prediction"),
                                                                   FunctionGrades()])
-    assert [c.id for c in build_notebook(placed).cells][1:4] == ["box_design-prompt", "box_design-answer", "box_design"]
+    assert [c.id for c in build_notebook(placed).cells][:3] == ["setup", "box_design-prompt", "box_design-answer"]
 
 
 def test_grade_submission_records_the_challenge_and_results_json_keeps_it(tmp_path):

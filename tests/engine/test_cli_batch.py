@@ -125,7 +125,7 @@ def test_batch_resumes_after_sigkill_regrading_only_missing_and_changed_students
 
     # s00 (full marks) was finished before the kill; now the student changes an answer
     assert "s00.json" in done_before
-    toy.make_submission(root / "s00", toy.reference_source(), toy.WRONG_LETTER)
+    toy.make_submission(root / "s00", toy.reference_source(), toy.WRONG_LETTER, recorded=False)
     second = run("grade-batch", TOY, root, "--jobs", "2", "--out", out)
     assert second.returncode == 0, second.stderr
     unchanged = {name: mtime for name, mtime in done_before.items() if name != "s00.json"}

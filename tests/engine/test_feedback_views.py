@@ -20,7 +20,9 @@ import pytest
 import toy
 from autograder.classroom.feedback import render_feedback
 from autograder.engine.challenges import DesignChallenge, Field, Verdict
+from autograder.engine.checks import seed_for
 from autograder.engine.config import BeforeView, FeedbackPolicy
+from autograder.engine.draw import sample_inputs
 from autograder.engine.grade import grade_submission
 from autograder.engine.results import Result
 from autograder.engine.spec import Misconception, Property
@@ -99,6 +101,22 @@ def graded(tmp_path_factory):
     return grade_submission(ASSIGNMENT, folder, "viewer", config=toy.FAST)
 
 
+def _hidden_inputs(student: str, item) -> list[dict]:
+    """The inputs the hidden check of `item` draws for `student` (the simplest, one per edge of its
+    domain, then hidden_examples random ones) that the reference accepts."""
+    seed = seed_for(ASSIGNMENT.id, student, item.name, "hidden")
+    drawn = sample_inputs(item.domain, seed, item.hidden_examples or toy.FAST.hidden_examples, edges=True)
+    return [kw for kw in drawn if _reference_accepts(item.name, kw)]
+
+
+def _reference_accepts(name: str, kwargs: dict) -> bool:
+    try:
+        getattr(C, name)(**kwargs)
+    except (ValueError, ArithmeticError):
+        return False
+    return True
+
+
 def shown(result: Result, name: str, view: str) -> list[str]:
     """The lines of one check's feedback as `view` shows it."""
     return next(t for t in result.view(view).tests if t.name == name).output.splitlines()
@@ -141,7 +159,7 @@ def test_a_failed_hidden_check_says_how_many_inputs_differ_and_nothing_of_them_b
     before = shown(graded, "ring_allreduce_time: hidden checks", "before")
     assert len(before) == 1
     found = re.fullmatch(r"does not match the reference on (\d+) of (\d+) hidden inputs", before[0])
-    assert found and 0 < int(found[1]) <= int(found[2]) == toy.FAST.hidden_examples + 1, before
+    assert found and 0 < int(found[1]) <= int(found[2]) == len(_hidden_inputs("viewer", RING)), before
     after = shown(graded, "ring_allreduce_time: hidden checks", "after")
     call = re.fullmatch(r"(ring_allreduce_time\(message_bytes=(.+), n=(.+), alpha_s=(.+), bandwidth=(.+)\)) returned (.+)",
                         after[0])
@@ -156,8 +174,8 @@ def test_a_failed_hidden_check_says_how_many_inputs_differ_and_nothing_of_them_b
 def test_an_error_on_a_hidden_input_is_its_type_and_line_never_its_message(graded):
     line = _line_of(MODULE, RAISE_LINE)
     before = shown(graded, "tree_allreduce_time: hidden checks", "before")
-    assert before == [f"does not match the reference on {toy.FAST.hidden_examples + 1} of "
-                      f"{toy.FAST.hidden_examples + 1} hidden inputs; on one it raised ValueError "
+    drawn = len(_hidden_inputs("viewer", toy.ASSIGNMENT.functions[1]))
+    assert before == [f"does not match the reference on {drawn} of {drawn} hidden inputs; on one it raised ValueError "
                       f"(collectives.py, line {line}: {RAISE_LINE.strip()})"]
     after = shown(graded, "tree_allreduce_time: hidden checks", "after")
     assert len(after) == 1 and re.fullmatch(r"tree_allreduce_time\(.*\) raised ValueError: packed .*", after[0])
@@ -202,7 +220,8 @@ def test_a_failed_hidden_property_shows_only_its_statement_before_the_due_date(g
 
 def test_a_wrong_answer_names_neither_the_key_nor_any_explanation_before_the_due_date(graded):
     q = ASSIGNMENT.questions[0]
-    verdict = f"answered {toy.WRONG_LETTER}: not the best answer. Hint: {q.hint}"
+    verdict = (f"answered {toy.WRONG_LETTER} (recorded at its reveal): a committed prediction earns its points; "
+               f"it was not the best answer. Hint: {q.hint}")   # predictions = "commitment", the default
     assert shown(graded, "act1_prediction: prediction", "before") == [verdict]
     assert shown(graded, "act1_prediction: prediction", "after") == [
         verdict, f"Why {toy.WRONG_LETTER}: {WHY[toy.WRONG_LETTER]}", f"The best answer is {q.key}: {WHY[q.key]}"]
@@ -214,7 +233,8 @@ def test_a_right_answer_shows_its_own_explanation_in_both_views(tmp_path):
     folder = toy.make_submission(tmp_path / "r", toy.reference_source(), toy.key)
     result = grade_submission(ASSIGNMENT, folder, "right", config=toy.FAST)
     for view in ("before", "after"):
-        assert shown(result, "act1_prediction: prediction", view) == [f"answered {toy.key}: correct",
+        assert shown(result, "act1_prediction: prediction", view) == [
+            f"answered {toy.key} (recorded at its reveal): a committed prediction earns its points; it was the best answer",
                                                                       f"Why {toy.key}: {WHY[toy.key]}"]
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import toy
-from autograder.engine.config import COURSE_ID
+from autograder.course import current_course_id
 
 HERE = Path(__file__).parent
 SCALELABS = [sys.executable, "-c", "from autograder.cli import main; main()"]
@@ -81,8 +81,10 @@ def test_a_changed_setting_regrades_everyone_and_says_why_unchanged_stays_byte_i
 
 def test_a_changed_check_or_key_regrades_naming_the_declaration(tmp_path):
     """A staff fix to the declaration (here the question's key) regrades the class, names the file, and
-    the new key is what counts."""
+    the new key is what counts (graded for correctness: under the default, commitment, a recorded
+    prediction earns its points whatever the key)."""
     shutil.copyfile(HERE / "toy.py", tmp_path / "toy_decl.py")
+    (tmp_path / "scalelabs.toml").write_text('[grading]\npredictions = "correctness"\n')
     root, out = two_students(tmp_path / "class"), tmp_path / "out"
     decl = "toy_decl:ASSIGNMENT"
     assert run("grade-batch", decl, root, "--jobs", "1", "--out", out, cwd=tmp_path).returncode == 0
@@ -158,7 +160,7 @@ def test_whatever_changes_the_seeds_changes_the_grader_and_nothing_secret_is_kep
 def override(db_url: str, student: str, item: str, score: float) -> None:
     """What formgrader does when a TA sets a score by hand (nbgrader's GradeHandler.put)."""
     from nbgrader.api import Gradebook
-    with Gradebook(db_url, course_id=COURSE_ID) as gb:
+    with Gradebook(db_url, course_id=current_course_id()) as gb:
         grade = gb.find_grade(item, toy.ASSIGNMENT_ID, toy.ASSIGNMENT_ID, student)
         grade.manual_score = score
         grade.needs_manual_grade = False
@@ -174,7 +176,7 @@ def test_a_manual_override_is_the_grade_in_the_csv_and_the_report_with_the_engin
     engine = rows(out)["bob"]
     assert float(engine["comm_fraction"]) < 2.0 and engine["score"] == engine["engine_score"]
     from nbgrader.api import Gradebook
-    with Gradebook(db, course_id=COURSE_ID) as gb:
+    with Gradebook(db, course_id=current_course_id()) as gb:
         flagged = [g for s in ("alice", "bob") for g in gb.find_submission_notebook(
             toy.ASSIGNMENT_ID, toy.ASSIGNMENT_ID, s).grades if g.needs_manual_grade]
     assert not flagged, "engine scores need no manual grading in formgrader"
@@ -216,7 +218,7 @@ def test_grades_csv_holds_every_student_of_the_lab_graded_into_the_record(tmp_pa
     assert sorted(rows(out)) == ["alice", "bob", "carol", "dave"]
     # a student the gradebook holds and no batch graded (nbgrader autograde wrote them): in the record too
     from nbgrader.api import Gradebook
-    with Gradebook(f"sqlite:///{out / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+    with Gradebook(f"sqlite:///{out / 'gradebook.db'}", course_id=current_course_id()) as gb:
         gb.add_student("erin")
         gb.add_submission(toy.ASSIGNMENT_ID, "erin")
         grade = gb.find_grade("ring_allreduce_time", toy.ASSIGNMENT_ID, toy.ASSIGNMENT_ID, "erin")
@@ -365,7 +367,7 @@ def test_nbgrader_export_writes_quoted_cells_no_spreadsheet_runs(tmp_path):
     from autograder.doors.nbgrader_export import KEYS, SafeCsvExport
     db = f"sqlite:///{tmp_path / 'gradebook.db'}"
     stamp_new_gradebook(db)   # (nbgrader would stamp it through a 4 s alembic subprocess)
-    with Gradebook(db, course_id=COURSE_ID) as gb:
+    with Gradebook(db, course_id=current_course_id()) as gb:
         gb.add_assignment("lab")
         gb.add_student("s1", first_name='=HYPERLINK("http://evil";"x")', last_name="Smith, Jr.", email="@me")
         gb.add_submission("lab", "s1")
@@ -391,6 +393,9 @@ def padded_notebook(folder: Path, answer: str, pad_bytes: int) -> None:
     for cell in nb["cells"]:
         if "act1_prediction" in cell["source"]:
             cell["source"] = f'act1_prediction = "{answer}"  # your answer'
+        for output in cell.get("outputs", []):     # the reveal's record of the answer, as a run leaves it
+            if toy.RECORD_MIMETYPE in output.get("data", {}):
+                output["data"][toy.RECORD_MIMETYPE]["answer"] = answer
     path.write_text(json.dumps(nb))
 
 
@@ -415,12 +420,15 @@ def test_a_real_size_notebook_changed_deep_inside_at_the_same_length_changes_the
 
 
 def test_a_student_who_changes_an_answer_deep_in_a_large_notebook_is_regraded(tmp_path):
+    """8 MB notebooks that differ in one letter deep inside: the second is regraded, and its answer counts
+    (graded for correctness, so the letter shows in the score)."""
     root, out = two_students(tmp_path / "class"), tmp_path / "out"
+    (tmp_path / "scalelabs.toml").write_text('[grading]\npredictions = "correctness"\n')
     padded_notebook(root / "bob", toy.key, 8 << 20)
-    assert run("grade-batch", TOY, root, "--jobs", "1", "--out", out).returncode == 0
+    assert run("grade-batch", TOY, root, "--jobs", "1", "--out", out, cwd=tmp_path).returncode == 0
     assert float(rows(out)["bob"]["act1_prediction"]) == 1.0
     padded_notebook(root / "bob", toy.WRONG_LETTER, 8 << 20)
-    proc = run("grade-batch", TOY, root, "--jobs", "1", "--out", out)
+    proc = run("grade-batch", TOY, root, "--jobs", "1", "--out", out, cwd=tmp_path)
     assert "regraded 1: their files changed (bob)" in proc.stdout, proc.stdout
     assert float(rows(out)["bob"]["act1_prediction"]) == 0.0
 

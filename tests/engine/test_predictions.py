@@ -1,6 +1,7 @@
 """Honest predictions, engine side: the first answer recorded at a prediction's reveal is graded,
-a later change is reported and does not count; commitment mode; hostile records never crash
-grading or score above the question's points; explanations follow the grade."""
+a later change is reported and does not count; a prediction without a record is unrecorded (0, said
+so, never graded from its answer cell); commitment mode is the default; hostile records never crash
+grading or score above the question's points; explanations and the takeaway follow the grade."""
 from __future__ import annotations
 
 import dataclasses
@@ -10,7 +11,7 @@ import pytest
 
 import toy
 from autograder.engine.config import GradingConfig, config_from_table, load_config
-from autograder.engine.questions import grade_question, grade_questions
+from autograder.engine.questions import UNRECORDED, grade_question, grade_questions
 from autograder.engine.submission import RECORD_FILE, RECORD_MIMETYPE, read_submission
 from autograder.engine.spec import Option, Question, letters
 
@@ -34,7 +35,7 @@ def reveal_cell(*outputs) -> dict:
 
 def submission(tmp_path, answer: str | None, *reveals: dict, name: str = "s"):
     """A toy submission whose notebook holds the answer cell then the given reveal cells."""
-    folder = toy.make_submission(tmp_path / name, None, answer)
+    folder = toy.make_submission(tmp_path / name, None, answer, recorded=False)
     path = folder / f"{toy.ASSIGNMENT_ID}.ipynb"
     nb = json.loads(path.read_text())
     nb["cells"].extend(reveals)
@@ -63,9 +64,21 @@ def test_an_unchanged_answer_is_graded_without_a_change_note(tmp_path):
     assert score == Q.points and "changed" not in text and "recorded at its reveal" in text
 
 
-def test_no_record_grades_the_answer_cell_as_before(tmp_path):
-    assert grade(submission(tmp_path, KEY, name="k")) == (Q.points, f"answered {KEY}: correct", KEY, None)
-    assert grade(submission(tmp_path, WRONG, name="w"))[0] == 0
+def unrecorded(graded, cell=None) -> bool:
+    """The grade of a prediction without a record: nothing earned, no letter graded, said so."""
+    said = f"(your answer cell says {cell})" if cell else "(your answer cell: "
+    return (graded.score, graded.answer) == (0, "") and graded.feedback.startswith(UNRECORDED) and said in graded.feedback
+
+
+@pytest.mark.parametrize("mode", ["correctness", "commitment"])
+def test_no_record_is_unrecorded_never_graded_from_the_answer_cell(tmp_path, mode):
+    """The reveal never ran, or the outputs were cleared and the file is gone: the key in the answer
+    cell earns nothing (it could have been written after seeing the reveal), in either mode."""
+    for answer in (KEY, WRONG):
+        graded = grade(submission(tmp_path, answer, name=answer), mode=mode)
+        assert unrecorded(graded, answer), graded
+        assert "Run the notebook from the top and submit it with its outputs" in graded.feedback
+    assert unrecorded(grade(toy.make_submission(tmp_path / "none", None, None, recorded=False), mode=mode))
 
 
 def test_the_first_record_in_notebook_order_counts(tmp_path):
@@ -104,8 +117,7 @@ def test_a_malformed_record_file_is_ignored(tmp_path, content):
         (folder / RECORD_FILE).mkdir()
     else:
         (folder / RECORD_FILE).write_text(content.replace('"C"', f'"{KEY}"'))
-    graded = grade(folder)
-    assert (graded.score, graded.answer) == (0, WRONG)
+    assert unrecorded(grade(folder), WRONG)
 
 
 @pytest.mark.parametrize("output", [
@@ -125,20 +137,20 @@ def test_a_malformed_record_file_is_ignored(tmp_path, content):
     None,
 ])
 def test_malformed_records_are_ignored(tmp_path, output):
-    """A malformed record is no record: the answer cell (wrong here) is graded, nothing crashes."""
+    """A malformed record is no record: the prediction is unrecorded, nothing crashes."""
     if isinstance(output, dict) and isinstance(output.get("data"), dict) and isinstance(
             output["data"].get(RECORD_MIMETYPE), dict) and output["data"][RECORD_MIMETYPE].get("answer") == "B":
         output["data"][RECORD_MIMETYPE]["answer"] = KEY  # the forms that would count if well-formed
     folder = submission(tmp_path, WRONG, reveal_cell(output))
-    grade_ = grade(folder)
-    assert grade_.score == 0 and grade_.answer == WRONG and "changed" not in grade_.feedback
+    grade_ = grade(folder, mode="commitment")
+    assert unrecorded(grade_, WRONG) and "changed" not in grade_.feedback
 
 
 @pytest.mark.parametrize("outputs", ["not a list", {"0": {}}, 42])
 def test_outputs_of_the_wrong_shape_are_ignored(tmp_path, outputs):
     cell = reveal_cell()
     cell["outputs"] = outputs
-    assert grade(submission(tmp_path, KEY, cell)) == (Q.points, f"answered {KEY}: correct", KEY, None)
+    assert unrecorded(grade(submission(tmp_path, KEY, cell)), KEY)
 
 
 def test_a_flood_of_records_is_bounded_and_scores_at_most_the_points(tmp_path):
@@ -163,29 +175,49 @@ def test_records_of_other_questions_and_of_reflections_do_not_count(tmp_path):
     assert grade(folder)[0] == Q.points
 
 
-def test_commitment_mode_credits_any_recorded_or_answered_option(tmp_path):
+def test_commitment_mode_credits_any_recorded_option(tmp_path):
+    """A prediction recorded as wrong earns its points in commitment mode, whatever the answer cell
+    says later; the feedback still says whether it was the best answer."""
     recorded_wrong = submission(tmp_path, KEY, reveal_cell(record_output(answer=WRONG)), name="rw")
     score, text, letter, _brief = grade(recorded_wrong, mode="commitment")
     assert (score, letter) == (Q.points, WRONG)
     assert "it was not the best answer" in text and f"from {WRONG} to {KEY}" in text
-    answered_wrong = submission(tmp_path, WRONG, name="aw")
-    assert grade(answered_wrong, mode="commitment")[0] == Q.points
-    assert "it was the best answer" in grade(submission(tmp_path, KEY, name="ak"), mode="commitment").feedback
+    recorded_key = submission(tmp_path, WRONG, reveal_cell(record_output(answer=KEY)), name="rk")
+    assert "it was the best answer" in grade(recorded_key, mode="commitment").feedback
+    answered_wrong = submission(tmp_path, WRONG, name="aw")   # no reveal cell: never recorded
+    assert unrecorded(grade(answered_wrong, mode="commitment"), WRONG)   # answered, never recorded
     for source in ("act1_prediction = None", 'act1_prediction = "Z"', 'act1_prediction = "A" + ""'):
         folder = toy.make_submission(tmp_path / f"bad{len(source)}", None, answer_source=source)
         assert grade(folder, mode="commitment")[0] == 0, source
     reflection = dataclasses.replace(Q, kind="reflection")
     assert grade(answered_wrong, reflection, mode="commitment")[0] == 0  # reflections: correctness
+    assert grade(submission(tmp_path, KEY, name="rkey"), reflection, mode="commitment")[0] == Q.points
 
 
 def test_explanations_of_the_pick_and_the_key_follow_the_grade(tmp_path):
-    wrong = grade(submission(tmp_path, WRONG, name="w"), Q_WHY).feedback
+    wrong = grade(submission(tmp_path, KEY, reveal_cell(record_output(answer=WRONG)), name="w"), Q_WHY).feedback
     assert f"Why {WRONG}: {WHY[WRONG]}" in wrong and f"The best answer is {KEY}: {WHY[KEY]}" in wrong
     assert WHY[OTHER] not in wrong
-    right = grade(submission(tmp_path, KEY, name="r"), Q_WHY).feedback
+    right = grade(submission(tmp_path, KEY, reveal_cell(record_output(answer=KEY)), name="r"), Q_WHY).feedback
     assert f"Why {KEY}: {WHY[KEY]}" in right and "The best answer" not in right
     unanswered = grade(toy.make_submission(tmp_path / "u", None, None), Q_WHY).feedback
     assert not any(text in unanswered for text in WHY.values())
+
+
+def test_a_takeaway_follows_the_grade_never_the_notebook(tmp_path):
+    """A reflection's takeaway states its answer: it is shown with the grade (right or wrong), and
+    the built notebook does not carry it. Before the due date (the brief view, where a student may
+    resubmit) a wrong answer's grade leaves it out: it would hand over the key."""
+    takeaway = "ring keeps every link busy at once, which is why it reaches the bound"
+    reflection = dataclasses.replace(Q, kind="reflection", takeaway=takeaway)
+    for answer in (KEY, WRONG):
+        graded = grade(submission(tmp_path, answer, name=answer), reflection)
+        assert f"Takeaway: {takeaway}" in graded.feedback
+        before = graded.brief if graded.brief is not None else graded.feedback
+        assert (takeaway in before) == (answer == KEY), (answer, before)
+    from autograder.build.notebook import build_notebook
+    a = dataclasses.replace(toy.ASSIGNMENT, questions=[reflection])
+    assert takeaway not in json.dumps(build_notebook(a))
 
 
 def test_the_native_grade_reads_the_mode_from_the_config(tmp_path):
@@ -199,10 +231,10 @@ def test_the_native_grade_reads_the_mode_from_the_config(tmp_path):
 
 
 def test_the_predictions_setting_is_validated(tmp_path, monkeypatch):
-    assert GradingConfig().predictions == "correctness"
+    assert GradingConfig().predictions == "commitment"   # the default: nothing to gain from a forged record
     toml = tmp_path / "scalelabs.toml"
-    toml.write_text('[grading]\npredictions = "commitment"\n')
-    assert load_config(toml).predictions == "commitment"
+    toml.write_text('[grading]\npredictions = "correctness"\n')
+    assert load_config(toml).predictions == "correctness"
     toml.write_text('[grading]\npredictions = "effort"\n')
     with pytest.raises(ValueError, match=r"scalelabs.toml.*predictions = 'effort'.*\"correctness\" or \"commitment\""):
         load_config(toml)

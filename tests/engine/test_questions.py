@@ -51,14 +51,15 @@ def test_found_by_pattern_without_metadata():
 def test_right_wrong_missing(tmp_path):
     right = toy.make_submission(tmp_path / "r", None, toy.key)
     wrong = toy.make_submission(tmp_path / "w", None, toy.WRONG_LETTER)
-    assert grade_question(Q, right, toy.ASSIGNMENT_ID)[:3] == (1.0, f"answered {toy.key}: correct", toy.key)
-    score, text, *_ = grade_question(Q, wrong, toy.ASSIGNMENT_ID)
+    assert grade_question(Q, right, toy.ASSIGNMENT_ID, "correctness")[:3] == \
+        (1.0, f"answered {toy.key} (recorded at its reveal): correct", toy.key)
+    score, text, *_ = grade_question(Q, wrong, toy.ASSIGNMENT_ID, "correctness")
     assert score == 0 and Q.hint in text and f'"{toy.key}"' not in text and f" {toy.key} " not in text
     (wrong / f"{toy.ASSIGNMENT_ID}.ipynb").unlink()
     (wrong / "other.ipynb").write_text("{}")
-    assert grade_question(Q, wrong, toy.ASSIGNMENT_ID)[0] == 0  # the folder's only notebook, no answer cell
+    assert grade_question(Q, wrong, toy.ASSIGNMENT_ID, "correctness")[0] == 0  # the folder's only notebook, no answer cell
     (wrong / "other.ipynb").unlink()
-    score, text, *_ = grade_question(Q, wrong, toy.ASSIGNMENT_ID)
+    score, text, *_ = grade_question(Q, wrong, toy.ASSIGNMENT_ID, "correctness")
     assert score == 0 and "not in the submission" in text
 
 

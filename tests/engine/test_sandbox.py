@@ -110,7 +110,7 @@ def test_a_jail_started_ahead_grades_the_submission_copied_in_later_like_a_fresh
             sb.call("write_submission", {})
         with pytest.raises(ValueError, match="already holds a submission"):
             sb.take(probe_dir)
-    folder = toy.make_submission(tmp_path / "s", toy.reference_source(), toy.WRONG_LETTER)
+    folder = toy.make_submission(tmp_path / "s", toy.reference_source(), toy.WRONG_LETTER, recorded=False)
     fresh = grade_submission(toy.ASSIGNMENT, folder, "alice", config=config)
     ahead = grade_submission(toy.ASSIGNMENT, folder, "alice", config=config,
                              ahead=Sandbox.ahead(toy.ASSIGNMENT.module, config))

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import reference
 from autograder.engine.config import GradingConfig
+from autograder.engine.submission import RECORD_MIMETYPE
 from autograder.build.stubgen import flat_imports, generate_stub
 from autograder.engine.spec import Answer, Assignment, Example, FunctionItem, Property, Question, letters
 from reference import collectives as C
@@ -104,26 +105,34 @@ def stub_source() -> str:
     return generate_stub(REFERENCE_DIR / "collectives.py")
 
 
-def notebook(answer_source: str | None) -> dict:
+def notebook(answer_source: str | None, record: str | None = None) -> dict:
     cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# Toy"]}]
     if answer_source is not None:
         cells.append({"cell_type": "code", "execution_count": None, "outputs": [],
                       "metadata": {"nbgrader": {"grade_id": "act1_prediction", "solution": True, "grade": False}},
                       "source": answer_source})
+    if record is not None:
+        cells.append({"cell_type": "code", "execution_count": 2, "metadata": {}, "source": "# Reveal",
+                      "outputs": [{"output_type": "display_data", "metadata": {},
+                                   "data": {RECORD_MIMETYPE: {"question": "act1_prediction", "answer": record},
+                                            "text/plain": f"Your prediction for act1_prediction: {record}"}}]})
     return {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 
 
 def make_submission(dest: Path, module_source: str | None = None, answer: str | None = None,
-                    answer_source: str | None = None) -> Path:
-    """Write a submission. module_source None: no collectives.py. answer: a letter, or use answer_source."""
+                    answer_source: str | None = None, recorded: bool = True) -> Path:
+    """Write a submission. module_source None: no collectives.py. answer: a letter, or use answer_source.
+    `recorded`: the student ran the prediction's reveal after answering `answer` (its record follows
+    the answer cell, as autograder/build/student/_reveal.py leaves it)."""
     dest.mkdir(parents=True, exist_ok=True)
     for name in ("_domain.py", "constants.py"):
         (dest / name).write_text((REFERENCE_DIR / name).read_text())
     if module_source is not None:
         (dest / "collectives.py").write_text(module_source)
+    record = answer if recorded and answer_source is None else None
     if answer_source is None:
         answer_source = f'act1_prediction = "{answer}"  # your answer' if answer else "act1_prediction = None"
-    (dest / f"{ASSIGNMENT_ID}.ipynb").write_text(json.dumps(notebook(answer_source)))
+    (dest / f"{ASSIGNMENT_ID}.ipynb").write_text(json.dumps(notebook(answer_source, record)))
     return dest
 
 

@@ -8,6 +8,7 @@ student's challenge shares), and tests/labs/<lab>/expected.toml. Nothing here na
 """
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import sys
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.author import lint
+from autograder.author import guard, lint
 from autograder.author.kernel import run_notebook
 from autograder.build.leakscan import declaration_lines, declaration_paths, scan_text, secrets_for
 from autograder.build.notebook import build_notebook
@@ -122,7 +123,7 @@ def test_notebook_locks_its_reveals_until_answered(lab, tmp_path):
     a = _assignment(lab)
     printed = run_notebook(a, tmp_path, {q.id: None for q in a.questions})
     for qid in {qid for cell in a.notebook if isinstance(cell, Code) for qid in cell.requires}:
-        assert f"answer {qid} above first" in printed
+        assert f"Answer {qid} above first" in printed
 
 
 @pytest.mark.parametrize("lab", LABS)
@@ -137,17 +138,29 @@ def test_notebook_runs_and_echoes_the_students_choice_not_the_key(lab, tmp_path)
 
 
 @pytest.mark.parametrize("lab", FOLDER_LABS)
-def test_reveals_and_function_grade_cells_open_collapsed(lab):
+def test_the_notebook_opens_on_the_lab_and_hides_its_machinery(lab):
+    """The title first, the setup right after the story (collapsed), reveals and instruments
+    collapsed, every grade cell under the collapsed Grades heading (none between the questions), and
+    nothing telling the student that running a cell does nothing."""
     a = _assignment(lab)
     cells = build_notebook(a).cells
+    assert cells[0].cell_type == "markdown" and cells[0].source.startswith("# ") and cells[1].id == "setup"
     hidden = {c.id for c in cells if c.metadata.get("jupyter", {}).get("source_hidden")}
     reveals = {f"code-{i:03d}" for i, c in enumerate(a.notebook) if isinstance(c, Code) and c.requires}
-    functions = {f.name for f in a.functions}
+    instruments = {f"code-{i:03d}" for i, c in enumerate(a.notebook) if isinstance(c, Code) and c.hidden}
     element = {"measurements-compare"}           # the model-vs-measurement cell (generated code, its output shown)
-    assert reveals and hidden == reveals | functions | element
+    assert reveals and hidden == reveals | instruments | set(a.item_ids) | {"setup"} | element
     ids = [c.id for c in cells]
     heading = ids.index("grades-heading")
-    assert set(ids[heading + 1:heading + 1 + len(functions)]) == functions
+    assert cells[heading].metadata["jp-MarkdownHeadingCollapsed"] is True
+    assert ids[heading + 1:heading + 1 + len(a.item_ids)] == \
+        [i for i in ids if i.endswith("-answer") for i in [i.removesuffix("-answer")]] + [f.name for f in a.functions]
+    assert ids[-1] == "before-you-submit"
+    assert not any("running it here does nothing" in c.source or "Grade cell" in c.source for c in cells)
+    # one cell of imports and the scenario's numbers (one line each; 16 to 31 lines across the labs), no
+    # machinery: what the reveals need is one import of the shipped _reveal.py (it was 60 lines of a def)
+    setup = cells[1].source
+    assert len(setup.splitlines()) <= 32 and "def " not in setup and setup.count("from _reveal import") == 1
 
 
 # --- grading power -----------------------------------------------------------------------------------
@@ -177,7 +190,8 @@ def power(lab, tmp_path_factory):
         if name in modules:
             (folder / f"{a.module}.py").write_text(modules[name], encoding="utf-8")
         else:
-            samples.write_answers(a, folder / f"{lab}.ipynb", samples.reference_answers(a))   # keys, valid designs
+            samples.write_answers(a, folder / f"{lab}.ipynb", samples.reference_answers(a),   # keys, valid designs,
+                                  record=True)                                                 # the reveals run
         folders[name] = folder
     with ProcessPoolExecutor(max_workers=2) as pool:
         futures = {name: pool.submit(_grade, lab, folder, name) for name, folder in folders.items()}
@@ -247,7 +261,9 @@ def sample_class(folder_lab, tmp_path_factory):
 
 def test_each_sample_scores_as_declared(sample_class):
     """Functions: full marks unless declared wrong; none for a broken or untouched module.
-    Questions: the points exactly where the declared answer is the key."""
+    Predictions (commitment, the default): the points exactly where an option was recorded at the
+    reveal (the answer cell's value, key or wrong, unless the student is declared `recorded = false`);
+    reflections: the points exactly where the declared answer is the key."""
     a, declared, graded = sample_class
     assert sorted(graded) == sorted(declared)
     for student, entry in declared.items():
@@ -262,7 +278,48 @@ def test_each_sample_scores_as_declared(sample_class):
                 assert kept is None or score >= kept * top, (student, f.name, score)
         for q in a.questions:
             score, top = graded[student][q.id]
-            assert score == (top if entry.get("answers", {}).get(q.id) == "key" else 0), (student, q.id)
+            answer = entry.get("answers", {}).get(q.id)
+            if q.kind == "prediction":
+                word = samples._ANSWER_WORDS.get(answer, answer) if isinstance(answer, str) else answer
+                value = samples.kernel_value(samples.answer_source(a, q.id, word), q.id) if answer else None
+                committed = entry.get("recorded", True) and isinstance(value, str) and value.strip().upper() in q.options
+                assert score == (top if committed else 0), (student, q.id)
+            else:
+                assert score == (top if answer == "key" else 0), (student, q.id)
         for c in a.challenges:
             share = samples.expected_challenge_share(entry, c)
             assert graded[student][c.id] == pytest.approx((share * c.points, c.points)), (student, c.id)
+
+
+# --- the released notebooks, as a student scrolls them (issue 29) -------------------------------------
+
+REPO = HERE.parents[1]
+
+
+@pytest.mark.parametrize("lab", FOLDER_LABS)
+def test_no_released_notebook_states_a_key_around_its_question(lab):
+    """Every released notebook's text a student can read before answering a question (every markdown
+    cell and code cell's comments and strings, above and below it, and what an earlier prediction's
+    reveal shows) holds no sentence that states the question's key in its own words
+    (autograder/author/guard.py); the lab's story words (`questions.STORY_WORDS`) excepted. Lint's
+    giveaways rule reads the built notebook the same way."""
+    assert guard.stated_in_notebook(_assignment(lab), REPO / "release" / lab / f"{lab}.ipynb") == []
+
+
+def test_the_giveaway_reader_sees_a_takeaway_that_states_the_key(tmp_path):
+    """The check itself: issue 29's two takeaways (Lab 06's, below its reflections) state their keys;
+    a planted one is found, with the sentence."""
+    a = _assignment("lab06_collectives")
+    q = a.question("act1_reflection")
+    released = REPO / "release" / a.id / f"{a.id}.ipynb"
+    notebook = json.loads(released.read_text(encoding="utf-8"))
+    notebook["cells"].append({"cell_type": "markdown", "id": "planted", "metadata": {}, "source":
+                              "**Takeaway (Act I).** Naive AllReduce funnels every byte through one link; ring keeps "
+                              "every link busy and sends the least any AllReduce can, about 2M per rank."})
+    found = guard.stated_in_notebook(a, notebook)
+    assert len(found) == 1 and found[0].startswith("act1_reflection: planted states its key") and "ring keeps" in found[0]
+    assert not guard.stated(q, guard.readable_released(released, q.id))
+    q2 = a.question("act2_reflection")
+    said = "No AllReduce is always fastest: ring for messages above the ring–tree crossover, a tree below it, " \
+           "and the crossover is a property of α, B and n together."
+    assert guard.stated(q2, [("takeaway", said)])

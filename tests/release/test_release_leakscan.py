@@ -161,3 +161,90 @@ def test_a_challenges_reference_design_or_check_code_in_a_release_is_caught(assi
     line = sorted(leakscan.declaration_lines(check_code))[0]
     (copy / "notes.py").write_text(line + "\n")
     assert any("notes.py: declaration: " in p for p in leakscan.scan([copy], [assignment], keys=False))
+
+
+# --- every part of a shipped notebook (issue 31, kind 6) ---------------------------------------------
+
+def _colour(line: str) -> str:
+    """A code line as IPython's traceback shows it: terminal colour codes between the tokens."""
+    return " ".join(f"\x1b[38;5;241m{token}\x1b[39m" if not token.isidentifier() else f"\x1b[39m{token}"
+                    for token in line.split())
+
+
+def _html(line: str) -> str:
+    """A code line as an HTML output renders it: highlighted tokens, escaped characters."""
+    return "<pre>" + " ".join(f'<span class="n">{token.replace("<", "&lt;").replace("&", "&amp;")}</span>'
+                              for token in line.split()) + "</pre>"
+
+
+PLACES = {
+    "stream output": lambda line: {"cells": [{"outputs": [nbformat.v4.new_output("stream", name="stdout", text=line)]}]},
+    "display text": lambda line: {"cells": [{"outputs": [nbformat.v4.new_output("display_data", data={"text/plain": line})]}]},
+    "display html": lambda line: {"cells": [{"outputs": [nbformat.v4.new_output("display_data", data={"text/html": _html(line)})]}]},
+    "display json": lambda line: {"cells": [{"outputs": [nbformat.v4.new_output(
+        "display_data", data={"application/json": {"deep": [{"code": line}]}})]}]},
+    "execute result": lambda line: {"cells": [{"outputs": [nbformat.v4.new_output(
+        "execute_result", data={"text/plain": repr(line)}, execution_count=3)]}]},
+    "traceback": lambda line: {"cells": [{"outputs": [nbformat.v4.new_output(
+        "error", ename="ValueError", evalue="", traceback=["\x1b[0;31mValueError\x1b[0m", "----> 4 " + _colour(line)])]}]},
+    "error value": lambda line: {"cells": [{"outputs": [nbformat.v4.new_output(
+        "error", ename="SyntaxError", evalue=line, traceback=[])]}]},
+    "cell metadata": lambda line: {"cells": [{"metadata": {"tags": ["x"], "scalelabs": {"note": line}}}]},
+    "notebook metadata": lambda line: {"metadata": {"scalelabs": {"hint": line}}},
+    "attachment": lambda line: {"cells": [{"cell_type": "markdown", "attachments": {"notes.txt": {
+        "text/plain": __import__("base64").b64encode(line.encode()).decode()}}}]},
+}
+
+
+def _planted(notebook: Path, dest: Path, place: str, line: str) -> Path:
+    """A copy of `notebook` with `line` in one part of it (merged into the first code cell, or the
+    notebook's metadata)."""
+    nb = nbformat.read(str(notebook), as_version=4)
+    part = PLACES[place](line)
+    if "metadata" in part:
+        nb.metadata.update(part["metadata"])
+    for planted in part.get("cells", []):
+        kind = planted.get("cell_type", "code")
+        cell = next(c for c in nb.cells if c.cell_type == kind)
+        for key, value in planted.items():
+            if key == "outputs":
+                cell.outputs = list(cell.get("outputs", [])) + value
+            elif key == "metadata":
+                cell.metadata.update(value)
+            elif key == "attachments":
+                cell["attachments"] = value
+    nbformat.write(nb, str(dest))
+    return dest
+
+
+@pytest.mark.parametrize("assignment", list(all_assignments().values()), ids=lambda a: a.id)
+def test_a_solution_line_in_any_part_of_a_shipped_notebook_is_caught(assignment, tmp_path):
+    """A line of the lab's reference solution hidden in an output (stream, display as text, HTML or
+    JSON, a result, a traceback with its colour codes, an error's value), in metadata or in an
+    attachment of the released notebook fails the scan, wherever it is; the notebook as released passes."""
+    secrets = leakscan.secrets_for([assignment])
+    line = max(secrets.solution_lines, key=len)   # normalised (no spaces): its source line, for realism
+    source = next(raw.strip() for raw in Path(assignment.reference.__file__).read_text().splitlines()
+                  if leakscan.normalise(raw) == line)
+    notebook = REPO / "release" / assignment.id / f"{assignment.id}.ipynb"
+    assert leakscan.scan([notebook], secrets=secrets) == []
+    missed = []
+    for place in sorted(PLACES):
+        planted = _planted(notebook, tmp_path / f"{place.replace(' ', '_')}.ipynb", place, source)
+        if not any(p.endswith(f": solution: {line}") for p in leakscan.scan([planted], secrets=secrets)):
+            missed.append(place)
+    assert missed == [], f"{assignment.id}: {source!r} not found in {missed}"
+
+
+@pytest.mark.parametrize("place", ["traceback", "display html", "cell metadata"])
+def test_a_key_in_any_part_of_a_notebook_is_caught(place, toy_root, toy_assignment, toy_secrets, tmp_path):
+    q = toy_assignment.questions[0]
+    notebook = toy_root / "release" / toy_assignment.id / f"{toy_assignment.id}.ipynb"
+    planted = _planted(notebook, tmp_path / "planted.ipynb", place, f'{q.id} = "{q.key}"')
+    assert any(": key: " in p for p in leakscan.scan([planted], secrets=toy_secrets)), place
+
+
+def test_a_notebook_that_is_not_json_is_scanned_as_text(toy_secrets, tmp_path):
+    broken = tmp_path / "broken.ipynb"
+    broken.write_text('{"cells": [ "return alpha_s + message_bytes / bandwidth"')
+    assert any(": solution: " in p for p in leakscan.scan([broken], secrets=toy_secrets))

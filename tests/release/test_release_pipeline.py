@@ -33,7 +33,8 @@ def _cells(root, assignment):
 def test_release_folder_holds_stub_provided_public_checks_and_notebook(toy_root, toy_assignment):
     names = sorted(p.name for p in (toy_root / "release" / toy_assignment.id).iterdir())
     assert names == sorted(["collectives.py", "_domain.py", "constants.py", "_properties.py", "_property_kit.py",
-                            "_instruments.py", "_measured.py", "test_collectives.py", "pytest.ini",
+                            "_instruments.py", "_measured.py", "_checks.py", "_reveal.py", "test_collectives.py",
+                            "pytest.ini",
                             f"{toy_assignment.id}.ipynb"])
 
 
@@ -61,24 +62,32 @@ def test_setup_cell_imports_module_constants_numpy_matplotlib(toy_root, toy_assi
     cells, _ = _cells(toy_root, toy_assignment)
     assert cells["setup"].source.splitlines()[1:5] == [
         "import collectives", "import constants", "import numpy as np", "import matplotlib.pyplot as plt"]
-    assert "def _scalelabs_reveal(" in cells["setup"].source  # the toy's reveal records its prediction
+    # the toy's reveal records its prediction: the setup imports the shipped recorder, in one line
+    assert cells["setup"].source.splitlines()[-1].startswith("from _reveal import reveal")
 
 
-@pytest.mark.parametrize("answer, shown", [(None, "answer act1_prediction above first\n"), ("B", "ran\n")])
-def test_prediction_lock(answer, shown):
+@pytest.mark.parametrize("answer, ran", [(None, False), ("B", True)])
+def test_prediction_lock(answer, ran, monkeypatch):
+    from autograder.build.student import _reveal
+    shown = []
+    monkeypatch.setattr(_reveal, "_display", shown.append)
     source = notebook.locked_source('print("ran")', ("act1_prediction",))
+    reminder = "Answer act1_prediction above first, then run this cell"
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(source, {"act1_prediction": answer})
-    assert out.getvalue() == shown
+        exec(source, {"act1_prediction": answer, "reveal": _reveal.reveal})
+    assert out.getvalue() == ("ran\n" if ran else "")
+    assert (not ran) == any(b["text/plain"].startswith(reminder) for b in shown)
+    shown.clear()
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(source, {})  # the answer cell was deleted: still only the reminder
-    assert out.getvalue() == "answer act1_prediction above first\n"
+        exec(source, {"reveal": _reveal.reveal})  # the answer cell was deleted: still only the reminder
+    assert out.getvalue() == "" and shown[0]["text/plain"].startswith(reminder)
 
 
-def _pytest(folder: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([PYTEST, "-q", "-p", "no:randomly"], cwd=folder, capture_output=True, text=True,
+def _pytest(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    """`pytest` in the folder, as a student runs it (the folder's pytest.ini sets the options)."""
+    return subprocess.run([PYTEST, "-p", "no:randomly", *args], cwd=folder, capture_output=True, text=True,
                           env={"PATH": str(Path(sys.executable).parent), "PYTHONNOUSERSITE": "1"})
 
 
@@ -95,8 +104,7 @@ def test_public_checks_pass_on_reference_and_fail_on_stub(toy_root, toy_assignme
     flat_reference(solved)  # the reference, flattened like the released folder
     done = _pytest(solved)
     assert done.returncode == 0, done.stdout + done.stderr
-    n = len(list(release.publictests.example_rows(toy_assignment)))
-    assert f"{n + 2} passed" in done.stdout  # examples + the two toy properties
+    assert f"{len(toy_assignment.functions)} passed" in done.stdout  # one test per function
 
 
 def test_public_checks_do_not_need_reference_or_autograder(toy_root, toy_assignment):
@@ -178,8 +186,7 @@ def test_committed_public_checks_pass_on_reference_and_examples_fail_on_stub(ass
     assert done.returncode == 0 and " passed" in done.stdout, done.stdout + done.stderr
     stub = tmp_path / "stub"
     shutil.copytree(released, stub)
-    done = subprocess.run([PYTEST, "-q", "-k", "test_worked_example"], cwd=stub, capture_output=True,
-                          text=True, env={"PATH": str(Path(sys.executable).parent)})
+    done = _pytest(stub)
     assert done.returncode == 1 and " passed" not in done.stdout, done.stdout
 
 

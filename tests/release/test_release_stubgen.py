@@ -86,3 +86,30 @@ def test_stub_imports_and_every_required_function_raises(module, tmp_path):
         if "raised" not in outcomes:  # no candidate was valid: the body must still be the stub line
             body = inspect.getsource(function)
             assert stubgen.STUB_LINE in body, f"{module}.{name} has no NotImplementedError"
+
+
+def test_a_formula_paragraph_is_left_out_of_the_stub_and_the_derivation_stays():
+    """Staff read the closed form in the reference (`Formula:`); the stub gives the student the
+    mechanism to derive it from (`Derive:`), wherever the paragraphs stand in the docstring."""
+    text = ('def f(n: int, m: float) -> float:\n'
+            '    """Seconds for something.\n\n'
+            '    Formula: T = 2(n-1) * m  (Someone 2005).\n'
+            '    Derive: each of the n-1 ranks sends m twice.\n'
+            '    Zero for n = 1.\n'
+            '    """\n'
+            '    ### BEGIN SOLUTION\n    return 2 * (n - 1) * m\n    ### END SOLUTION\n\n\n'
+            'def g(n: int) -> int:\n'
+            '    """Count.\n\n'
+            '    Derive: one per rank.\n\n'
+            '    Formula: n, the\n'
+            '    rank count (Someone 2005)."""\n'
+            '    ### BEGIN SOLUTION\n    return n\n    ### END SOLUTION\n')
+    out = stubgen.strip_solutions(text)
+    assert "Formula" not in out and "Someone" not in out and "2(n-1) * m" not in out
+    assert out.count("Derive:") == 2 and "Zero for n = 1." in out
+    assert '    Derive: one per rank.\n    """\n' in out   # the quotes kept, no blank line before them
+    namespace: dict = {}
+    exec(compile(out, "stub", "exec"), namespace)
+    assert namespace["f"].__doc__.startswith("Seconds for something.") and namespace["g"].__doc__
+    assert stubgen.strip_solutions("def h():\n    \"\"\"Formula: kept when it is the first line.\"\"\"\n") \
+        == "def h():\n    \"\"\"Formula: kept when it is the first line.\"\"\"\n"

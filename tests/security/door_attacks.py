@@ -142,13 +142,9 @@ def _correct_submission(folder: Path) -> tuple[Path, nbformat.NotebookNode]:
     module, answers = honest_class()["ada"]
     (folder / "collectives.py").write_text(module)
     notebook = folder / f"{toy.make().id}.ipynb"
-    nb = nbformat.read(notebook, as_version=4)
-    key = {q.id: q.key for q in toy.make().questions}
-    for cell in nb.cells:
-        for qid in answers:
-            if cell.cell_type == "code" and cell.source.lstrip().startswith(f"{qid} ="):
-                cell.source = f"{qid} = {key[qid]!r}"
-    return notebook, nb
+    # the keys, and their records as after running the reveals (a prediction needs one to count)
+    samples.write_answers(toy.make(), notebook, {qid: "@key" for qid in answers}, record=True)
+    return notebook, nbformat.read(notebook, as_version=4)
 
 
 def foreign_metadata(folder: Path, kind: str) -> None:
@@ -251,6 +247,22 @@ def add_markup(notebook: Path) -> None:
         if kind == "raw":
             cell.metadata["raw_mimetype"] = "text/html"
         nb.cells.append(cell)
+    nbformat.write(nb, notebook)
+
+
+def costly_notebook(folder: Path, kind: str) -> None:
+    """(j) What costs nbgrader's passes the most (issue 26), in the notebook of a submission holding
+    ada's correct module and answers: "markdown", one 19 MB markdown cell of tags (bleach's work:
+    60-70 CPU s in the class's one autograde process); "code", 1,500 parseable code cells of 10,000
+    characters assigning the question a wrong letter (the engine's notebook reading)."""
+    notebook, nb = _correct_submission(folder)
+    if kind == "markdown":
+        nb.cells.append(nbformat.v4.new_markdown_cell("<b>bold</b> " * ((19 << 20) // 12)))
+    else:
+        question = toy.make().question("act1_prediction")
+        wrong = next(letter for letter in question.options if letter != question.key)
+        filler = "".join(f"x{i} = {i}  # act1_prediction\n" for i in range(10_000))
+        nb.cells += [nbformat.v4.new_code_cell((f'act1_prediction = "{wrong}"\n' + filler)[:10_000]) for _ in range(1500)]   # 19 MB: under the 20 MB the engine reads
     nbformat.write(nb, notebook)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -36,7 +37,20 @@ METADATA = {"aab_versions": "versions", "aac_malformed": "malformed", "aad_copie
 FLIPPED = {"aae_grade_false": "grade_false", "aaf_solution_true": "solution_true", "aag_task_true": "task_true",
            "aah_locked_flipped": "locked_flipped", "aai_unknown_grade_id": "unknown_grade_id",
            "aaj_type_changed": "type_changed", "aak_grade_cells_gone": "grade_cells_gone"}
+# (j) no cell of code: what costs nbgrader's passes most in a correct submission's notebook
+# (door_attacks.costly_notebook): a 19 MB markdown cell, 1,500 code cells of 10,000 characters
+COSTLY = {"costly_markdown": "markdown", "costly_code": "code"}
 HONEST = ("ada", "bob")
+SPY_ON_MARKUP = """
+from autograder.doors import nbgrader as _door
+_markup = _door.InertMarkup.preprocess_cell
+def _seen(self, cell, resources, index, _markup=_markup):
+    if cell.cell_type in ("markdown", "raw"):
+        with open({log!r}, "a") as log:
+            log.write(str(len(cell.source)) + chr(10))
+    return _markup(self, cell, resources, index)
+_door.InertMarkup.preprocess_cell = _seen
+"""
 # no cell: the untouched stub beside a `collectives/` package holding the reference, which Python
 # would import in its place (the door grades the stub, and says what it ignored)
 SHADOW = "shadow_pkg"
@@ -48,12 +62,18 @@ def graded_class(tmp_path_factory):
     `nbgrader autograde` of the whole class (timed)."""
     root = tmp_path_factory.mktemp("nbgrader-attacks")
     assignment, folders = attacks.make_course(
-        root, {**CHEATERS, **SABOTEURS, **dict.fromkeys([*METADATA, *FLIPPED], ""), SHADOW: ""},
+        root, {**CHEATERS, **SABOTEURS, **dict.fromkeys([*METADATA, *FLIPPED, *COSTLY], ""), SHADOW: ""},
         {SHADOW: {"collectives/__init__.py": attacks.reference_module()}})
     for student, kind in METADATA.items():
         attacks.foreign_metadata(folders[student], kind)
     for student, kind in FLIPPED.items():
         attacks.flipped_flags(folders[student], kind)
+    for student, kind in COSTLY.items():
+        attacks.costly_notebook(folders[student], kind)
+    # what bleach's pass (InertMarkup) is given, cell by cell, logged outside the course root
+    markup_seen = root.parent / f"{root.name}-markup-seen.log"
+    with open(root / "nbgrader_config.py", "a") as config:
+        config.write(SPY_ON_MARKUP.format(log=str(markup_seen)))
     attacks.add_markup(folders["copy_ref"] / f"{assignment.id}.ipynb")
     pristine = {s: grade_submission(assignment, f, s).item_scores() for s, f in folders.items()}
     submitted = attacks.digest(root / "submitted")
@@ -70,7 +90,7 @@ def graded_class(tmp_path_factory):
             except Exception:  # noqa: BLE001  (a student nbgrader failed on has no submission row)
                 continue
             book[student] = {g.name: (g.auto_score, g.max_score) for g in nb.grades}  # None: not graded
-    return dict(root=root, assignment=assignment, pristine=pristine, book=book, done=done,
+    return dict(root=root, assignment=assignment, pristine=pristine, book=book, done=done, markup_seen=markup_seen,
                 elapsed_s=elapsed_s, submitted=submitted, course_files=course_files)
 
 
@@ -163,6 +183,29 @@ def test_no_submitted_or_course_file_changes(graded_class):
     new = {p.name for p in root.iterdir()} - graded_class["course_files"]
     # the grader's own: nbgrader's output and gradebook, hypothesis's example database
     assert new <= {"autograded", "gradebook.db", ".nbgrader.log", ".hypothesis"}, new
+
+
+@pytest.mark.parametrize("student", COSTLY)
+def test_a_costly_notebook_is_capped_before_nbgraders_passes(graded_class, student):
+    """CappedNotebook, the first pass: the 19 MB markdown cell reaches nbgrader and bleach as 20,000
+    characters and a note (the whole class's autograde stays in its bound below, where this one cell
+    alone cost 60-70 CPU s), the 1,500 code cells as 400,000 characters in all; the student is graded
+    from the files submitted, with full marks."""
+    import nbformat
+    _assert_graded_pristine(graded_class, student)
+    assignment = graded_class["assignment"]
+    submitted = graded_class["root"] / "submitted" / student / assignment.id / f"{assignment.id}.ipynb"
+    assert 18 << 20 < submitted.stat().st_size < 20 << 20        # as big as the engine reads
+    assert sum(s for s, _ in graded_class["book"][student].values()) == assignment.total_points
+    nb = nbformat.read(graded_class["root"] / "autograded" / student / assignment.id / f"{assignment.id}.ipynb",
+                       as_version=4)
+    sources = [c.source for c in nb.cells]
+    notes = 80 * len(sources)          # a cut cell says so in a line
+    assert max(map(len, sources)) <= 20_000 + 80 and sum(map(len, sources)) <= 400_000 + notes, (
+        max(map(len, sources)), sum(map(len, sources)))
+    assert any("more characters of this cell are not shown" in s for s in sources)
+    seen = [int(n) for n in graded_class["markup_seen"].read_text().split()]
+    assert seen and max(seen) <= 20_000 + 80, max(seen)     # bleach saw the cut cell, never the 19 MB
 
 
 def test_class_is_graded_in_bounded_time(graded_class):
@@ -265,3 +308,43 @@ def test_a_course_config_that_fails_to_load_stops_autograde_before_any_grade(bro
         for student in folders:
             with pytest.raises(MissingEntry):
                 gb.find_submission(assignment.id, student)
+
+
+def test_a_sandbox_that_cannot_run_stops_autograde_before_any_grade(broken_install):
+    """A jail that cannot run is the grader's fault and the same for every student: `nbgrader autograde`
+    stops, non-zero, with one line naming the cause and the fix, and no student is scored (nbgrader
+    would otherwise log it per student and go on). Here the course (the honest class of
+    broken_install, its install intact) asks for bubblewrap, which is not on PATH."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    from door_helpers import env
+
+    root, _, assignment, folders = broken_install
+    environment = env()
+    environment["PATH"] = str(BIN)          # this venv's nbgrader and python, no bwrap
+    (root / "scalelabs.toml").write_text('[grading]\nsandbox = "bubblewrap"\n')
+    try:
+        done = subprocess.run([str(BIN / "nbgrader"), "autograde", assignment.id, "--force"], cwd=root,
+                              capture_output=True, text=True, env=environment, timeout=600)
+    finally:
+        (root / "scalelabs.toml").unlink()
+    assert done.returncode != 0, done.stdout[-3000:] + done.stderr[-3000:]
+    said = [line for line in done.stderr.splitlines() if line.startswith("scalelabs:")]
+    assert len(said) == 1 and "apt-get install bubblewrap" in said[0], done.stderr[-3000:]
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id="scalelabs") as gb:
+        graded = []
+        for student in folders:
+            try:
+                graded += [g.auto_score for g in gb.find_submission_notebook(assignment.id, assignment.id, student).grades
+                           if g.auto_score is not None]
+            except MissingEntry:
+                pass
+    assert graded == [], graded
+    # the course is broken_install's: leave it as that fixture's other tests expect it (nothing autograded)
+    shutil.rmtree(root / "autograded", ignore_errors=True)
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id="scalelabs") as gb:
+        for student in folders:
+            try:
+                gb.remove_submission(assignment.id, student)
+            except MissingEntry:
+                pass

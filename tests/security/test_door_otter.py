@@ -33,6 +33,8 @@ CHEATERS = {
     "shadow": "",                           # (f) no cell: a submitted otter/ package
     "shadow_module": "",                    # no cell: a collectives/ package (the reference) beside the stub
 }
+# no cell of code: what costs the most to read, in a correct submission's notebook (door_attacks.costly_notebook)
+COSTLY = {"costly_markdown": "markdown", "costly_code": "code"}
 CHEATER_FILES = {"shadow": attacks.SHADOW_OTTER,
                  "shadow_module": {"collectives/__init__.py": attacks.reference_module()}}
 
@@ -50,7 +52,9 @@ def _otter_run(zip_path, folder, work, student):
 def course_zip(tmp_path_factory):
     """The class submitted and the zip, built once: (root, assignment, folders, zip path)."""
     root = tmp_path_factory.mktemp("otter-attacks")
-    assignment, folders = attacks.make_course(root, CHEATERS, CHEATER_FILES)
+    assignment, folders = attacks.make_course(root, {**CHEATERS, **dict.fromkeys(COSTLY, "")}, CHEATER_FILES)
+    for student, kind in COSTLY.items():
+        attacks.costly_notebook(folders[student], kind)
     zip_path = otter_door.build_zip(assignment.id, root / "autograder.zip", assignment=assignment,
                                     release_dir=root / "release" / assignment.id, declaration="release_toy:ASSIGNMENT")
     return root, assignment, folders, zip_path
@@ -65,7 +69,7 @@ def otter_class(course_zip):
     work.mkdir()
     at_once = max(1, (os.cpu_count() or 1) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
     results, logs = {}, {}
-    for wave in (sorted(CHEATERS), ["ada"]):  # one honest classmate, graded after every cheater
+    for wave in (sorted([*CHEATERS, *COSTLY]), ["ada"]):  # one honest classmate, graded after every cheater
         for start in range(0, len(wave), at_once):
             running = {s: _otter_run(zip_path, folders[s], work, s) for s in wave[start:start + at_once]}
             for student, (out, process) in running.items():
@@ -85,6 +89,15 @@ def _assert_engine_scores(otter_class, student):
         assert math.isclose(tests[item]["max_score"], max_score, abs_tol=1e-4)
     if "score" in results:
         assert math.isclose(results["score"], sum(s for s, _ in pristine.values()), abs_tol=1e-3)
+
+
+@pytest.mark.parametrize("student", sorted(COSTLY))
+def test_a_costly_notebook_is_graded_from_its_files_with_full_marks(otter_class, student):
+    """A 19 MB markdown cell, or 1,500 code cells of 10,000 characters naming the question: the engine
+    reads the notebook once within its budget and otter never opens a kernel on it."""
+    _assert_engine_scores(otter_class, student)
+    scored = sum(t["score"] for t in otter_class["results"][student]["tests"] if "max_score" in t)
+    assert math.isclose(scored, otter_class["assignment"].total_points, abs_tol=1e-4), scored
 
 
 @pytest.mark.parametrize("student", sorted(CHEATERS))
@@ -115,6 +128,22 @@ def test_setup_installs_bubblewrap_and_locks_the_secrets(course_zip):
     assert setup.index("mamba env create") < setup.index("pip uninstall -y rfc3987-syntax") < setup.index(lockdown)
     run_autograder = zf.read("run_autograder").decode()
     assert run_autograder.index(lockdown) < run_autograder.index("run_otter.py")
+
+
+def test_the_image_installs_the_grader_and_otter_without_a_browser(course_zip):
+    """The environment holds scalelabs (not its test extra) and otter-grader's own requirements
+    without webpdf; otter-grader comes after them without dependencies (with them, pip would pull
+    nbconvert[webpdf], hence playwright), and no browser is downloaded. tests/test_grader_install.py
+    resolves these requirements in a fresh venv."""
+    zf = zipfile.ZipFile(course_zip[3])
+    setup = zf.read("setup.sh").decode()
+    pip = [line.strip()[2:] for line in zf.read("environment.yml").decode().split("- pip:")[1].splitlines()
+           if line.strip().startswith("- ")]
+    assert pip == otter_door.image_requirements() and pip[0] == otter_door.INSTALL_DIR
+    assert not [r for r in pip if "otter" in r or "webpdf" in r or "[test" in r], pip
+    assert "playwright" not in setup
+    otter_itself = "pip install --no-deps otter-grader==7.0.0"
+    assert setup.index("mamba env create") < setup.index(otter_itself) < setup.index(f"bash /autograder/source/{otter_door.LOCKDOWN}")
 
 
 
@@ -158,7 +187,7 @@ def test_lockdown_makes_the_secrets_unreadable_to_other_users(course_zip):
         for path in [*base.rglob("*"), base]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         secrets = [ag / "source" / "scalelabs" / "reference" / "collectives.py", ag / "source" / "tests",
-                   ag / "source" / "otter_config.json", site / "reference" / "__init__.py",
+                   ag / "source" / "otter_config.json", ag / "source" / "course_secret", site / "reference" / "__init__.py",
                    ag / "source" / "scalelabs" / "autograder" / "engine" / "grade.py",
                    ag / "source" / "scalelabs" / "labs" / "lab06_collectives" / "__init__.py", site / "labs" / "__init__.py"]
         assert all(_read_as_nobody(path).returncode == 0 for path in secrets)  # readable before

@@ -30,6 +30,7 @@ from door_helpers import env as door_env
 from autograder.classroom import samples
 from autograder.doors import otter as otter_door
 from autograder.engine.grade import grade_submission
+from autograder.engine.secret import load_secret   # the course's (conftest), which grade-batch and the zip grade under
 from labs import load
 
 # --- the attackers' modules: every ring_allreduce_time call writes out the inputs it has seen --------
@@ -45,9 +46,30 @@ PACKERS = {
     "classname": SIG + "    raise type(f'E_{n}_{int(message_bytes)}', (ValueError,), {})()\n",
     # the input as the line an exception claims to come from (a line of the file only where n is small)
     "liner": SIG + "    exec(compile('\\n' * (n - 1) + 'raise ValueError(n)', __file__, 'exec'))\n",
+    # the same, in a file padded so that every n is a line of it: a line number of any hidden input
+    "padded": SIG + "    exec(compile('\\n' * (n - 1) + 'raise ValueError(n)', __file__, 'exec'))\n",
     # the input in the exit code
     "exiter": SIG + "    import sys\n    sys.exit(f'LEAK{n}')\n",
 }
+# the input in the exit code of a worker stopped on a hidden input: ring_allreduce_time behaves until
+# tree_allreduce_time has been called, i.e. once every public check has run (they all run first); the
+# grader then retries the hidden batch live in a fresh worker, whose first call is a hidden input
+STOPPER = """
+_ring, _tree, _PUBLIC_DONE, _CALLS = ring_allreduce_time, tree_allreduce_time, [], []
+
+
+def tree_allreduce_time(message_bytes, n, alpha_s, bandwidth):
+    _PUBLIC_DONE.append(1)
+    return _tree(message_bytes, n, alpha_s, bandwidth)
+
+
+def ring_allreduce_time(message_bytes, n, alpha_s, bandwidth):
+    _CALLS.append(1)
+    if _PUBLIC_DONE or (len(_CALLS) == 1 and message_bytes != 140e9):
+        import os
+        os._exit(n % 256)
+    return _ring(message_bytes, n, alpha_s, bandwidth)
+"""
 # a worker that answers for the module: any kind, type, place, message and parameter names it likes
 FORGED = forge('''_LEAKS = []
 def _handle(self, r, orig):
@@ -69,10 +91,13 @@ def _handle(self, r, orig):
 def packer_module(base: str, name: str) -> str:
     if name == "forged":
         return base + "\n" + FORGED
-    return toy.with_function(base, "ring_allreduce_time", PACKERS[name]) + "\n_SEEN = []\n"
+    if name == "stopper":
+        return base + "\n" + STOPPER
+    padding = "".join(f"_pad{i} = {i}\n" for i in range(5000)) if name == "padded" else ""
+    return toy.with_function(base, "ring_allreduce_time", PACKERS[name]) + "\n_SEEN = []\n" + padding
 
 
-ATTACKERS = [*PACKERS, "forged"]
+ATTACKERS = [*PACKERS, "forged", "stopper"]
 
 
 def page_text(page: str) -> str:
@@ -117,11 +142,26 @@ def test_a_packing_module_recovers_nothing_from_its_page(batch, attacker):
     from autograder.engine.results import Result
     record = Result.from_gradescope(batch["results"][attacker])
     after = "\n".join(t.output for t in record.tests)
-    if attacker != "liner":   # its line numbers are its channel: the after view shows what it raised
+    if attacker == "stopper":   # the exit code is its channel: after the due date it is there to read
+        assert re.search(r"ring_allreduce_time stopped the worker process \(exit code \d+", after), after[:3000]
+    elif attacker not in ("liner", "padded"):   # line numbers are their channel: the after view shows what they raised
         assert len(set(TOKEN.findall(after))) >= 3, after[:2000]   # the attack works on the full record
     page = batch["pages"][attacker]
     assert TOKEN.findall(page) == [], page[:3000]
     own_lines_are_the_files(page, batch["modules"][attacker])
+    if attacker == "stopper":   # (another item's public check, calling ring_allreduce_time, shows its exit code)
+        hidden = next(t for t in record.view("before").tests if t.item == "ring_allreduce_time" and t.kind == "hidden")
+        assert hidden.output == "stopped the worker process (how: shown after the due date)", hidden.output
+        assert re.search(r"ring_allreduce_time: hidden checks 0\.00 / [\d.]+ stopped the worker process \(how: shown "
+                         r"after the due date\)", " ".join(page.split())), page[:3000]
+    if attacker == "padded":   # a hidden input's error names only a line a public check showed (or none)
+        shown = {"hidden": set(), "public": set()}
+        for t in record.view("before").tests:
+            for text in t.output.splitlines():
+                phase = "hidden" if t.kind == "hidden" or text.startswith("On one of its inputs") else "public"
+                shown[phase] |= set(re.findall(r"collectives\.py, line (\d+)", text))
+        assert "(on a line no public check reached: shown after the due date)" in page
+        assert shown["public"] and shown["hidden"] <= shown["public"], shown
     if attacker == "classname":   # a class made up on the spot is named by its builtin base, at the raising line
         line = next(n for n, text in enumerate(batch["modules"][attacker].splitlines(), 1) if "raise type(" in text)
         assert f"raised ValueError (collectives.py, line {line}: raise type(" in page
@@ -129,7 +169,7 @@ def test_a_packing_module_recovers_nothing_from_its_page(batch, attacker):
 
 def test_the_class_scores_are_the_engines_whatever_the_view(batch):
     for student, data in batch["results"].items():
-        alone = grade_submission(toy.EXPLAINED, batch["root"] / student, student)
+        alone = grade_submission(toy.EXPLAINED, batch["root"] / student, student, secret=load_secret())
         assert data["score"] == alone.score, student
     assert batch["results"]["ada"]["score"] == toy.ASSIGNMENT.total_points
 
@@ -137,7 +177,8 @@ def test_the_class_scores_are_the_engines_whatever_the_view(batch):
 def test_a_wrong_answer_on_the_page_names_no_key_and_resubmitting_gains_nothing(batch, tmp_path):
     page = batch["pages"]["bob"]
     read = re.findall(r"best answer is ([A-Z])", page)
-    assert read == [] and f"answered {toy.WRONG_LETTER}: not the best answer" in page
+    assert read == [] and f"answered {toy.WRONG_LETTER} (recorded at its reveal): a committed prediction earns its " \
+        "points; it was not the best answer" in " ".join(page.split())
     assert not any(why in page for why in toy.EXPLAINED.questions[0].why.values())
     # what bob would read after the due date: the record's after view names the key
     record = "\n".join(t["output"] for t in batch["results"]["bob"]["tests"])
@@ -204,12 +245,15 @@ def read_keys(text: str, lab) -> dict[str, str]:
 
 
 def with_answers(lab, folder: Path, answers: dict) -> Path:
-    samples.write_answers(lab, folder / f"{lab.id}.ipynb", answers)
+    samples.write_answers(lab, folder / f"{lab.id}.ipynb", answers, record=True)   # as run: the reveals recorded
     return folder
 
 
 def question_points(results: dict, lab) -> float:
-    return sum(t["score"] for t in results["tests"] if "score" in t and t["name"] in {q.id for q in lab.questions})
+    """The points of the questions graded for correctness: the reflections (a prediction earns its points
+    when recorded, `predictions = "commitment"` the default, so a key read from feedback adds nothing)."""
+    return sum(t["score"] for t in results["tests"]
+               if "score" in t and t["name"] in {q.id for q in lab.questions if q.kind == "reflection"})
 
 
 @pytest.fixture(scope="module")
@@ -231,8 +275,9 @@ def lab06_first_try(gradescope):
 
 
 def test_gradescope_questions_stay_at_zero_on_the_second_try(gradescope, lab06_first_try):
-    """Lab 06: every answer wrong (0/6); the student reads the visible feedback and resubmits: still
-    0/6, and nothing the module packed is readable. The same reader, given what shows after the due
+    """Lab 06: every answer wrong (its reflections at 0; its predictions earn theirs once recorded, the
+    commitment default); the student reads the visible feedback and resubmits: the reflections still
+    at 0, and nothing the module packed is readable. The same reader, given what shows after the due
     date, finds every key (6/6 on the engine) and the packed inputs."""
     lab, work = gradescope["labs"]["lab06_collectives"], gradescope["work"]
     first, results = lab06_first_try
@@ -260,7 +305,7 @@ def test_a_gradescope_export_gives_back_the_engines_record(gradescope, lab06_fir
     lab = gradescope["labs"]["lab06_collectives"]
     first, results = lab06_first_try
     back = Result.from_gradescope(json.loads(json.dumps(results)))
-    engine = grade_submission(lab, first, "anonymous")
+    engine = grade_submission(lab, first, "anonymous", secret=load_secret())   # the zip's (the tests' secret)
     assert back.assignment_id == lab.id and back.student_id == "anonymous" and back.score == engine.score
     assert [(t.name, t.kind, t.score, t.max_score, t.answer, t.misconception) for t in back.tests] == \
         [(t.name, t.kind, t.score, t.max_score, t.answer, t.misconception) for t in engine.tests]
@@ -333,12 +378,13 @@ def test_nbgrader_grade_cells_show_the_before_view(nbgrader_class):
     q = assignment.questions[0]
     bob = cells["bob"][q.id]
     wrong = samples.wrong_letter(q.options, q.key)
-    assert bob == f"{q.id}: {q.kind}  [0/{q.points:g}]\n    answered {wrong}: not the best answer. Hint: {q.hint}\n"
+    assert bob == (f"{q.id}: {q.kind}  [{q.points:g}/{q.points:g}]\n    answered {wrong} (recorded at its reveal): a "
+                   f"committed prediction earns its points; it was not the best answer. Hint: {q.hint}\n")
     assert not any(why in bob for why in q.why.values())
     assert f"The best answer is {q.key}" in next(t.output for t in pristine["bob"].tests if t.item == q.id)
     packer = "\n".join(cells["packer"].values())
     assert TOKEN.findall(packer) == [] and TOKEN.findall("\n".join(t.output for t in pristine["packer"].tests))
-    assert pristine["ada"].score == assignment.total_points and f"answered {q.key}: correct" in cells["ada"][q.id]
+    assert pristine["ada"].score == assignment.total_points and "it was the best answer" in cells["ada"][q.id]
 
 
 # --- every lab: the before view of its sample class passes the leak scan ----------------------------
@@ -352,16 +398,20 @@ def test_the_before_view_of_each_labs_sample_class_holds_no_answer(lab_id, tmp_p
     """The students of each lab who get things wrong (answers, functions, the design): their before
     view holds no key, no explanation but a right pick's own, no reference design, no reference value
     of a hidden check, no design number; the leak scan (keys on) finds nothing. Their after view does
-    show keys and reference values (the scan has something to find)."""
+    show keys and reference values (the scan has something to find). In both views every line reads
+    as the lab declares it (`reads_as_declared`)."""
     from autograder.build import leakscan
     from autograder.engine.results import Result
     lab = load(lab_id)
     secrets = leakscan.secrets_for([lab])
     reference_values = re.compile(r"^expected .*\(tolerance|the reference gives|; the reference's", re.M)
     found_after = 0
+    declared = samples.sample_class(lab_id)
     for student in ("partly_wrong", "wrong_predictions"):
         folder = samples.materialise(lab_id, student, tmp_path / student)
         record = grade_submission(lab, folder, student)
+        for view in ("before", "after"):
+            reads_as_declared(lab, record.view(view), view, declared[student].get("wrong", []))
         right = {t.item: t.answer for t in record.tests if t.kind in ("prediction", "reflection") and t.score > 0}
         allowed = {_ws(lab.question(qid).why[letter]) for qid, letter in right.items() if letter in lab.question(qid).why}
         before = "\n".join(t.output for t in record.view("before").tests)
@@ -373,6 +423,75 @@ def test_the_before_view_of_each_labs_sample_class_holds_no_answer(lab_id, tmp_p
         after = "\n".join(t.output for t in record.view("after").tests)
         found_after += len(re.findall("best answer is", after)) + len(reference_values.findall(after))
     assert found_after > 0
+
+
+# --- every lab: each line a student reads, as the lab declares it (issue 31, kind 3) -----------------
+
+HIDDEN_LINE = re.compile(r"(?P<all>\d+) hidden inputs match the reference|does not match the reference on "
+                         r"(?P<wrong>\d+) of (?P<of>\d+) hidden inputs(; on one it raised \w+ \(.+\))?")
+NO_CREDIT = re.compile(r"\(no credit: the function matches the reference on \d+ of \d+ hidden inputs .*\)")
+
+
+def reads_as_declared(lab, record, view: str, wrong: list[str]) -> None:
+    """Every line of every check as the student reads it in `view`, against the lab's declaration: a
+    property's own statement (its `meaning`, word for word) and, before the due date, nothing of a
+    hidden property but that statement and an error's type; a hidden check's one count (the sample's
+    wrong functions differ on some inputs); a worked example's call; a question's verdict and hint,
+    the key and explanations only after the due date; a design's constraints, word for word, with
+    their numbers only after the due date."""
+    before = view == "before"
+    for t in record.tests:
+        lines = t.output.split("\n")
+        where = f"{view}: {t.item}: {t.check}: {lines}"
+        if lines[-1].startswith("(no credit"):
+            assert NO_CREDIT.fullmatch(lines.pop()), where
+        if t.kind == "property":
+            prop = next(p for p in lab.function(t.item).properties if p.name == t.check)
+            if lines == ["holds"]:
+                assert t.score == t.max_score or t.score == 0, where
+                continue
+            assert t.score == 0 and lines[0] == f"Property failed: {prop.meaning}", where
+            if before and not prop.public:
+                assert all(line.startswith("On one of its inputs your function raised ") for line in lines[1:]), where
+            elif len(lines) > 1:
+                assert lines[1] == "Counterexample:" and lines[2].startswith(f"  {t.item}("), where
+        elif t.kind == "hidden":
+            counted = HIDDEN_LINE.fullmatch(lines[0]) if before else None
+            assert (counted or not before) and len(lines) <= 2, where
+            if t.item in wrong:
+                assert t.score == 0, where
+                assert not before or int(counted["wrong"]) > 0, where
+                assert before or re.match(rf"{t.item}\(.*\) (returned|raised) ", lines[0]), where
+            elif before and counted["all"]:
+                assert t.score == t.max_score, where
+        elif t.kind == "example":
+            assert lines[0].startswith(f"{t.item}("), where
+        elif t.kind in ("prediction", "reflection"):
+            q = lab.question(t.item)
+            said = dict(line.split(": ", 1) for line in lines if line.startswith(("Why ", "The best answer is ")))
+            notes = ("your answer cell for ", "you changed ")   # a change after the reveal, reported, not counted
+            while len(lines) > 1 and lines[0].startswith(notes):
+                lines = lines[1:]
+            answered = rf"answered {t.answer}( \(recorded at its reveal\))?: "
+            committed = "a committed prediction earns its points; "
+            if t.score > 0 and "not the best answer" not in lines[0]:
+                assert re.match(answered + f"(correct|{committed}it was the best answer)$", lines[0]), where
+            elif re.match(r"answered [A-Z].*not the best answer", lines[0]):
+                assert re.fullmatch(answered + f"({committed}it was )?not the best answer. Hint: {re.escape(q.hint)}",
+                                    lines[0]), where
+                if before:
+                    assert said == {}, where
+                else:
+                    assert said[f"The best answer is {q.key}"] == q.why.get(q.key, said[f"The best answer is {q.key}"]), where
+                    assert t.answer not in q.why or said[f"Why {t.answer}"] == q.why[t.answer], where
+        elif t.kind == "challenge" and " constraints met" in lines[0]:
+            challenge = next(c for c in lab.challenges if c.id == t.item)
+            verdicts = [line for line in lines if line.startswith(("  met: ", "  MISSED: "))]
+            assert len(verdicts) == len(challenge.constraints), where
+            for line, constraint in zip(verdicts, challenge.constraints):
+                text = line.split(": ", 1)[1]
+                assert text == constraint if before else text.startswith(constraint), where
+            assert not before or lines[-1] == "(the numbers your design gives are shown after the due date)", where
 
 
 def _ws(text: str) -> str:

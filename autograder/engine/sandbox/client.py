@@ -26,23 +26,25 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Collection
 
+from autograder.course import SECRET_PACKAGES
 from autograder.engine.config import GradingConfig
 from autograder.engine.filetree import copy_submission, read_regular
 from autograder.engine.sandbox.errors import BadReply, SandboxUnavailable, StudentError
-from autograder.engine.sandbox.jail import PATHS, bwrap_command
-from autograder.engine.sandbox.modes import MODES, bwrap_available, choose_mode, unshare_net, user_mode_problem
+from autograder.engine.sandbox.jail import PATHS, bwrap_command, runtime_mounts, seen_through
+from autograder.engine.sandbox.modes import MODES, bwrap_available, choose_mode, user_mode_problem
 from autograder.engine.sandbox.replies import OWN_FILE, check_call, check_error, check_replies, check_signature
 from autograder.engine.sandbox.roots import ROOT_PREFIX, sweep_once
-from autograder.engine.sandbox.seccomp import filter_fd
-from autograder.engine.sandbox.runtime import numpy_dirs, python_paths
-from autograder.engine.sandbox.usermode import (USER_UID_BASE, course_secrets, drop_command, hand_over, jail_stdlib,
-                                                kill_uid, private_numpy_site, protect_secrets)
+from autograder.engine.sandbox.runtime import numpy_dirs, python_paths, site_dirs
+from autograder.engine.sandbox.seccomp import filter_fd, installer
+from autograder.engine.sandbox.usermode import (course_secrets, drop_command, give_back_uid, hand_over, jail_stdlib,
+                                                namespaces, private_numpy_site, protect_secrets, take_uid)
 from autograder.engine.submission import Submission, read_submission
 
 WORKER = Path(__file__).with_name("worker.py")
 REPLY_CAP_BYTES = 4 << 20       # a reply longer than this is a flood on the protocol fd
 FILE_CAP_BYTES = 64 << 20       # RLIMIT_FSIZE: files the student writes in /tmp
 FILES_OPEN_CAP = 256            # RLIMIT_NOFILE of the worker
+PROCESSES_CAP = 64              # RLIMIT_NPROC of the user mode's uid (a second wall: its filter refuses any new task)
 
 
 class Sandbox:
@@ -59,7 +61,8 @@ class Sandbox:
 
     def __init__(self, submission: Submission | Path | None, module: str, config: GradingConfig,
                  *, deadline: float | None = None, mode: str | None = None,
-                 secrets: list[Path] = (), outputs: list[Path] = (), provided: Collection[str] = ()):
+                 secrets: list[Path] = (), outputs: list[Path] = (), provided: Collection[str] = (),
+                 _probe: bool = False):
         self.submission = _record(submission) if submission is not None else None   # None: ahead()
         self.submission_dir = self.submission.folder if self.submission is not None else None
         self.module = module
@@ -76,9 +79,16 @@ class Sandbox:
             problem = user_mode_problem()
             if problem:
                 raise SandboxUnavailable(f"the unprivileged-user sandbox cannot run: {problem}")
-        self.uid = USER_UID_BASE + os.getpid()
+        self.taken_uid = take_uid() if self.mode == "user" else None
+        self.uid = self.taken_uid       # "user" mode: this student's own uid
         self.secrets = [*course_secrets(), *([self.submission_dir] if self.submission_dir else []), *map(Path, secrets)]
         self.outputs = list(map(Path, outputs))
+        self.probe = _probe             # the start check's own jail (check_jail): it reads anywhere the jail shows
+        self.fault: SandboxUnavailable | None = None   # the jail could not start: the grader's fault
+        self.stderr: Any = subprocess.DEVNULL
+        self.before_exec: list[Callable[[], None]] = []     # _spawn's steps for the child (_limits)
+        if self.mode == "bubblewrap" and not _probe:
+            check_jail(config, self.secrets)
         self.root: Path | None = None
         self._source_lines: dict[str, list[str]] = {}   # file name -> lines of the graded copy (source_line)
         self.skipped: list[str] = []
@@ -114,6 +124,7 @@ class Sandbox:
             raise ValueError("this sandbox already holds a submission")
         self.submission, self.deadline = _record(submission), deadline
         self.submission_dir = self.submission.folder
+        check_jail(self.config, [self.submission_dir])
         self.modules = (self.module, *provided)
         self.secrets.append(self.submission_dir)
         self._copy_in()
@@ -135,6 +146,9 @@ class Sandbox:
 
     def close(self) -> None:
         self._kill()
+        if self.taken_uid is not None:
+            give_back_uid(self.taken_uid)
+            self.taken_uid = None
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             self.root = None
@@ -181,17 +195,20 @@ class Sandbox:
             paths = {k: str(self.root / k) for k in ("submission", "site", "tmp")}
             cmd = [exe, "-I", "-S", str(self.root / "worker.py")]
             if self.mode == "user":
-                cmd = unshare_net() + drop_command(self.uid) + cmd
+                cmd = drop_command(self.uid) + cmd
                 roots += [paths["submission"], paths["site"], str(private_numpy_site()), *jail_stdlib(self.uid)]
             else:
                 roots += [paths["submission"], paths["site"]] + numpy_dirs()
+        if self.probe:
+            roots = ["/"]       # the start check reads what an attacker without the courtesy hook could
         config = dict(paths, module=self.module, read_roots=roots, output_cap=self.config.output_cap_chars)
         return cmd + [json.dumps(config)], paths
 
     def _limits(self) -> None:
         """Runs in the child before exec: memory, CPU backstop, file size, open files (each socket or
-        pipe holds kernel memory), no core dumps; in "user" mode also a process cap (fork bombs
-        count against the jail uid only)."""
+        pipe holds kernel memory), no core dumps, no POSIX message queue memory; outside bubblewrap
+        (which loads the filter itself) the worker's namespaces (user mode) and then the seccomp
+        filter, under no_new_privs, kept across exec: one process, no network, no new file."""
         mem = (self.config.memory_mb << 20) - (self.tmp_bytes if self.mode == "bubblewrap" else 0)
         cpu = int(self.config.budget_s) + 10
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
@@ -199,19 +216,29 @@ class Sandbox:
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_CAP_BYTES, FILE_CAP_BYTES))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NOFILE, (FILES_OPEN_CAP, FILES_OPEN_CAP))
+        resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
         if self.mode == "user":
-            resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))
+            resource.setrlimit(resource.RLIMIT_NPROC, (PROCESSES_CAP, PROCESSES_CAP))
+        for step in self.before_exec:
+            step()
 
     def _spawn(self) -> None:
         seccomp = filter_fd() if self.mode == "bubblewrap" else None
+        install = None if self.mode == "bubblewrap" else installer(create_files=False)
+        if self.mode == "user" and install is None:     # user_mode_problem() refused it already
+            raise SandboxUnavailable("the unprivileged-user sandbox has no seccomp filter for this machine")
+        self.before_exec = [*([namespaces()] if self.mode == "user" else []), *([install] if install else [])]
         try:
             cmd, paths = self._command(seccomp)
             env = {"PATH": "/usr/bin:/bin", "HOME": paths["tmp"], "LANG": "C.UTF-8"}
             self.buffer = b""
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                         cwd=self.root / "tmp", env=env, preexec_fn=self._limits,
-                                         start_new_session=True, close_fds=True,
-                                         pass_fds=() if seccomp is None else (seccomp,))
+            try:
+                self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+                                             cwd=self.root / "tmp", env=env, preexec_fn=self._limits,
+                                             start_new_session=True, close_fds=True,
+                                             pass_fds=() if seccomp is None else (seccomp,))
+            except (OSError, subprocess.SubprocessError) as exc:    # e.g. the kernel refused the filter
+                raise self._broken(f"{type(exc).__name__}: {exc}") from None
         finally:
             if seccomp is not None:
                 os.close(seccomp)
@@ -225,10 +252,27 @@ class Sandbox:
                 self._kill()
             self._spawn()
         self.starting = False
-        ready = self._read(self.config.import_timeout_s, what=f"starting Python for {self.module}.py")
+        # Nothing of the submission runs before the worker's ready line (it imports the module only
+        # when asked): a worker that does not get there is the jail's failure, never the student's.
+        try:
+            ready = self._read(self.config.import_timeout_s, what="starting Python")
+        except StudentError as exc:
+            if exc.kind == "budget":
+                raise
+            raise self._broken(exc.message)
         if not isinstance(ready, dict) or ready.get("ok") is not True:
             self._kill()
-            raise StudentError(f"starting Python for {self.module}.py failed", "died", fatal=True)
+            raise self._broken("its first reply was not the ready line")
+
+    def _broken(self, why: str) -> SandboxUnavailable:
+        """The grader's fault: the jail cannot start Python. Kept (`fault`): every later start
+        fails at once, and grade_submission raises it instead of scoring anyone."""
+        self._kill()
+        self.fault = SandboxUnavailable(
+            f"the {self.mode} sandbox could not start Python ({why}), which is the grader's fault, not the "
+            f"student's: nothing was scored. Fix: run `scalelabs grade` on one submission to see why, and check "
+            f"that {python_paths()[0]} runs (docs/staff.md, the sandbox)")
+        return self.fault
 
     def _kill(self) -> None:
         if self.proc is not None:
@@ -243,8 +287,6 @@ class Sandbox:
                     pass
             self.proc.wait()
             self.proc = None
-        if self.mode == "user":
-            kill_uid(self.uid)
 
     @property
     def alive(self) -> bool:
@@ -332,7 +374,10 @@ class Sandbox:
     # --- the API the checks use ---
 
     def load(self) -> None:
-        """Start the worker and import the module; a failure is kept in `import_error` and raised."""
+        """Start the worker and import the module; a failure is kept in `import_error` and raised
+        (a jail that cannot start: `fault`, SandboxUnavailable)."""
+        if self.fault is not None:
+            raise self.fault
         if self.import_error is not None:
             raise self.import_error
         if self.alive and self.imported:
@@ -407,3 +452,82 @@ SOURCE_LINE_CAP = 120           # characters of a student's source line quoted i
 def _record(submission: Submission | Path) -> Submission:
     """A submission record as given, or the tree of a folder (read_submission without its notebook)."""
     return submission if isinstance(submission, Submission) else read_submission(Path(submission))
+
+
+# --- the jail's start check: the real command, the real binds, asked from inside ---
+
+PROBE_MODULE = "_scalelabs_jail_check"
+_PROBE_SOURCE = """
+import importlib.util, os
+
+def leaks(paths, packages):
+    found = []
+    for name in packages:
+        try:
+            if importlib.util.find_spec(name) is not None:
+                found.append("the package %s can be imported" % name)
+        except Exception:
+            pass
+    for path in paths:
+        try:
+            os.stat(path)
+        except OSError:
+            continue
+        try:
+            if os.path.isdir(path) and not os.listdir(path):
+                continue        # an empty folder: a hidden package folder's mount point
+        except OSError:
+            continue
+        found.append("%s can be read" % path)
+    return found
+
+def numpy_version():
+    import numpy
+    return numpy.__version__
+"""
+_checked: set[tuple] = set()
+
+
+def check_jail(config: GradingConfig, secrets: Collection[Path] = ()) -> None:
+    """Refuse to grade (SandboxUnavailable, one line naming the cause and the fix) where the bubblewrap
+    jail would show student code a secret or cannot run the worker. Each call checks `secrets`, the
+    course's and the grader's site folders against the binds (jail.seen_through); the first call of a
+    process for a configuration also starts the real jail (the real command, binds and limits) on a
+    probe module and asks from inside that the worker starts, numpy imports where the grader has it,
+    and neither the packages (reference, autograder, labs) nor those paths can be reached."""
+    secrets = [Path(p) for p in (*course_secrets(), *site_dirs(), *secrets)]
+    for path in secrets:
+        source = seen_through(path)
+        if source is not None:
+            raise SandboxUnavailable(
+                f"the bubblewrap sandbox would let student code read {path}, because it binds {source} (what "
+                "the worker needs of this Python), so grading refuses. Fix: install scalelabs and keep the course "
+                f"and the submissions outside {source}")
+    key = (config.memory_mb, config.tmp_mb, config.import_timeout_s, bwrap_available())
+    if key in _checked:
+        return
+    with tempfile.TemporaryDirectory(prefix="scalelabs-jail-check-") as folder, \
+            tempfile.TemporaryFile() as errors:
+        (Path(folder) / f"{PROBE_MODULE}.py").write_text(_PROBE_SOURCE)
+        box = Sandbox(Path(folder), PROBE_MODULE, config, mode="bubblewrap", _probe=True)
+        box.stderr = errors
+        try:
+            with box:
+                box.load()
+                found = box.call("leaks", {"paths": [str(p) for p in secrets], "packages": list(SECRET_PACKAGES)})
+                if numpy_dirs():
+                    box.call("numpy_version", {})
+        except (SandboxUnavailable, StudentError) as exc:
+            errors.seek(0)
+            said = " ".join(errors.read(4096).decode(errors="replace").split())[-300:]
+            raise SandboxUnavailable(
+                f"the bubblewrap sandbox cannot run the grader's worker here, so grading refuses"
+                f" ({said or getattr(exc, 'message', str(exc))}). Fix: grade with a Python whose interpreter, "
+                f"standard library and numpy this machine's bubblewrap can bind read-only (now {python_paths()[0]}), "
+                f"or set sandbox = \"user\" under [grading] in scalelabs.toml where the grader runs as root") from None
+    if found:
+        raise SandboxUnavailable(
+            f"the bubblewrap sandbox shows student code what it must not ({'; '.join(map(str, found[:3]))}), so "
+            "grading refuses. Fix: install scalelabs and keep the course and the submissions outside the "
+            f"folders the jail binds ({', '.join(runtime_mounts().binds[:4])}, ...)")
+    _checked.add(key)

@@ -3,6 +3,7 @@ grader is root, else unsandboxed only where the course opted in (docs/ARCHITECTU
 from __future__ import annotations
 
 import os
+import platform
 import shutil
 import subprocess
 from functools import lru_cache
@@ -10,7 +11,7 @@ from functools import lru_cache
 from autograder.engine.config import SANDBOX_MODES as MODES
 from autograder.engine.sandbox.errors import SandboxUnavailable
 from autograder.engine.sandbox.jail import JAIL_UID
-from autograder.engine.sandbox.seccomp import filter_fd
+from autograder.engine.sandbox.seccomp import filter_fd, jail_filter
 
 
 @lru_cache(maxsize=None)
@@ -43,6 +44,8 @@ def user_mode_problem() -> str | None:
         return f"the grader runs as uid {os.geteuid()}, not root, so it cannot run student code as another user"
     if not shutil.which("setpriv"):
         return "setpriv (util-linux) is not installed"
+    if jail_filter(False) is None:
+        return f"scalelabs has no seccomp filter for this machine ({platform.machine()})"
     return None
 
 
@@ -79,23 +82,7 @@ def mode_note(mode: str) -> str:
     if mode == "bubblewrap":
         return "student code ran in the bubblewrap sandbox (uid 65534, no network, no capabilities)"
     if mode == "user":
-        network = "no network" if unshare_net() else "network NOT isolated"
-        return (f"student code ran as a separate unprivileged user (no capabilities, no_new_privs, {network}), "
-                "without bubblewrap")
-    return ("WARNING: student code ran UNSANDBOXED (a plain subprocess with resource limits only; "
-            "the course opted in to grading without a sandbox)")
-
-
-@lru_cache(maxsize=None)
-def unshare_net() -> list[str]:
-    """`unshare --net --ipc --` where the grader may create namespaces (root with CAP_SYS_ADMIN),
-    else [] (a container without it: the "user" mode then has the network, and System V shared
-    memory its code leaves stays until removed). In an IPC namespace of its own, what the worker
-    holds there goes with it."""
-    path = shutil.which("unshare")
-    command = [path, "--net", "--ipc", "--"]
-    try:
-        ok = bool(path) and subprocess.run(command + ["true"], capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        ok = False
-    return command if ok else []
+        return ("student code ran as a separate unprivileged user (no capabilities, no_new_privs, one process, "
+                "no network, no new files), without bubblewrap")
+    return ("WARNING: student code ran UNSANDBOXED (a plain subprocess with resource limits, which can read "
+            "what the grader can; the course opted in to grading without a sandbox)")

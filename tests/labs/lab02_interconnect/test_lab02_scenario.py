@@ -36,7 +36,7 @@ def test_act2_keys_name_the_bandwidth_cliff_and_min_ib_links():
 
 def test_the_story_is_the_danger_state_and_its_numbers_are_computed():
     text = " ".join(c.text for c in A.notebook if isinstance(c, Markdown))
-    assert S.STORY_RATIO > S.DANGER_RATIO
+    assert S.STORY_RATIO > 1.0    # communication longer than compute (docs/physics.md), written out
     assert f"{S.STORY_SPEEDUP:.1f}×" in text and f"{S.CLIFF:.1f}×" in text
     assert math.isclose(ic.hierarchical_allreduce_time(140e9, 8, 1, 450e9, 50e9),
                         ic.intra_node_allreduce_time(140e9, 8, 450e9))  # one node: no IB term
@@ -45,8 +45,9 @@ def test_the_story_is_the_danger_state_and_its_numbers_are_computed():
 def test_no_text_cites_what_students_never_saw_and_the_remedy_points_to_the_challenge():
     texts = [c.text for c in A.notebook if isinstance(c, Markdown)] + [q.prompt for q in A.questions]
     assert not any("original lab" in t for t in texts)
-    takeaway = [c.text for c in A.notebook if isinstance(c, Markdown) and "pipeline parallelism" in c.text]
-    assert takeaway and "design challenge" in takeaway[-1]
+    # Act II's takeaway (shown with the reflection's grade) names the remedy and points to the challenge
+    takeaway = A.question("act2_reflection").takeaway
+    assert "pipeline parallelism" in takeaway and "design challenge" in takeaway
 
 
 def test_every_option_explains_itself_and_no_key_is_the_conspicuously_long_one():

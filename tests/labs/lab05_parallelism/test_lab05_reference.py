@@ -66,8 +66,12 @@ def test_dgx_node_boundary():
 
 def test_exactly_full_fits():
     # Analysis B8: exactly 80 GB is not out of memory; the lab's 118.7 GB for TP=8, PP=4 is.
-    assert ref.fits_in_memory(80e9, C.H100_HBM_CAPACITY_BYTES) is True
-    assert ref.fits_in_memory(118.7e9, C.H100_HBM_CAPACITY_BYTES) is False
+    # the H100's "80GB" written out, as the datasheet's binary 80 GiB (reference/constants.py): with the
+    # capacity read from the constant, "exactly full" would be exactly full whatever the constant held
+    assert C.H100_HBM_CAPACITY_BYTES == 80 * 2**30
+    assert ref.fits_in_memory(80 * 2**30, 80 * 2**30) is True
+    assert ref.fits_in_memory(80 * 2**30 + 1, 80 * 2**30) is False
+    assert ref.fits_in_memory(118.7e9, 80 * 2**30) is False
 
 
 def test_peak_memory_first_stage_holds_all_layers_with_1f1b():

@@ -8,7 +8,7 @@ import tomllib
 import pytest
 
 from autograder.engine.challenges import answer_line, grade_answer
-from autograder.engine.spec import Code, Markdown
+from autograder.engine.spec import Markdown
 from labs import lab_folder
 from labs.lab05_parallelism import ASSIGNMENT as A
 from labs.lab05_parallelism import scenario as S
@@ -26,14 +26,14 @@ def test_act2_options_exactly_one_feasible_and_it_is_the_enumerated_best():
 
 
 def test_act1_story_states_the_measurements_but_not_the_cause():
-    """The idle-GPU cost ("waiting on the network") names Act I's key: only after the reveal."""
+    """The idle-GPU cost ("waiting on the network") names Act I's key: never in the notebook's text, only
+    in the reflection's takeaway, shown with its grade."""
     story = A.notebook[0].text
     for mfu in (S.MFU8, S.MFU64, S.MFU512):
         assert f"{mfu:.1%}" in story
     idle = f"{S.IDLE_USD_PER_DAY:,.0f}"
-    first = next(i for i, c in enumerate(A.notebook) if isinstance(c, Markdown) and idle in c.text)
-    reveal = next(i for i, c in enumerate(A.notebook) if isinstance(c, Code) and "act1_prediction" in c.requires)
-    assert first > reveal and "network" not in story
+    assert not any(isinstance(c, Markdown) and idle in c.text for c in A.notebook)
+    assert idle in A.question("act1_reflection").takeaway and "network" not in story
     # dollar signs escaped, so JupyterLab renders no $...$ pair as LaTeX
     for cell in A.notebook:
         if isinstance(cell, Markdown):

@@ -28,12 +28,14 @@ def test_act2_key_names_the_pick_for_each_workload():
 
 def test_failure_state_is_reached_by_the_gradients_on_one_nic_per_node_only():
     # issue 30: on the DGX cluster (8 NICs per node) the gradients spend under half the step; the same
-    # nodes with one NIC each reach the lab's failure state, the embedding update on neither
+    # nodes with one NIC each reach the lab's failure state, the embedding update on neither. The failure
+    # state, communication above half the step (docs/physics.md), written out: compared with
+    # S.FAILURE_FRACTION itself these would hold whatever that constant became between the fractions
     on_dgx = [numbers["fraction"] for *_, numbers in S.ACT2]
     on_one_nic = [numbers["fraction"] for *_, numbers in S.ONE_NIC_ACT2]
-    assert all(f < S.FAILURE_FRACTION for f in on_dgx) and 0.25 < on_dgx[0] < S.FAILURE_FRACTION
-    assert on_one_nic[0] > S.FAILURE_FRACTION and on_one_nic[1] > S.FAILURE_FRACTION
-    assert on_one_nic[2] < S.FAILURE_FRACTION
+    assert all(f < 0.5 for f in on_dgx) and 0.25 < on_dgx[0] < 0.5
+    assert on_one_nic[0] > 0.5 and on_one_nic[1] > 0.5
+    assert on_one_nic[2] < 0.5
 
 
 def test_the_story_runs_on_the_clusters_ring_link_not_one_nic():

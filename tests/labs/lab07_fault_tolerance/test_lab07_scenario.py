@@ -21,14 +21,20 @@ def test_act2_key_is_the_range_holding_young():
 
 
 def test_the_failure_state_is_the_leads_plan_and_young_escapes_it():
-    assert S.ACT2_WRITE_S / S.LEAD_INTERVAL_S > S.OVERHEAD_BUDGET
-    assert S.ACT2_WRITE_S / S.ACT2_YOUNG_S < S.OVERHEAD_BUDGET
+    # the failure state, stalls above 20 % of the time (errata, kept from the source lab), written out:
+    # compared with S.OVERHEAD_BUDGET itself these held for any budget between Young's 4 % and the lead's 29 %
+    assert S.OVERHEAD_BUDGET == 0.20
+    assert S.ACT2_WRITE_S / S.LEAD_INTERVAL_S > 0.20
+    assert S.ACT2_WRITE_S / S.ACT2_YOUNG_S < 0.20
 
 
 def test_no_synchronous_plan_in_budget_reaches_the_target_and_asynchronous_ones_do():
     best_sync = max(ft.goodput(t, S.ACT2_CHECKPOINT_BYTES / S.STORAGE_BUDGET, S.ACT2_MTBF_S, S.RESTART_S)
                     for t in range(60, 7200, 10))
-    assert best_sync < S.GOODPUT_TARGET < S.ACT2_ASYNC_GOODPUT
+    # Llama 3's "more than 90% effective training time" written out (any target between the best
+    # synchronous plan's 89.4 % and the asynchronous 94.5 % passed when compared with the constant)
+    assert S.GOODPUT_TARGET == 0.90
+    assert best_sync < 0.90 < S.ACT2_ASYNC_GOODPUT
     assert abs(best_sync - S.BUDGET_SYNC_GOODPUT) < 1e-3
 
 

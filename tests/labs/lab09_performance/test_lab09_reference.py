@@ -61,8 +61,11 @@ def test_hotspot_anchors():
 
 
 def test_gustafson_anchors():
-    assert round(P.gustafson_speedup(1024, 0.004)) == 1020
+    assert round(P.gustafson_speedup(1024, 0.004)) == 1020                        # the paper's figures
     assert round(P.gustafson_speedup(1024, 0.008)) == 1016
+    # by hand, 1024 - s x 1023: rounded to the paper's integers, n - s x n (1019.904) passed as well
+    assert P.gustafson_speedup(1024, 0.004) == pytest.approx(1019.908, rel=1e-12)
+    assert P.gustafson_speedup(1024, 0.008) == pytest.approx(1015.816, rel=1e-12)
 
 
 def test_roofline_anchors():

@@ -75,4 +75,4 @@ def compute_time(flops, n_gpus, peak_flops, mfu):
 
 
 def comm_fraction(comm_s, compute_s):
-    return 1 / (1 + compute_s / comm_s)
+    return 1 / (1 + compute_s / comm_s) if comm_s else 0.0    # no communication: none of the step
