@@ -64,7 +64,7 @@ def readable_before(a, tmp: Path) -> dict[str, list[tuple[str, str]]]:
     options (they are in the notebook from the start, a reflection's below its prediction too) and
     the stub's docstrings."""
     texts, before, namespace = [], {}, {}
-    with student_kernel(tmp), contextlib.chdir(tmp):
+    with student_kernel(tmp, a), contextlib.chdir(tmp):
         for cell in build_notebook(a).cells:
             grade_id = cell.metadata["nbgrader"]["grade_id"]
             qid = grade_id.removesuffix("-prompt")
@@ -78,7 +78,14 @@ def readable_before(a, tmp: Path) -> dict[str, list[tuple[str, str]]]:
                       if answered != grade_id and answered in {q.id for q in a.questions} else cell.source)
             out = io.StringIO()
             with contextlib.redirect_stdout(out), mock_display():
-                exec(compile(source, grade_id, "exec"), namespace)
+                try:
+                    exec(compile(source, grade_id, "exec"), namespace)
+                except Exception as error:
+                    if not cell.metadata["nbgrader"].get("grade"):
+                        raise
+                    # a function's grade cell runs its public checks: one failing is the items rule's
+                    # finding, and the student reads its message here as they would in the notebook
+                    print(f"{type(error).__name__}: {error}")
             texts.append((grade_id, cell.source + "\n" + out.getvalue()))
     # every prompt stands in the notebook from the start: a later one is read while answering this one;
     # the stub's docstrings are read while implementing, before any question

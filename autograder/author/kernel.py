@@ -16,18 +16,25 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from autograder.build.notebook import build_notebook  # noqa: E402
+from autograder.build.publictests import write_public_tests  # noqa: E402
 from autograder.build.release import copy_student_files  # noqa: E402
 from autograder.classroom import samples  # noqa: E402
 
 
 @contextlib.contextmanager
-def student_kernel(tmp: Path):
+def student_kernel(tmp: Path, assignment=None):
     """A namespace like a student's kernel: the flat reference modules importable from `tmp` as the
-    student's module next to the shipped helpers (the instrument toolkit), `tmp` the working folder
-    (reveals write their record file there), plt.show closing figures."""
+    student's module next to the shipped helpers (the instrument toolkit) and, given the assignment,
+    its public checks (the grade cells import them), `tmp` the working folder (reveals write their
+    record file there), plt.show closing figures."""
     tmp.mkdir(parents=True, exist_ok=True)
     samples.flat_reference_modules(tmp)
     copy_student_files(tmp)   # the instrument toolkit, as released
+    if assignment is not None:
+        try:
+            write_public_tests(assignment, tmp)
+        except Exception:   # a worked example the reference refuses: lint's items rule names it; the grade
+            pass            # cells then fail on their import, as a broken release would
     names = {p.stem for p in tmp.glob("*.py")}
     saved = {n: sys.modules.pop(n) for n in list(sys.modules) if n in names}
     sys.path.insert(0, str(tmp))
@@ -64,7 +71,7 @@ def mock_display():
 def run_notebook(a, tmp: Path, answers: dict) -> str:
     """Execute the built notebook's code cells in order with these answer cell values; the output."""
     out, namespace = io.StringIO(), {}
-    with student_kernel(tmp), contextlib.chdir(tmp), contextlib.redirect_stdout(out), mock_display():
+    with student_kernel(tmp, a), contextlib.chdir(tmp), contextlib.redirect_stdout(out), mock_display():
         for cell in build_notebook(a).cells:
             if cell.cell_type != "code":
                 continue

@@ -108,7 +108,7 @@ def function_grade_source(assignment: Assignment, item: str, points: float) -> s
     so `nbgrader validate` and Run All fail on a function whose public checks fail; the score is
     still the autograder's, from outside the notebook (no door executes the notebook)."""
     # lines short enough for nbgrader validate's report, which cuts a cell's lines at 80 columns
-    return (f"# Grade cell for `{item}` ({points:g} point{'' if points == 1 else 's'}): its public checks.\n"
+    return (f"# `{item}` ({points:g} point{'' if points == 1 else 's'}): its public checks, run here.\n"
             f"# The autograder scores it outside this notebook, hidden checks too.\n"
             f"from test_{assignment.module} import check\n"
             f'check("{item}")')
