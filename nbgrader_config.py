@@ -24,6 +24,10 @@
   (or an item) ungraded.
 * `nbgrader export` writes its CSV through `SafeCsvExport`: quoted, and no cell (an id, a name)
   that a spreadsheet would run as a formula.
+* Late work follows the course's `[deadlines]` (scalelabs.toml), as in every door: nbgrader reads
+  timestamp.txt as scalelabs does (`read_timestamps_as_scalelabs`: a time it cannot use is recorded as
+  none instead of failing the student), and `CourseLatePenalties` (nbgrader's AssignLatePenalties)
+  puts the policy's penalty in `late_submission_penalty`, with the due date, time and extension.
 * ClearSolutions is off: source notebooks hold no solutions at all (keys and reference code live
   only in autograder/ and reference/), and it would replace the answer cells `<qid> = None`.
 * `nbgrader collect` reads the exchange's inbound folder, which every student can write, as student
@@ -46,12 +50,13 @@ c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
 
 try:
     from nbconvert.preprocessors import ClearMetadataPreprocessor
-    from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,
-                                        LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
+    from nbgrader.preprocessors import (CheckCellMetadata, IgnorePattern, LimitOutput, OverwriteCells,
+                                        OverwriteKernelspec, SaveAutoGrades)
 
     from autograder.course import course_settings
     from autograder.doors.collect import SafeCollect
-    from autograder.doors.nbgrader import CappedNotebook, EngineScores, InertMarkup, InertOutputs, SubmittedMetadata
+    from autograder.doors.nbgrader import (CappedNotebook, CourseLatePenalties, EngineScores, InertMarkup,
+                                           InertOutputs, SubmittedMetadata, read_timestamps_as_scalelabs)
     from autograder.doors.nbgrader_export import SafeCsvExport
     from autograder.doors.nbgrader_log import one_line_per_student
     from labs import all_assignments
@@ -67,8 +72,9 @@ try:
                                           CheckCellMetadata]
     c.Autograde.autograde_preprocessors = [
         IgnorePattern, InertOutputs, InertMarkup, EngineScores, ClearMetadataPreprocessor, LimitOutput,
-        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+        SaveAutoGrades, CourseLatePenalties, CheckCellMetadata,
     ]
+    read_timestamps_as_scalelabs()
     c.IgnorePattern.enabled = True
     c.IgnorePattern.pattern = r"(?s).*"
     c.ClearSolutions.enabled = False

@@ -193,13 +193,19 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
                 only: Optional[List[str]] = typer.Option(None, "--student", help="grade only this student "
                                                          "(repeat for more)"),
                 force: bool = typer.Option(False, "--force", help="regrade every student, even unchanged ones"),
+                timestamps: Optional[Path] = typer.Option(None, "--timestamps", help="when each student submitted, "
+                                                          "for a lab with a due date ([deadlines]): a CSV with columns "
+                                                          "student,submitted_at (e.g. from a platform's download); "
+                                                          "nbgrader's submitted/ and a Gradescope export say it themselves"),
                 allow_unsandboxed: bool = typer.Option(False, "--allow-unsandboxed", help=UNSANDBOXED_HELP),
                 course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Grade a class in parallel; writes results, feedback pages, the gradebook (the grade of record)
     and grades.csv (default: grades/ASSIGNMENT in the course, or here when there is no course).
     Resumable: after Ctrl-C or a crash run the same command again (graded students are skipped, those
-    whose files or grader changed regraded). Exit status 1 when a student needs a person."""
-    from autograder.classroom.batch import OutputFolderError
+    whose files or grader changed regraded, those whose due date, extension or late policy changed
+    have their lateness recorded again). Exit status 1 when a student needs a person."""
+    from autograder.classroom.batch import OutputFolderError, class_lateness
+    from autograder.classroom.submitted_at import NoSubmissionTimes
     from autograder.classroom.gradebook import GradebookUnavailable
     from autograder.classroom.progress import grade_batch_with_progress
     from autograder.classroom.record import default_gradebook
@@ -212,10 +218,11 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
              "sqlite:////absolute/path/gradebook.db")
     submissions_root = _folder(submissions_root, "submissions root").resolve()
     out_dir = out_dir.resolve() if out_dir else None
+    timestamps = timestamps.resolve() if timestamps else None
     root = _course(course, required=False)
-    try:   # asked here too, so that a wrong folder is one line before the progress bar shows
-        class_roster(submissions_root, spec, tuple(only or ()))
-    except NotAClass as exc:
+    try:   # asked here too, so that a wrong folder or missing times are one line before the progress bar shows
+        class_lateness(spec, submissions_root, class_roster(submissions_root, spec, tuple(only or ())), timestamps)
+    except (NotAClass, NoSubmissionTimes) as exc:
         fail(str(exc))
     target = out_dir or _grades_dir(root, spec.id)
     _course_secret()    # the grading processes load it the same way
@@ -223,8 +230,9 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     db = db or (default_gradebook(root, target) if target == _grades_dir(root, spec.id) else None)
     try:
         summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err,
-                                            allow_unsandboxed=allow_unsandboxed, only=tuple(only or ()), force=force)
-    except (SandboxUnavailable, OutputFolderError, NotAClass) as exc:
+                                            allow_unsandboxed=allow_unsandboxed, only=tuple(only or ()), force=force,
+                                            timestamps=timestamps)
+    except (SandboxUnavailable, OutputFolderError, NotAClass, NoSubmissionTimes) as exc:
         fail(str(exc))
     except GradebookUnavailable as exc:
         fail(f"{exc}. Every student's results and the class CSV are in {target}: rerun with a working --db "
@@ -241,6 +249,8 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     for why, who in summary.regrade_reasons().items():
         shown = f" ({', '.join(who)})" if len(who) <= 5 else ""
         out.print(f"regraded {len(who)}: {escape(why)}{shown}", highlight=False, soft_wrap=True)
+    if summary.late:
+        out.print(late_summary(summary.late), highlight=False, soft_wrap=True)
     if summary.rewritten:
         out.print(f"feedback pages made whole again from their results: {', '.join(summary.rewritten)}", highlight=False, soft_wrap=True)
     for student, why in summary.failed.items():
@@ -257,6 +267,15 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
         raise typer.Exit(1)
 
 
+def late_summary(late: dict) -> str:
+    """One line of a class's lateness: how many on time, late (with who), extended, of unknown time."""
+    by = {status: sorted(s for s, v in late.items() if v.status == status) for status in ("on_time", "late", "unknown")}
+    extended = sum(v.extended for v in late.values())
+    shown = f" ({', '.join(by['late'][:5])}{', ...' if len(by['late']) > 5 else ''})" if by["late"] else ""
+    return (f"late work: {len(by['on_time'])} on time, {len(by['late'])} late{shown}, {extended} with an extension, "
+            f"{len(by['unknown'])} with no usable submission time")
+
+
 @app.command()
 def forget(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
            students: List[str] = typer.Argument(..., help="student ids to remove from the lab's record"),
@@ -267,7 +286,7 @@ def forget(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collec
     graded by mistake, e.g. a folder that was not a student); grades.csv is rebuilt."""
     from autograder.classroom.batch import all_results
     from autograder.classroom.feedback import write_atomic
-    from autograder.classroom.gradebook import GradebookUnavailable, read_record
+    from autograder.classroom.gradebook import GradebookUnavailable, read_book
     from autograder.classroom.record import default_gradebook, forget as forget_student, grades_csv, read_pointer, record_rows
 
     spec = _assignment(assignment)
@@ -285,11 +304,11 @@ def forget(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collec
             else:
                 err.print(f"{student}: nothing of theirs in {target} or the gradebook", highlight=False, soft_wrap=True)
         results = all_results(target, spec.id)
-        book = read_record(db, spec.id) if db else None
+        book, late = read_book(db, spec.id) if db else (None, None)
     except GradebookUnavailable as exc:
         fail(str(exc))
     if (target / "grades.csv").exists() or results:
-        write_atomic(target / "grades.csv", grades_csv(spec, record_rows(spec, results, book)))
+        write_atomic(target / "grades.csv", grades_csv(spec, record_rows(spec, results, book, late)))
         out.print(f"class CSV rebuilt: {target / 'grades.csv'}", highlight=False, soft_wrap=True)
 
 
@@ -300,9 +319,13 @@ def _grades_dir(root: Optional[Path], assignment_id: str) -> Path:
 
 @app.command()
 def report(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
-           grades_dir: Optional[Path] = typer.Argument(None, help="what grade-batch wrote (default: grades/ASSIGNMENT)"),
+           grades_dir: Optional[Path] = typer.Argument(None, help="what grade-batch wrote, or a Gradescope export "
+                                                       "(default: grades/ASSIGNMENT)"),
+           db: Optional[str] = typer.Option(None, "--db", help="the course gradebook, e.g. sqlite:///gradebook.db "
+                                            "(default: the one grade-batch wrote)"),
            course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
-    """The class report for course staff: GRADES_DIR/report.html (self-contained), report.csv, report.json."""
+    """The class report for course staff: GRADES_DIR/report.html (self-contained), report.csv, report.json;
+    from grade-batch's results, a Gradescope export (its submission_metadata.yml) or the gradebook (--db)."""
     from autograder.classroom.report import write_report
 
     spec = _assignment(assignment)
@@ -310,7 +333,7 @@ def report(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collec
     target = grades_dir or _grades_dir(_course(course, required=False), spec.id)
     _folder(target, "grades folder")
     try:
-        paths = write_report(spec, target)
+        paths = write_report(spec, target, db)
     except ValueError as exc:
         fail(str(exc))
     out.print("\n".join(f"{kind}: {path}" for kind, path in paths.items()), highlight=False)

@@ -8,7 +8,8 @@ file exists with both unchanged (and rewrites a feedback page that is missing or
 regrades the others saying why, then writes the lab's whole record to the gradebook and rebuilds
 grades.csv from it (autograder.classroom.record): nothing is lost, nothing counted twice.
 
-    out/results/<student>.json   Gradescope results.json + "scalelabs" metadata (fingerprints, attention)
+    out/results/<student>.json   Gradescope results.json + "scalelabs" metadata (fingerprints, attention,
+                                 lateness: autograder.classroom.deadlines, beside the engine's score)
     out/feedback/<student>.html  the feedback page
     out/grades.csv               the lab's record: one row per student (record.COLUMNS, then each item)
     out/record.json              which gradebook holds the record
@@ -25,10 +26,12 @@ import tempfile
 import threading
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 
+from autograder.classroom.deadlines import Lateness, course_deadlines, known_labs, late_attention
 from autograder.classroom.feedback import render_feedback, write_atomic
 from autograder.classroom.fingerprints import grader_changes, grader_fingerprint, submission_fingerprint
 from autograder.classroom.gradebook import GradebookUnavailable, GradebookWriter, sqlite_url
@@ -125,9 +128,10 @@ def _start_ahead() -> None:
 
 
 def grade_student(graded_as: str, folder: str, out_dir: str, sha: str, grader: dict,
-                  members: tuple[str, ...] = (), root: str = "") -> str:
+                  members: tuple[str, ...] = (), root: str = "", late: dict | None = None) -> str:
     """Grade one submission under `graded_as` and write, for each student whose record it is
-    (`members`, default the one), the feedback page then the results file (which marks it finished).
+    (`members`, default the one), the feedback page then the results file (which marks it finished);
+    `late`: member -> their Lateness as JSON (None: the lab has no due date), kept beside the score.
     The class root is a secret and the output folder off-limits to the student's code."""
     from autograder.engine.grade import grade_submission
 
@@ -139,15 +143,24 @@ def grade_student(graded_as: str, folder: str, out_dir: str, sha: str, grader: d
                                                         Path(out_dir) / "feedback"], ahead=ahead, secret=_secret)
     for student in members or (graded_as,):
         data = result.to_gradescope()
-        page = render_feedback(_assignment.title, student, data, _config.feedback.native)
-        write_atomic(Path(out_dir) / "feedback" / f"{student}.html", page)
         data["scalelabs"] = {"assignment": _assignment.id, "student": student, "graded_as": graded_as,
                              "fingerprint": sha, "grader": grader, "max_score": result.max_score,
                              "sandbox": result.sandbox_mode, "attention": list(result.attention),
-                             "feedback": _sha256(page.encode()), "view": _config.feedback.native,
+                             "view": _config.feedback.native,
                              "course_secret": _secret.fingerprint if _secret else ""}
-        write_atomic(Path(out_dir) / "results" / f"{student}.json", json.dumps(data, indent=1, sort_keys=True))
+        if (late or {}).get(student) is not None:
+            data["scalelabs"]["late"] = late[student]
+        _write_record(Path(out_dir), _assignment.title, student, data)
     return graded_as
+
+
+def _write_record(out_dir: Path, title: str, student: str, data: dict) -> None:
+    """The student's feedback page, then their results file (which records the page's hash and marks
+    the student finished), in the view the result records."""
+    page = render_feedback(title, student, data, data["scalelabs"].get("view", "after"))
+    write_atomic(out_dir / "feedback" / f"{student}.html", page)
+    data["scalelabs"]["feedback"] = _sha256(page.encode())
+    write_atomic(out_dir / "results" / f"{student}.json", json.dumps(data, indent=1, sort_keys=True))
 
 
 @contextmanager
@@ -210,6 +223,7 @@ class BatchSummary:
     failed: dict[str, str] = field(default_factory=dict)             # student -> the grader's error
     attention: dict[str, list[str]] = field(default_factory=dict)    # student -> what needs a person
     rewritten: list[str] = field(default_factory=list)               # feedback pages made whole again
+    late: dict[str, Lateness] = field(default_factory=dict)           # student -> lateness (labs with a due date)
     csv_path: Path | None = None
     db_url: str = ""
     record: int = 0                                                  # students of the lab in the record
@@ -242,6 +256,74 @@ def _why_regrade(done: dict | None, sha: str, grader: dict, force: bool) -> str 
     return None
 
 
+def _why_reassess(done: dict, late: Lateness | None) -> str | None:
+    """Why a student whose graded result stands must have their lateness recorded again (the due date,
+    their extension, the policy or their submission time changed), or None."""
+    before = Lateness.from_json(done["scalelabs"].get("late"))
+    if before == late:
+        return None
+    if before is None or late is None:
+        return "the lab's due date was " + ("removed" if late is None else "set")
+    if before.lab_due != late.lab_due:
+        return "the lab's due date changed"
+    if before.due != late.due:
+        return "their extension changed"
+    if before.policy != late.policy:
+        return "the late policy changed"
+    if (before.submitted_at, before.source) != (late.submitted_at, late.source):
+        return "their submission time changed"
+    return "their lateness changed"
+
+
+def _time_before_seen(late: Lateness | None, previous: Path) -> Lateness | None:
+    """The lateness to record instead when a student's files changed but their timestamp.txt (written on
+    the student's side: their clock, their file) claims a time before this grader last saw other files
+    of theirs (the previous result's mtime, a time of ours): that time cannot be trusted, so no penalty
+    is taken on it and the student needs a person (autograder.classroom.deadlines, `unknown`)."""
+    from autograder.classroom.submitted_at import NBGRADER_SOURCE
+
+    if late is None or late.source != NBGRADER_SOURCE or not late.submitted_at:
+        return None
+    try:
+        seen = datetime.fromtimestamp(previous.stat().st_mtime, timezone.utc)
+    except OSError:
+        return None
+    claimed = datetime.fromisoformat(late.submitted_at)
+    if claimed >= seen:
+        return None
+    return replace(late, status="unknown", submitted_at="", late_by_s=0.0, penalty_percent=0.0,
+                   note=_doubt(late) + seen.astimezone(claimed.tzinfo).isoformat(timespec="seconds"))
+
+
+def _doubt(late: Lateness) -> str:
+    """The start of the note `_time_before_seen` leaves on a claim it cannot trust."""
+    from autograder.classroom.submitted_at import NBGRADER_SOURCE
+
+    return f"{NBGRADER_SOURCE} gives {late.submitted_at}, but other files of theirs were graded at "
+
+
+def _still_doubted(done: dict, late: Lateness | None) -> Lateness | None:
+    """The doubted lateness a result records, when the unchanged files still make the same claim."""
+    before = Lateness.from_json(done["scalelabs"].get("late"))
+    if late is None or before is None or before.status != "unknown" or not late.submitted_at:
+        return None
+    return before if before.note.startswith(_doubt(late)) else None
+
+
+def class_lateness(assignment: Assignment, root: Path, roster: list[Submitter], timestamps: Path | None = None,
+                   now=None) -> dict[str, Lateness | None]:
+    """student -> their Lateness (None for everyone when the lab has no due date). The course's
+    [deadlines] and extensions are read (ConfigError names what is wrong), and each submitter's time
+    (autograder.classroom.submitted_at.class_times: NoSubmissionTimes when the folder has none)."""
+    from autograder.classroom.submitted_at import class_times
+
+    deadlines = course_deadlines(labs=known_labs(assignment.id))
+    if deadlines.of(assignment.id) is None:
+        return {s: None for sub in roster for s in sub.students}
+    times = class_times(root, roster, assignment.id, deadlines.zone, timestamps)
+    return {s: deadlines.assess(assignment.id, s, times[sub.name], now) for sub in roster for s in sub.students}
+
+
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -268,7 +350,8 @@ def _whole_feedback(out_dir: Path, title: str, student: str, data: dict) -> bool
 def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, *, db_url: str | None = None,
                 only: tuple[str, ...] | list[str] = (), force: bool = False,
                 on_start: Callable[[int, int], None] | None = None,
-                on_done: Callable[[str], None] | None = None, allow_unsandboxed: bool = False) -> BatchSummary:
+                on_done: Callable[[str], None] | None = None, allow_unsandboxed: bool = False,
+                timestamps: Path | None = None) -> BatchSummary:
     """Grade every submission of the class under root (only those of the students in `only`, when
     given) with `jobs` processes; skip finished students whose files and grader are unchanged (all of
     them are regraded with `force`).
@@ -276,9 +359,13 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
     Before anything is written: NotAClass when root cannot be this lab's class; the sandbox mode is
     chosen once, and where none can run (and the course did not opt in with allow_unsandboxed or
     scalelabs.toml), or the bubblewrap jail would show the class or the course to student code or
-    cannot start (check_jail), SandboxUnavailable. on_start(total, to_grade) is called once,
-    on_done(student) after each graded submission. Afterwards the lab's whole record (every results
-    file in out/results) goes to the gradebook (db_url, default out/gradebook.db) and grades.csv.
+    cannot start (check_jail), SandboxUnavailable; when the lab has a due date ([deadlines]),
+    ConfigError for a bad table or extensions CSV, TimestampsError for a bad `timestamps` CSV,
+    NoSubmissionTimes when the class says nothing of when anyone submitted. Each student's lateness is
+    recorded beside the engine's score; a student whose lateness alone changed keeps their graded result
+    and has it recorded again (no engine run). on_start(total, to_grade) is called once, on_done(student)
+    after each graded submission. Afterwards the lab's whole record (every results file in out/results)
+    goes to the gradebook (db_url, default out/gradebook.db) and grades.csv.
     """
     config = load_config()
     mode = choose_mode(config.sandbox, allow_unsandboxed or config.allow_unsandboxed)
@@ -287,17 +374,19 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
     assignment = load(assignment_name)
     root, out_dir = Path(root), Path(out_dir)
     roster = class_roster(root, assignment, only)
+    late = class_lateness(assignment, root, roster, timestamps)
     if mode == "bubblewrap":    # a jail that shows a secret or cannot start refuses the class, not each student
         check_jail(config, [root])
     check_output(out_dir)
     grader = grader_fingerprint(assignment_name, assignment, config, mode, secret)
-    summary = BatchSummary(out_dir)
+    summary = BatchSummary(out_dir, late={s: v for s, v in late.items() if v is not None})
     todo: list[tuple[Submitter, str]] = []
+    reassess: dict[str, dict] = {}      # student -> their result, whose lateness alone changed
     for submitter in roster:
         sha = submission_fingerprint(submitter.folder)
-        reasons = {}
+        reasons, done_by = {}, {}
         for student in submitter.students:
-            done = load_result(out_dir / "results" / f"{student}.json")
+            done = done_by[student] = load_result(out_dir / "results" / f"{student}.json")
             if done and done["scalelabs"].get("assignment") != assignment.id:
                 raise OutputFolderError(
                     f"{out_dir} holds results of {done['scalelabs'].get('assignment')} ({student}.json): grade "
@@ -311,9 +400,20 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
                     "the course secret of the machine that graded them (docs/tas.md), or grade into another --out DIR")
             reasons[student] = _why_regrade(done, sha, grader, force)
         if all(why is None for why in reasons.values()):
-            summary.skipped += submitter.students
+            for student in submitter.students:
+                if (kept := _still_doubted(done_by[student], late[student])) is not None:
+                    late[student] = summary.late[student] = kept   # the same files, the same claim
+                why = _why_reassess(done_by[student], late[student])
+                if why:
+                    summary.regraded[student], reassess[student] = why, done_by[student]
+                else:
+                    summary.skipped.append(student)
             continue
         todo.append((submitter, sha))
+        for student in submitter.students:
+            if reasons[student] == "their files changed" and (doubted := _time_before_seen(
+                    late[student], out_dir / "results" / f"{student}.json")) is not None:
+                late[student] = summary.late[student] = doubted
         for student, why in reasons.items():
             if why:
                 summary.regraded[student] = why
@@ -327,7 +427,8 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
             with _graders(jobs, assignment_name, mode) as pool:
                 with _started_ignoring_ctrl_c():   # the grading processes start at the first submits
                     futures = {pool.submit(grade_student, s.graded_as, str(s.folder), str(out_dir), sha, grader,
-                                           s.students, str(root)): s for s, sha in todo}
+                                           s.students, str(root), {m: late[m] and late[m].to_json() for m in s.students}): s
+                               for s, sha in todo}
                 for future in as_completed(futures):
                     submitter = futures[future]
                     try:
@@ -339,6 +440,12 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
                             summary.regraded.pop(m, None)
                     if on_done:
                         on_done(submitter.graded_as)
+        for student, data in reassess.items():   # the graded result stands; its lateness is recorded again
+            if late[student] is None:
+                data["scalelabs"].pop("late", None)
+            else:
+                data["scalelabs"]["late"] = late[student].to_json()
+            _write_record(out_dir, assignment.title, student, data)
         results = all_results(out_dir, assignment.id)
         for student in summary.skipped:
             if student in results and _whole_feedback(out_dir, assignment.title, student, results[student]):
@@ -346,6 +453,9 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
         graded_now = {s for sub in roster for s in sub.students}
         summary.attention = {s: list(results[s]["scalelabs"].get("attention", []))
                              for s in sorted(graded_now) if s in results and results[s]["scalelabs"].get("attention")}
+        for student in sorted(graded_now):
+            if line := late_attention(late.get(student)):
+                summary.attention.setdefault(student, []).append(line)
         summary.csv_path = out_dir / "grades.csv"
         try:
             written = gradebook.write(results)
@@ -356,7 +466,7 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
             if student in graded_now:
                 summary.attention.setdefault(student, []).append(
                     f"a manual score stands on {', '.join(items)} while the engine's score changed: review it in formgrader")
-        rows = record_rows(assignment, results, written.record)
+        rows = record_rows(assignment, results, written.record, written.late)
         for row in rows:   # the CSV names what needs a person too, as this batch saw it
             row.attention = summary.attention.get(row.student, row.attention)
         write_atomic(summary.csv_path, grades_csv(assignment, rows))

@@ -2,7 +2,9 @@
 
 Only what results.json already shows a student goes in, in one view of the course's feedback policy
 (`[feedback] native`, autograder.engine.views): item scores and each check's output as that view
-shows it. Nothing from reference/ or the declaration's keys or hidden domains is passed to the template.
+shows it, and the lateness recorded beside the score (a late penalty is a line of its own, the engine's
+score unchanged). Nothing from reference/ or the declaration's keys or hidden domains is passed to the
+template.
 """
 from __future__ import annotations
 
@@ -48,7 +50,17 @@ def render_feedback(title: str, student_id: str, results: dict, view: str = "aft
     max_score = record.max_score
     return page_templates().get_template("feedback.html.j2").render(
         title=title, student=student_id, score=record.score, max_score=max_score,
-        note=record.output, view_note=VIEW_NOTES[view], items=items, tests=tests)
+        note=record.output, view_note=VIEW_NOTES[view], late=late_line(results, record.score, max_score),
+        items=items, tests=tests)
+
+
+def late_line(results: dict, score: float, max_score: float) -> str:
+    """The lateness paragraph of a results dict ("" when its lab has no due date)."""
+    from autograder.classroom.deadlines import Lateness
+
+    meta = results.get("scalelabs") if isinstance(results.get("scalelabs"), dict) else {}
+    late = Lateness.from_json(meta.get("late"))
+    return late.line(score, max_score) if late else ""
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -5,6 +5,11 @@ one grade cell whose grade_id is the item id and whose points are the item's poi
 assignment / notebook / grade cells are created from the declaration; each grade's auto_score is
 set. Writes are idempotent (update or create), so re-running after a resumed batch counts nothing twice,
 and a batch's write is one transaction: all of its scores are stored, or none.
+
+Lateness goes where nbgrader keeps it (`record_lateness`): the lab's due date in Assignment.duedate, the
+submission's time in SubmittedAssignment.timestamp and an extension in its `extension`, the penalty in
+points in SubmittedNotebook.late_submission_penalty, so formgrader, `nbgrader export` (raw_score,
+late_submission_penalty, score) and nbgrader's feedback show it; the engine's auto scores never change.
 """
 from __future__ import annotations
 
@@ -15,10 +20,12 @@ import types
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator, Mapping
 
+from autograder.classroom.deadlines import Lateness
 from autograder.course import current_course_id
 from autograder.engine.results import Result
 from autograder.engine.spec import Assignment
@@ -186,7 +193,7 @@ class GradebookWriter:
         warnings.filterwarnings("ignore", message=".*not in session.*")
         with one_transaction(gb.db):
             review = self._write_rows(gb, results_by_student)
-        return Written(lab_record(gb, self.assignment.id), review)
+        return Written(lab_record(gb, self.assignment.id), review, lab_lateness(gb, self.assignment.id))
 
     def _write_rows(self, gb, results_by_student: Mapping[str, dict]) -> dict[str, list[str]]:
         """Write the auto scores; a manual score (formgrader) stays, and where the engine's score under
@@ -225,6 +232,10 @@ class GradebookWriter:
                     grade.needs_manual_grade = True      # as nbgrader's autograde does: review the override
                     review.setdefault(student, []).append(item)
                 grade.auto_score = auto
+            late = Lateness.from_json(results.get("scalelabs", {}).get("late"))
+            if late is not None:
+                gb.db.flush()
+                record_lateness(gb, aid, student, late, sum(_cell(g).score for g in submitted_nb.grades))
         return review
 
     def _close(self) -> None:
@@ -263,10 +274,71 @@ class CellGrade:
 LabRecord = dict[str, dict[str, CellGrade]]
 
 
+def _cell(grade) -> CellGrade:
+    return CellGrade(grade.auto_score, grade.manual_score, grade.extra_credit)
+
+
+@dataclass(frozen=True)
+class BookLate:
+    """A submission's lateness as the gradebook holds it (nbgrader's model)."""
+    timestamp: str        # SubmittedAssignment.timestamp, ISO in UTC ("" when none)
+    due: str              # its due date, an extension's included ("" when the lab has none)
+    late_by_s: float      # SubmittedAssignment.total_seconds_late
+    penalty: float        # SubmittedNotebook.late_submission_penalty, points (0 when none)
+
+
+def _utc_naive(iso: str) -> datetime | None:
+    """nbgrader's way of keeping a time: naive, in UTC."""
+    if not iso:
+        return None
+    return datetime.fromisoformat(iso).astimezone(timezone.utc).replace(tzinfo=None)
+
+
+def _iso_utc(moment: datetime | None) -> str:
+    return moment.replace(tzinfo=timezone.utc).isoformat() if moment is not None else ""
+
+
+def record_lateness(gb, assignment_id: str, student: str, late: Lateness, score: float, notebook_id: str = "") -> None:
+    """Put a student's lateness in nbgrader's model (module docstring): the penalty is its percent of
+    `score`, the grade of record of the notebook (no penalty where the time is unknown or on time)."""
+    api = _nbgrader_api()
+    assignment = gb.find_assignment(assignment_id)
+    assignment.duedate = _utc_naive(late.lab_due)
+    submission = gb.find_submission(assignment_id, student)
+    if late.submitted_at:
+        submission.timestamp = _utc_naive(late.submitted_at)
+    submission.extension = (_utc_naive(late.due) - assignment.duedate) if late.extended else None
+    try:
+        notebook = gb.find_submission_notebook(notebook_id or assignment_id, assignment_id, student)
+    except api.MissingEntry:
+        return
+    notebook.late_submission_penalty = late.penalty_points(score) if late.status == "late" else None
+
+
+def lab_lateness(gb, assignment_id: str) -> dict[str, BookLate]:
+    """student -> the lateness the gradebook holds for their submission of the lab (those with a time,
+    a due date or a penalty)."""
+    api = _nbgrader_api()
+    try:
+        notebook = gb.find_notebook(assignment_id, assignment_id)
+    except api.MissingEntry:
+        return {}
+    out = {}
+    for sub in notebook.submissions:
+        submitted = sub.assignment
+        due = submitted.duedate if submitted.assignment.duedate is not None else None
+        if submitted.timestamp is None and due is None and not sub.late_submission_penalty:
+            continue
+        out[sub.student.id] = BookLate(_iso_utc(submitted.timestamp), _iso_utc(due),
+                                       float(submitted.total_seconds_late), float(sub.late_submission_penalty or 0.0))
+    return out
+
+
 @dataclass(frozen=True)
 class Written:
     record: LabRecord                 # the lab's whole record after the write
     review: dict[str, list[str]]      # student -> items whose manual score stands over a changed engine score
+    late: dict[str, BookLate] = field(default_factory=dict)   # student -> lateness as held (lab_lateness)
 
 
 def lab_record(gb, assignment_id: str) -> LabRecord:
@@ -276,18 +348,22 @@ def lab_record(gb, assignment_id: str) -> LabRecord:
         notebook = gb.find_notebook(assignment_id, assignment_id)
     except api.MissingEntry:
         return {}
-    return {sub.student.id: {g.name: CellGrade(g.auto_score, g.manual_score, g.extra_credit) for g in sub.grades}
-            for sub in notebook.submissions}
+    return {sub.student.id: {g.name: _cell(g) for g in sub.grades} for sub in notebook.submissions}
 
 
 def read_record(db_url: str, assignment_id: str, course_id: str | None = None) -> LabRecord:
     """One lab's record in the gradebook at db_url ({} when the database has none);
     GradebookUnavailable when it cannot be read."""
+    return read_book(db_url, assignment_id, course_id)[0]
+
+
+def read_book(db_url: str, assignment_id: str, course_id: str | None = None) -> tuple[LabRecord, dict[str, BookLate]]:
+    """One lab's record and lateness in the gradebook at db_url; GradebookUnavailable when it cannot be read."""
     try:
         api = _nbgrader_api()
         stamp_new_gradebook(db_url)
         with api.Gradebook(db_url, course_id=course_id or current_course_id()) as gb:
-            return lab_record(gb, assignment_id)
+            return lab_record(gb, assignment_id), lab_lateness(gb, assignment_id)
     except Exception as exc:
         raise unavailable(db_url, "read", exc) from exc
 

@@ -68,6 +68,8 @@ class ExportEntry:
     folder: str           # submission_<n>
     students: list[str]   # its submitters' ids, sorted (a group has several)
     score: float | None   # the score Gradescope gave, when the export says
+    created_at: object = None     # when it was submitted (`:created_at`: YAML's datetime, or text)
+    results: dict | None = None   # the autograder's results.json Gradescope kept (`:results`)
 
 
 class ExportError(ValueError):
@@ -76,7 +78,8 @@ class ExportError(ValueError):
 
 def read_export(root: Path) -> dict[str, ExportEntry] | None:
     """A Gradescope export's folders and who submitted each (ROOT/submission_metadata.yml), or None
-    when ROOT is not an export. The file is YAML (keys `:submitters`, `:sid`, `:email`, `:score`)."""
+    when ROOT is not an export. The file is YAML (keys `:submitters`, `:sid`, `:email`, `:score`,
+    `:created_at`, `:results`)."""
     path = Path(root) / EXPORT_METADATA
     if not path.is_file():
         return None
@@ -92,8 +95,11 @@ def read_export(root: Path) -> dict[str, ExportEntry] | None:
     for folder, meta in data.items():
         meta = meta if isinstance(meta, dict) else {}
         score = meta.get(":score", meta.get("score"))
+        results = meta.get(":results", meta.get("results"))
         entries[str(folder)] = ExportEntry(str(folder), gradescope_ids(meta),
-                                           float(score) if isinstance(score, (int, float)) else None)
+                                           float(score) if isinstance(score, (int, float)) else None,
+                                           meta.get(":created_at", meta.get("created_at")),
+                                           results if isinstance(results, dict) else None)
     return entries
 
 

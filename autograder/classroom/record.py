@@ -7,7 +7,9 @@ outside a course (or with --db) the batch's own. grade-batch writes the engine's
 keeps the overrides, and writes two views of the lab's whole record beside the results:
 
     grades.csv     one row per student of the lab in the record: the grade of record, the engine's
-                   score beside it, the items overridden by hand, what needs a person, then each
+                   score beside it, the items overridden by hand, what needs a person, the submission
+                   time, how late, the late penalty in points and the score after it (lateness is
+                   kept beside the score, never in it: autograder.classroom.deadlines), then each
                    item's grade (COLUMNS; a new column is one more entry there)
     record.json    which gradebook the record is (the report and `scalelabs forget` read it)
 
@@ -22,7 +24,8 @@ from typing import Callable
 
 from autograder.classroom.csvcells import csv_text
 from autograder.classroom.feedback import write_atomic
-from autograder.classroom.gradebook import LabRecord, forget_submission, item_scores, sqlite_url
+from autograder.classroom.deadlines import Lateness, late_attention
+from autograder.classroom.gradebook import BookLate, LabRecord, forget_submission, item_scores, sqlite_url
 from autograder.engine.spec import Assignment
 
 POINTER = "record.json"
@@ -58,6 +61,8 @@ class Row:
     max_score: float
     overridden: list[str] = field(default_factory=list)   # items with a manual score
     attention: list[str] = field(default_factory=list)    # what needs a person, one line each
+    late: Lateness | None = None          # the lateness a batch recorded (results file)
+    book_late: BookLate | None = None     # or, for a student only the gradebook holds, nbgrader's
 
     @property
     def score(self) -> float:
@@ -67,12 +72,36 @@ class Row:
     def engine_score(self) -> float:
         return round(sum(self.engine.values()), 6)
 
+    @property
+    def submitted_at(self) -> str:
+        return self.late.submitted_at if self.late else (self.book_late.timestamp if self.book_late else "")
 
-def record_rows(assignment: Assignment, results: dict[str, dict], book: LabRecord | None) -> list[Row]:
+    @property
+    def late_by_hours(self) -> float | str:
+        """Hours past the due date ("" when there is no due date or the time is unknown)."""
+        if self.late:
+            return round(self.late.late_by_s / 3600, 3) if self.late.status != "unknown" else ""
+        return round(self.book_late.late_by_s / 3600, 3) if self.book_late and self.book_late.timestamp else ""
+
+    @property
+    def late_penalty(self) -> float:
+        """The late penalty in points on the grade of record."""
+        if self.late:
+            return self.late.penalty_points(self.score) if self.late.status == "late" else 0.0
+        return round(min(self.book_late.penalty, self.score), 6) if self.book_late else 0.0
+
+    @property
+    def final_score(self) -> float:
+        """The grade of record less the late penalty (nbgrader export's `score`)."""
+        return round(max(0.0, self.score - self.late_penalty), 6)
+
+
+def record_rows(assignment: Assignment, results: dict[str, dict], book: LabRecord | None,
+                late: dict[str, BookLate] | None = None) -> list[Row]:
     """Every student of the lab in the record: those with a results file and those the gradebook holds
     (e.g. graded by `nbgrader autograde`), sorted. Without a gradebook (it could not be read) the
-    engine's scores are the grades."""
-    book = book or {}
+    engine's scores are the grades. Lateness: a results file's, else the gradebook's (`late`)."""
+    book, late = book or {}, late or {}
     items = assignment.item_ids
     rows = []
     for student in sorted(set(results) | set(book)):
@@ -82,13 +111,15 @@ def record_rows(assignment: Assignment, results: dict[str, dict], book: LabRecor
         engine = {i: engine.get(i, cells[i].auto if i in cells and cells[i].auto is not None else 0.0) for i in items}
         grades = {i: cells[i].score if i in cells else engine[i] for i in items}
         meta = data.get("scalelabs", {}) if data else {}
+        lateness = Lateness.from_json(meta.get("late"))
+        attention = list(meta.get("attention", [])) + [line for line in [late_attention(lateness)] if line]
         rows.append(Row(student, grades, engine, float(meta.get("max_score", assignment.total_points)),
-                        [i for i in items if i in cells and cells[i].manual is not None],
-                        list(meta.get("attention", []))))
+                        [i for i in items if i in cells and cells[i].manual is not None], attention,
+                        lateness, None if lateness else late.get(student)))
     return rows
 
 
-# grades.csv: (header, value of a row); the item columns follow. A lateness column is one more entry.
+# grades.csv: (header, value of a row); the item columns follow.
 COLUMNS: list[tuple[str, Callable[[Row], object]]] = [
     ("student", lambda r: r.student),
     ("score", lambda r: r.score),
@@ -96,6 +127,10 @@ COLUMNS: list[tuple[str, Callable[[Row], object]]] = [
     ("engine_score", lambda r: r.engine_score),
     ("overridden", lambda r: " ".join(r.overridden)),
     ("needs_attention", lambda r: "; ".join(r.attention)),
+    ("submitted_at", lambda r: r.submitted_at),
+    ("late_by_hours", lambda r: r.late_by_hours),
+    ("late_penalty", lambda r: r.late_penalty),
+    ("final_score", lambda r: r.final_score),
 ]
 
 

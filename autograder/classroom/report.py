@@ -1,6 +1,9 @@
 """The class report for course staff: what a class got right and what it misunderstood.
 
-    build_report(assignment, grades_dir) -> ClassReport     read from grades_dir/results/*.json only
+    build_report(assignment, grades_dir) -> ClassReport     from every door's record: grade-batch's
+        grades_dir/results/*.json, a Gradescope export (grades_dir/submission_metadata.yml: the
+        results.json Gradescope kept of each submission), and the course gradebook (nbgrader's grades,
+        a manual override and `nbgrader autograde`'s students included, with their lateness)
     write_report(assignment, grades_dir) -> {"html", "csv", "json": Path}
 
 Everything comes from the typed records of the results files (autograder.engine.results): item
@@ -23,7 +26,7 @@ from pathlib import Path
 from autograder.classroom.batch import load_result
 from autograder.classroom.csvcells import csv_text
 from autograder.classroom.feedback import page_templates, write_atomic
-from autograder.classroom.gradebook import GradebookUnavailable, read_record
+from autograder.classroom.gradebook import GradebookUnavailable, read_book
 from autograder.classroom.record import read_pointer, record_rows
 from autograder.engine.checks import PROPERTY_FAILED
 from autograder.engine.questions import UNRECORDED
@@ -40,6 +43,9 @@ class ItemRate:
     points: float
     full_marks: int      # students with every point of the item
     mean_score: float
+    # the item's full-mark rate among the upper 27 % of the class by score less that among the lower
+    # 27 % (Kelley's groups): near 0 or below, the item does not tell strong work from weak
+    discrimination: float | None = None
 
 
 @dataclass
@@ -94,6 +100,9 @@ class ClassReport:
     attention: dict[str, list[str]] = field(default_factory=dict)
     gradebook: str = ""                                              # "" when only results were read
     record_problem: str = ""                                         # why the gradebook could not be read
+    # student -> (hours late, penalty points, score after it): late submissions (autograder.classroom.deadlines)
+    late: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    source: str = "results"                                          # results | Gradescope export
 
 
 PAIRS = ("right/right", "wrong/right", "right/wrong", "wrong/wrong")
@@ -115,6 +124,44 @@ def read_results(grades_dir: Path, assignment_id: str) -> tuple[dict[str, dict],
     return records, unreadable
 
 
+def read_export_results(grades_dir: Path, assignment_id: str) -> tuple[dict[str, dict], list[str]] | None:
+    """student -> results dict (the engine's record, grade-batch's shape) from a Gradescope export in
+    grades_dir (submission_metadata.yml; each submission's `:results`, the Gradescope door's
+    results.json with its checks in extra_data), every member of a group; None when it is not an
+    export. A submission without results the door wrote is listed as unreadable."""
+    from autograder.classroom.identity import read_export
+
+    export = read_export(grades_dir)
+    if export is None:
+        return None
+    records, unreadable = {}, []
+    for entry in export.values():
+        try:
+            record = Result.from_gradescope(entry.results or {})
+        except ValueError:
+            unreadable.append(entry.folder)
+            continue
+        meta = (entry.results.get("extra_data") or {}).get("scalelabs") or {}
+        if meta.get("assignment") not in (assignment_id, None):
+            raise ValueError(f"{grades_dir}/{entry.folder} holds a result of {meta.get('assignment')}, not {assignment_id}")
+        for student in entry.students:
+            data = record.to_gradescope()
+            data["scalelabs"] = {"assignment": assignment_id, "student": student, "attention": [],
+                                 "max_score": meta.get("max_score"), "late": meta.get("late")}
+            records[student] = data
+    return records, unreadable
+
+
+def discrimination(totals: list[float], got: list[float], points: float) -> float | None:
+    """Full-mark rate of the upper 27 % by total less that of the lower 27 % (None under 4 students)."""
+    n = round(len(totals) * 0.27)
+    if len(totals) < 4 or n == 0:
+        return None
+    order = sorted(range(len(totals)), key=lambda i: totals[i])
+    rate = lambda group: sum(got[i] >= points - FULL for i in group) / len(group)   # noqa: E731
+    return round(rate(order[-n:]) - rate(order[:n]), 6)
+
+
 def _pairs(assignment: Assignment) -> list[tuple[str, str]]:
     """(prediction, the first reflection declared after it, before the next prediction)."""
     pairs, open_prediction = [], None
@@ -131,16 +178,20 @@ def build_report(assignment: Assignment, grades_dir: Path, db_url: str | None = 
     """The report of the lab's record: scores and item rates from the gradebook at db_url (default: the
     one grade-batch wrote, record.json), a manual override included, every student of the lab there;
     what students answered and misunderstood from their results files."""
-    raw, unreadable = read_results(grades_dir, assignment.id)
+    exported = read_export_results(grades_dir, assignment.id)
+    raw, unreadable = exported or read_results(grades_dir, assignment.id)
     records = {s: Result.from_gradescope(data, student_id=s) for s, data in raw.items()}
-    report = ClassReport(assignment.id, assignment.title, assignment.total_points, unreadable=unreadable)
+    report = ClassReport(assignment.id, assignment.title, assignment.total_points, unreadable=unreadable,
+                         source="Gradescope export" if exported else "results")
     db_url = db_url or read_pointer(grades_dir)
     try:
-        book = read_record(db_url, assignment.id) if db_url else None
+        book, late = read_book(db_url, assignment.id) if db_url else (None, None)
     except GradebookUnavailable as exc:   # the report still shows the engine's scores, and says why
-        book, report.record_problem = None, str(exc)
+        book, late, report.record_problem = None, None, str(exc)
     report.gradebook = db_url if book is not None else ""
-    rows = record_rows(assignment, raw, book)
+    rows = record_rows(assignment, raw, book, late)
+    report.late = {r.student: (float(r.late_by_hours), r.late_penalty, r.final_score) for r in rows
+                   if r.late_penalty or (r.late_by_hours not in ("", 0, 0.0))}
     report.scores = {r.student: r.score for r in rows}
     report.engine_scores = {r.student: r.engine_score for r in rows}
     report.overridden = {r.student: r.overridden for r in rows if r.overridden}
@@ -151,7 +202,8 @@ def build_report(assignment: Assignment, grades_dir: Path, db_url: str | None = 
     for item in assignment.item_ids:
         got = [r.grades[item] for r in rows]
         report.items.append(ItemRate(item, kinds[item], float(points[item]),
-                                     sum(g >= points[item] - FULL for g in got), sum(got) / len(got) if got else 0.0))
+                                     sum(g >= points[item] - FULL for g in got), sum(got) / len(got) if got else 0.0,
+                                     discrimination([r.score for r in rows], got, float(points[item]))))
 
     found: dict[tuple[str, str], list[str]] = {}
     failed: dict[tuple[str, str], list[str]] = {}
@@ -194,7 +246,11 @@ def report_rows(report: ClassReport) -> list[list]:
     rows += [["engine_score", s, "overridden: " + " ".join(items), report.engine_scores[s], report.max_score]
              for s, items in sorted(report.overridden.items())]
     rows += [["needs_attention", s, line, 1, 1] for s, lines in sorted(report.attention.items()) for line in lines]
+    rows += [["late", s, f"{hours:g} h late, penalty {penalty:g}", final, report.max_score]
+             for s, (hours, penalty, final) in sorted(report.late.items())]
     rows += [["item_full_marks", r.item, r.kind, r.full_marks, n] for r in report.items]
+    rows += [["item_discrimination", r.item, "upper 27 % full-mark rate less lower 27 %", r.discrimination, 1]
+             for r in report.items if r.discrimination is not None]
     rows += [["misconception", f.item, f.misconception, len(f.students), n] for f in report.misconceptions]
     rows += [["answer", a.question, letter or "(none)", count, n] for a in report.questions
              for letter, count in a.counts.items()]

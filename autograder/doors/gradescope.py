@@ -51,8 +51,9 @@ def check_records(result: Result, item: str) -> list[dict]:
 
 
 def results_json(assignment, result: Result | None, policy: FeedbackPolicy, student: str = "",
-                 error: str = "") -> dict:
-    """The Gradescope results.json of `result` (None: the engine failed, every item 0 with `error`)."""
+                 error: str = "", late=None) -> dict:
+    """The Gradescope results.json of `result` (None: the engine failed, every item 0 with `error`);
+    `late`: the submission's Lateness (autograder.classroom.deadlines), None when the lab has no due date."""
     mode = policy.gradescope
     shown = "after" if mode == "after" else "before"
     record = result or Result(assignment.id, student, output=error)
@@ -77,12 +78,32 @@ def results_json(assignment, result: Result | None, policy: FeedbackPolicy, stud
     lines += [f"  {item}: {scores.get(item, (0.0, 0.0))[0]:g} / {assignment.item_points[item]:g}" for item in assignment.item_ids]
     if details and VIEW_LINE[mode]:
         lines.append(VIEW_LINE[mode].format(in_full=IN_FULL.strip(" ()")))
+    penalty = late_test(late, total, possible)
+    if penalty:
+        lines.append(penalty["output"])
     summary = "\n".join(lines)
+    meta = {"assignment": assignment.id, "student": student or record.student_id, "max_score": possible,
+            "sandbox": record.sandbox_mode, "view": mode, "output": record.output, "summary": summary}
+    if late is not None:
+        meta["late"] = late.to_json()
     # the grader's stdout is staff's (Gradescope's default, stated: otter sets it only when all is hidden)
-    return {"score": total, "output": summary, "stdout_visibility": "hidden", "tests": tests + details,
-            "extra_data": {"scalelabs": {"assignment": assignment.id, "student": student or record.student_id,
-                                         "max_score": possible, "sandbox": record.sandbox_mode, "view": mode,
-                                         "output": record.output, "summary": summary}}}
+    return {"score": round(total + (penalty["score"] if penalty else 0.0), 6), "output": summary,
+            "stdout_visibility": "hidden", "tests": tests + details + ([penalty] if penalty else []),
+            "extra_data": {"scalelabs": meta}}
+
+
+LATE_TEST = "Late submission penalty"
+
+
+def late_test(late, score: float, max_score: float) -> dict | None:
+    """The lateness as a test of its own beside the items' (the engine's score in them unchanged): its
+    score is minus the policy's penalty in points, so Gradescope's total is the score after it, as
+    nbgrader's export subtracts `late_submission_penalty`; None when the lab has no due date."""
+    if late is None:
+        return None
+    points = late.penalty_points(score) if late.status == "late" else 0.0
+    return {"name": LATE_TEST, "score": -points, "max_score": 0.0, "output": late.line(score, max_score),
+            "visibility": "visible", "extra_data": {"scalelabs": {"late": late.to_json()}}}
 
 
 # --- the submission limit ---

@@ -13,12 +13,20 @@ graded or was ignored) and its score as a float `execute_result`, which nbgrader
 scalelabs.toml names (default "after": staff release nbgrader's feedback after grading; "before"
 leaves out keys, explanations, reference values and student text, autograder.engine.views). The student's other
 cells keep the outputs they saved (the sanitizing pass does not clear them), for the feedback page.
+
+Late work is the course's policy (autograder.classroom.deadlines), as in every door: the submission
+time is the same reading of `submitted/<student>/<lab>/timestamp.txt` grade-batch makes
+(`read_timestamps_as_scalelabs` puts it in place of nbgrader's own, which fails the student on a time it
+cannot parse), the first graded item's feedback says how late and what the penalty is, and
+`CourseLatePenalties` (nbgrader's AssignLatePenalties) records it in nbgrader's model: the lab's due
+date, the time, an extension and `late_submission_penalty`, which nbgrader's feedback and export subtract.
 """
 from __future__ import annotations
 
 import html
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from bleach import ALLOWED_TAGS
@@ -26,7 +34,7 @@ from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 from nbformat.v4.nbbase import random_cell_id
 from nbgrader.coursedir import CourseDirectory
-from nbgrader.preprocessors import DeduplicateIds, NbGraderPreprocessor
+from nbgrader.preprocessors import AssignLatePenalties, DeduplicateIds, NbGraderPreprocessor
 from traitlets import Bool, Int, List, Unicode
 
 from autograder.engine.views import item_feedback
@@ -38,6 +46,97 @@ def score_outputs(feedback: str, score: float, max_score: float, points: float) 
     scaled = 0.0 if max_score == 0 else min(points, max(0.0, score * points / max_score))
     return [new_output("stream", name="stdout", text=feedback),
             new_output("execute_result", data={"text/plain": repr(float(scaled))}, execution_count=None)]
+
+
+def course_setting(read):
+    """`read()` of the course's settings (scalelabs.toml), or a stop of the whole run with one line: a bad
+    table is the course's to fix, not a failure to record against every student in turn."""
+    from autograder.engine.config import ConfigError
+
+    try:
+        return read()
+    except ConfigError as exc:
+        raise SystemExit(f"scalelabs: {exc}") from None
+
+
+def door_lateness(assignment_id: str, student: str, folder: Path, labs=()):
+    """The student's Lateness for the submission in `folder` (nbgrader's submitted/<student>/<lab>/), or
+    None when the lab has no due date: the course's deadlines, their extension, timestamp.txt."""
+    from autograder.classroom.deadlines import course_deadlines, known_labs
+    from autograder.classroom.submitted_at import from_timestamp_file
+
+    deadlines = course_setting(lambda: course_deadlines(labs=known_labs(assignment_id, *labs)))
+    if deadlines.of(assignment_id) is None:
+        return None
+    return deadlines.assess(assignment_id, student, from_timestamp_file(folder, deadlines.zone))
+
+
+def _existing_timestamp(coursedir, dest_path: str):
+    """CourseDirectory.get_existing_timestamp as every door reads timestamp.txt: a time it can use (naive
+    UTC, nbgrader's way), else None, where nbgrader's own fails the student (its `self.fail` does not
+    exist) on a timestamp it cannot parse and reads one without a zone as UTC, whatever zone it was
+    written in; a time after the moment of grading (a clock set ahead, or an edited file) is none too.
+    CourseLatePenalties records why a time could not be used."""
+    from datetime import datetime, timezone
+
+    from autograder.classroom.submitted_at import from_timestamp_file
+
+    from autograder.classroom.deadlines import FUTURE_SKEW_S
+
+    found = from_timestamp_file(Path(dest_path), _course_zone())
+    if found.when is not None and (found.when - datetime.now(timezone.utc)).total_seconds() > FUTURE_SKEW_S:
+        found = replace(found, when=None, problem=f"{found.when.isoformat()} is after the time of grading")
+    if found.when is None:
+        if "no timestamp.txt" not in found.problem:
+            coursedir.log.warning("%s: %s; no submission time recorded", dest_path, found.problem)
+        return None
+    return found.when.astimezone(timezone.utc).replace(tzinfo=None)
+
+
+def _course_zone() -> str:
+    """The course's [deadlines] timezone (the zone of a timestamp written with its abbreviation)."""
+    from autograder.classroom.deadlines import course_document
+
+    table = course_setting(lambda: course_document()[0]).get("deadlines", {})
+    zone = table.get("timezone", "") if isinstance(table, dict) else ""
+    return zone if isinstance(zone, str) else ""
+
+
+def read_timestamps_as_scalelabs() -> None:
+    """From here on nbgrader reads timestamp.txt as every door does (`_existing_timestamp`); called by
+    nbgrader_config.py."""
+    CourseDirectory.get_existing_timestamp = _existing_timestamp
+
+
+class CourseLatePenalties(AssignLatePenalties):
+    """nbgrader's late penalty preprocessor with the course's policy ([deadlines]): the penalty, a share of
+    the notebook's score, goes to `late_submission_penalty` with the due date, time and extension
+    (autograder.classroom.gradebook.record_lateness); a lab without a due date gets none, as in
+    nbgrader. A time that cannot be used gets no penalty and one warning line naming the student."""
+
+    def preprocess(self, nb, resources):
+        from nbgrader.api import Gradebook
+
+        from autograder.classroom.deadlines import late_attention
+        from autograder.classroom.gradebook import record_lateness
+
+        info = resources["nbgrader"]
+        engine = EngineScores(config=self.config)   # the same declaration and folder as the scores'
+        folder = engine.submitted_folder(info["student"], info["assignment"])
+        late = door_lateness(info["assignment"], info["student"], folder, [engine.assignment(info["assignment"]).id])
+        with Gradebook(info["db_url"]) as gb:
+            notebook = gb.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
+            if late is None:
+                notebook.late_submission_penalty = None
+            else:
+                record_lateness(gb, info["assignment"], info["student"], late, notebook.score, info["notebook"])
+                if line := late_attention(late):
+                    self.log.warning("scalelabs: %s needs a person: %s", info["student"], line)
+                elif late.status == "late":
+                    self.log.warning("scalelabs: %s is %.1f h late: penalty %g %% (%s)", info["student"],
+                                     late.late_by_s / 3600, late.penalty_percent, late.policy)
+            gb.db.commit()
+        return nb, resources
 
 
 class EngineScores(NbGraderPreprocessor):
@@ -88,9 +187,10 @@ class EngineScores(NbGraderPreprocessor):
         if secret is None:
             self.log.warning("%s: %s", info["student"], NO_SECRET_NOTE)
         config = load_config()
+        assignment = self.assignment(info["assignment"])
         try:
-            result = grade_submission(self.assignment(info["assignment"]), folder, info["student"], config=config,
-                                      secrets=[course], secret=secret)
+            result = grade_submission(assignment, folder, info["student"], config=config, secrets=[course],
+                                      secret=secret)
         except SandboxUnavailable as exc:
             # the grader's fault, the same for every student: stop the run (SystemExit passes nbgrader's
             # per-notebook `except Exception`), one line, before anyone else is graded without a sandbox
@@ -98,6 +198,9 @@ class EngineScores(NbGraderPreprocessor):
         scores = result.item_scores()
         self.log.info("%s: %g/%g points", info["student"], result.score, result.max_score)   # the student's line
         result = result.view(config.feedback.nbgrader)
+        late = door_lateness(info["assignment"], info["student"], folder, [assignment.id])
+        if late is not None:   # said with the notes on the whole submission, under the first graded item
+            result.output = "\n".join(filter(None, [result.output, late.line(result.score, result.max_score)]))
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if cell.cell_type != "code" or not meta.get("grade"):

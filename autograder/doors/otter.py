@@ -58,6 +58,8 @@ from pathlib import Path
 from otter.plugins import AbstractOtterPlugin
 
 from autograder.build.publictests import CODE_TEMPLATES
+from autograder.classroom.deadlines import Deadlines, course_deadlines, known_labs
+from autograder.classroom.submitted_at import from_gradescope
 from autograder.course import course_root, package_dirs
 from autograder.engine.config import config_from_table, course_document, feedback_from_table
 from autograder.engine.sandbox import SandboxUnavailable
@@ -108,11 +110,13 @@ def write_tests(assignment: Assignment, result, tests_dir: Path) -> None:
 
 
 def otter_config(assignment_id: str, declaration: str = "", grading: dict | None = None,
-                 feedback: dict | None = None) -> dict:
+                 feedback: dict | None = None, deadlines: dict | None = None) -> dict:
     """otter's config: the plugin names the assignment and carries the course's `[grading]` and
     `[feedback]` tables (scalelabs.toml is not in the zip), so Gradescope grades and shows feedback
-    with the course's settings. Visibility is the plugin's (EngineResults), not otter's show_hidden."""
-    plugin_config = {"assignment": assignment_id, "grading": dict(grading or {}), "feedback": dict(feedback or {})}
+    with the course's settings, and what of `[deadlines]` applies to the lab (its due date, policy and
+    extensions: Deadlines.settings). Visibility is the plugin's (EngineResults), not otter's show_hidden."""
+    plugin_config = {"assignment": assignment_id, "grading": dict(grading or {}), "feedback": dict(feedback or {}),
+                     "deadlines": dict(deadlines or {})}
     if declaration:
         plugin_config["declaration"] = declaration
     return {"lang": "python", "plugins": [{PLUGIN: plugin_config}]}
@@ -231,13 +235,15 @@ def build_zip(assignment_id: str, dest: Path | None = None, *, assignment: Assig
     grading, feedback = document.get("grading", {}), document.get("feedback", {})
     config_from_table(grading, where)  # a bad setting stops the build, not every student's run
     feedback_from_table(feedback, where)
+    deadlines = course_deadlines(course / "scalelabs.toml", known_labs(assignment_id, assignment.id)).settings(assignment.id)
     release_dir = Path(release_dir or course / "release" / assignment_id)
     dest = Path(dest or course / "dist" / f"{assignment_id}-autograder.zip").resolve()
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="scalelabs-otter-") as tmp:
         work = Path(tmp)
         write_tests(assignment, reference_result(assignment, release_dir, work), work / "tests")
-        (work / "otter_config.json").write_text(json.dumps(otter_config(assignment_id, declaration, grading, feedback),
+        (work / "otter_config.json").write_text(json.dumps(otter_config(assignment_id, declaration, grading, feedback,
+                                                                        deadlines),
                                                            indent=2))
         (work / "requirements.txt").write_text("\n".join(image_requirements()) + "\n")
         (work / UPLOAD_ENTRY).write_text(UPLOAD_ENTRY_TEXT)
@@ -285,12 +291,17 @@ class EngineOverride(AbstractOtterPlugin):
         self.student = student_of(self.submission_metadata)
         top = Path(self.submission_path).parent          # otter's submission/ folder
         autograder_dir = top.parent                      # /autograder on Gradescope
-        self.result, self.error, self.limited = None, "", None
+        self.result, self.error, self.limited, self.late = None, "", None, None
         secret = None
         try:
             # the zip's course secret (a zip built without one grades with public seeds, and says so)
             secret = read_secret(autograder_dir / "source" / SECRET_IN_ZIP)
             config = config_from_table(self.plugin_config.get("grading", {}), "otter_config.json [grading]")
+            deadlines = Deadlines.from_settings(self.assignment.id, self.plugin_config.get("deadlines", {}),
+                                                "otter_config.json [deadlines]")
+            # Gradescope's own time of the upload (the platform's clock, not the student's)
+            self.late = deadlines.assess(self.assignment.id, self.student,
+                                         from_gradescope((self.submission_metadata or {}).get("created_at")))
             self.policy = feedback_from_table(self.plugin_config.get("feedback", {}), "otter_config.json [feedback]")
             config = replace(config, feedback=self.policy)
         except ValueError as error:   # a zip built by hand: say so in every result rather than crash
@@ -333,7 +344,7 @@ class EngineOverride(AbstractOtterPlugin):
         engine_results(results, self.assignment, self.result, self.error)
         results.__class__ = EngineResults
         results.scalelabs_json = self.limited or results_json(self.assignment, self.result, self.policy,
-                                                              self.student, self.error)
+                                                              self.student, self.error, self.late)
 
 
 def graded_folder(top: Path, assignment: Assignment) -> Path | None:

@@ -1,0 +1,110 @@
+"""The late policy itself (autograder.classroom.deadlines, submitted_at): what a time, an extension and
+each policy make of a submission, and how a time a student controls is weighed; no grading here (the
+doors: tests/doors/test_late_work_doors.py)."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from autograder.classroom.deadlines import Deadlines, SubmissionTime, deadlines_from_table
+from autograder.classroom.submitted_at import TimestampsError, from_timestamp_file, nbgrader_time, read_timestamps
+from autograder.engine.config import ConfigError
+
+LA = ZoneInfo("America/Los_Angeles")
+DUE = datetime(2026, 11, 10, 23, 59, tzinfo=LA)
+NOW = datetime(2026, 11, 25, 12, 0, tzinfo=timezone.utc)
+
+
+def course(tmp_path, **lab) -> Deadlines:
+    (tmp_path / "extensions.csv").write_text("student,lab,due\nkim,lab,2026-11-12T23:59:00\n")
+    table = {"timezone": "America/Los_Angeles", "policy": "per_day", "penalty_percent": 10,
+             "max_penalty_percent": 30, "grace_minutes": 10, "extensions": "extensions.csv",
+             "lab": {"due": DUE.replace(tzinfo=None), **lab}}
+    return deadlines_from_table(table, tmp_path / "scalelabs.toml", {"lab"})
+
+
+def percent(d: Deadlines, late_by: timedelta, student: str = "ann") -> float:
+    return d.assess("lab", student, SubmissionTime(DUE + late_by, "test"), NOW).penalty_percent
+
+
+@pytest.mark.parametrize("late_by, expected", [
+    (timedelta(hours=-1), 0), (timedelta(minutes=9), 0),      # early; within the grace period
+    (timedelta(minutes=11), 10), (timedelta(hours=24, minutes=1), 20),   # every started day
+    (timedelta(days=9), 30)])                                 # capped
+def test_per_day_policy_with_grace_and_cap(tmp_path, late_by, expected):
+    assert percent(course(tmp_path), late_by) == expected
+
+
+def test_per_hour_zero_and_none(tmp_path):
+    assert percent(course(tmp_path, policy="per_hour", penalty_percent=5), timedelta(hours=2, minutes=30)) == 15
+    assert percent(course(tmp_path, policy="zero"), timedelta(hours=1)) == 100
+    none = course(tmp_path, policy="none").assess("lab", "ann", SubmissionTime(DUE + timedelta(days=2), "t"), NOW)
+    assert none.status == "late" and none.penalty_percent == 0      # the lateness is recorded, nothing taken
+
+
+def test_an_extension_moves_only_that_students_due_date(tmp_path):
+    d = course(tmp_path)
+    kim = d.assess("lab", "kim", SubmissionTime(DUE + timedelta(days=1), "t"), NOW)
+    ann = d.assess("lab", "ann", SubmissionTime(DUE + timedelta(days=1), "t"), NOW)
+    assert kim.status == "on_time" and kim.extended and ann.penalty_percent == 10 and not ann.extended
+    late_kim = d.assess("lab", "kim", SubmissionTime(DUE + timedelta(days=2, hours=1), "t"), NOW)
+    assert late_kim.penalty_percent == 10        # counted from the extension's due date
+
+
+def test_penalty_is_a_share_of_the_points_earned(tmp_path):
+    late = course(tmp_path).assess("lab", "ann", SubmissionTime(DUE + timedelta(hours=30), "t"), NOW)
+    assert late.penalty_points(8.0) == pytest.approx(1.6) and late.penalty_points(0.0) == 0
+    assert "score after the penalty 6.4 / 10" in late.line(8.0, 10.0)
+
+
+def test_times_that_cannot_be_used_take_nothing(tmp_path):
+    d = course(tmp_path)
+    future = d.assess("lab", "ann", SubmissionTime(NOW + timedelta(hours=1), "t"), NOW)
+    missing = d.assess("lab", "ann", SubmissionTime(None, "t", "no timestamp.txt"), NOW)
+    for late in (future, missing):
+        assert late.status == "unknown" and late.penalty_percent == 0
+    assert "after the time of grading" in future.note and "no late penalty was applied" in missing.line(5, 10)
+
+
+def test_nbgrader_timestamps_as_submit_writes_them():
+    assert nbgrader_time("2026-11-11 07:30:00.123456 UTC") == datetime(2026, 11, 11, 7, 30, 0, 123456, timezone.utc)
+    assert nbgrader_time("2026-11-10 23:30:00.000001 PST", "America/Los_Angeles").utcoffset() == timedelta(hours=-8)
+    with pytest.raises(ValueError, match="has no time zone"):   # nbgrader would call it UTC, whatever it was
+        nbgrader_time("2026-11-10 23:30:00")
+    with pytest.raises(ValueError, match="names no one instant"):
+        nbgrader_time("2026-11-10 23:30:00 XYZ", "America/Los_Angeles")
+
+
+def test_a_timestamp_file_that_is_a_link_is_not_read(tmp_path):
+    (tmp_path / "real.txt").write_text("2026-11-01 00:00:00.000000 UTC")
+    (tmp_path / "timestamp.txt").symlink_to(tmp_path / "real.txt")
+    found = from_timestamp_file(tmp_path)
+    assert found.when is None and "cannot be read" in found.problem
+
+
+def test_a_tas_csv_names_the_line_at_fault(tmp_path):
+    csv_path = tmp_path / "times.csv"
+    csv_path.write_text("student,submitted_at\nann,2026-11-11T08:00:00+00:00\nbo,2026-11-11 09:00\n")
+    rows = read_timestamps(csv_path, "lab", "America/Los_Angeles")       # bo's time is read in the course's zone
+    assert rows["bo"].when == datetime(2026, 11, 11, 9, 0, tzinfo=LA) and rows["ann"].source == "times.csv line 2"
+    csv_path.write_text("student,submitted_at\nann,2026-11-11T08:00:00+00:00\nann,2026-11-11T09:00:00+00:00\n")
+    with pytest.raises(TimestampsError, match="line 3: ann is listed already"):
+        read_timestamps(csv_path, "lab")
+    csv_path.write_text("student,submitted_at\nann,2099-01-01T00:00:00+00:00\n")
+    with pytest.raises(TimestampsError, match="line 2: submitted_at .* is in the future"):
+        read_timestamps(csv_path, "lab")
+
+
+def test_a_bad_table_is_one_line_naming_the_key(tmp_path):
+    with pytest.raises(ConfigError, match="policy"):
+        deadlines_from_table({"policy": "per_week", "lab": {"due": DUE}}, tmp_path / "scalelabs.toml", {"lab"})
+
+
+def test_the_zips_copy_reads_back_the_same(tmp_path):
+    d = course(tmp_path)
+    again = Deadlines.from_settings("lab", d.settings("lab"), "otter_config.json")
+    for student, late_by in [("ann", timedelta(hours=30)), ("kim", timedelta(hours=30)), ("ann", timedelta(minutes=5))]:
+        when = SubmissionTime(DUE + late_by, "t")
+        assert again.assess("lab", student, when, NOW) == d.assess("lab", student, when, NOW)

@@ -1,0 +1,22 @@
+"""Each item's discrimination in the class report: full-mark rate of the upper 27 % by score less that
+of the lower 27 % (the report from every door: tests/doors/test_late_work_doors.py)."""
+from __future__ import annotations
+
+from autograder.classroom.report import discrimination
+
+
+def test_an_item_only_the_strong_get_right_discriminates():
+    totals = [float(t) for t in range(1, 12)]             # 11 students: groups of 3
+    got = [0.0] * 8 + [2.0] * 3                            # full marks for the top three only
+    assert discrimination(totals, got, 2.0) == 1.0
+    assert discrimination(totals, list(reversed(got)), 2.0) == -1.0   # only the weakest: a suspect item
+
+
+def test_an_item_everyone_gets_right_separates_no_one():
+    totals = [float(t) for t in range(1, 12)]
+    assert discrimination(totals, [2.0] * 11, 2.0) == 0.0
+    assert discrimination(totals, [1.9] * 11, 2.0) == 0.0  # partial credit is not full marks
+
+
+def test_too_small_a_class_has_none():
+    assert discrimination([1.0, 2.0, 3.0], [0.0, 0.0, 1.0], 1.0) is None

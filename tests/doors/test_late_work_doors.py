@@ -1,0 +1,418 @@
+"""One late policy, every door (issue 28): a class of the toy lab handed in around its due date, with
+one extension, scored by `scalelabs grade-batch`, `nbgrader autograde` and otter's autograder on
+Gradescope's layout with the times each door reads (nbgrader's timestamp.txt, Gradescope's created_at,
+a TA's CSV): the same lateness,
+the same penalty, the same score after it, student by student. Times that cannot be used (no zone,
+not a time, in the future, missing) give no penalty and are said, in each door.
+
+Course policy: 10 % of the points earned per started day late, at most 30 %, after a 10-minute grace
+period; due ten days before the test runs (so no time is in the future by accident)."""
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import zipfile
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder.classroom import samples
+from autograder.classroom.batch import grade_batch
+from autograder.classroom.report import build_report, write_report
+from autograder.doors import gradescope
+from autograder.doors import otter as otter_door
+from autograder.engine.results import Result
+
+from door_helpers import BIN, REPO, run, sample_class, toy_course
+
+ZONE = ZoneInfo("America/Los_Angeles")
+DUE = (datetime.now(ZONE) - timedelta(days=10)).replace(hour=23, minute=59, second=0, microsecond=0)
+EXTENDED = DUE + timedelta(days=2)         # an extension for `extended` and `extended_late`
+# student -> when they submitted, relative to the lab's due date; and the penalty the policy gives
+TIMES = {
+    "early": (DUE - timedelta(hours=1), 0),
+    "grace": (DUE + timedelta(minutes=5), 0),                 # within the 10-minute grace period
+    "late": (DUE + timedelta(hours=26), 20),                  # two started days
+    "capped": (DUE + timedelta(days=5, hours=1), 30),         # six started days, capped at 30 %
+    "extended": (DUE + timedelta(hours=47), 0),               # on time by their extension
+    "extended_late": (EXTENDED + timedelta(hours=3), 10),     # one started day past their extension
+}
+EXTENSIONS = {"extended": EXTENDED, "extended_late": EXTENDED}
+# nbgrader's timestamp.txt a time cannot be taken from: student -> (content or None for no file, what is said)
+UNUSABLE = {
+    "nozone": ((DUE + timedelta(days=3)).strftime("%Y-%m-%d %H:%M:%S.%f"), "has no time zone"),
+    "malformed": ("yesterday, before midnight", "is not a date-time"),
+    "future": ((datetime.now(timezone.utc) + timedelta(days=3)).strftime("%Y-%m-%d %H:%M:%S.%f UTC"),
+               "after the time of grading"),
+    "missing": (None, "no timestamp.txt"),
+}
+MODULE, ANSWERS = sample_class()["bob"]     # partly right: the penalty is a share of a partial score
+
+
+def nbgrader_stamp(moment: datetime) -> str:
+    """timestamp.txt as `nbgrader submit` writes it (Exchange.timezone UTC, its default)."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f %Z")
+
+
+@pytest.fixture(scope="module")
+def late_course(tmp_path_factory, assignment, monkeypatch_module):
+    """The toy course with the policy, the extensions, and the class in nbgrader's submitted/ layout
+    (every student hands in the same partly right work; the hidden inputs, hence the engine's score,
+    may differ by student: each door's score is compared student by student)."""
+    root = tmp_path_factory.mktemp("late-course")
+    monkeypatch_module.chdir(root)
+    students = [*TIMES, *UNUSABLE]
+    toy_course(root, assignment, {s: (MODULE, ANSWERS) for s in students})
+    (root / "extensions.csv").write_text("student,lab,due\n" + "".join(
+        f"{s},{assignment.id},{due.isoformat()}\n" for s, due in EXTENSIONS.items()))
+    (root / "scalelabs.toml").write_text(f"""
+[deadlines]
+timezone = "America/Los_Angeles"
+policy = "per_day"
+penalty_percent = 10
+max_penalty_percent = 30
+grace_minutes = 10
+extensions = "extensions.csv"
+
+[deadlines.{assignment.id}]
+due = {DUE.replace(tzinfo=None).isoformat()}
+""")
+    folders = {}
+    for student in students:
+        folders[student] = samples.materialise(assignment.id, student, root / "submitted" / student / assignment.id,
+                                               assignment=assignment, release_dir=root / "release" / assignment.id,
+                                               samples_dir=root / "samples")
+        stamp = nbgrader_stamp(TIMES[student][0]) if student in TIMES else UNUSABLE[student][0]
+        if stamp is not None:
+            (folders[student] / "timestamp.txt").write_text(stamp)
+    return root, folders
+
+
+def expected_final(score: float, percent: float) -> float:
+    return round(score - round(score * percent / 100, 6), 6)
+
+
+@pytest.fixture(scope="module")
+def batch_of_submitted(late_course, assignment, monkeypatch_module):
+    """grade-batch of nbgrader's submitted/ (timestamp.txt), from the course."""
+    root, _ = late_course
+    monkeypatch_module.chdir(root)
+    out = root / "grades"
+    summary = grade_batch("release_toy:ASSIGNMENT", root / "submitted", out, jobs=2)
+    rows = {r["student"]: r for r in csv.DictReader((out / "grades.csv").open())}
+    return summary, rows, out
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    mp = pytest.MonkeyPatch()
+    yield mp
+    mp.undo()
+
+
+@pytest.fixture(scope="module")
+def autograded(late_course, assignment, batch_of_submitted):
+    """`nbgrader autograde` of the same class (after the batch, into its own gradebook) and its feedback."""
+    root, _ = late_course
+    shutil.copyfile(root / "gradebook.db", root / "batch-gradebook.db")
+    done = run([str(BIN / "nbgrader"), "autograde", assignment.id, "--force"], root)
+    run([str(BIN / "nbgrader"), "generate_feedback", assignment.id, "--force"], root)
+    book = {}
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id="scalelabs") as gb:
+        due = gb.find_assignment(assignment.id).duedate
+        for student in [*TIMES, *UNUSABLE]:
+            sub = gb.find_submission(assignment.id, student)
+            nb = gb.find_submission_notebook(assignment.id, assignment.id, student)
+            book[student] = dict(timestamp=sub.timestamp, extension=sub.extension, late_by_s=sub.total_seconds_late,
+                                 raw=nb.score, penalty=nb.late_submission_penalty or 0.0)
+    return book, due, done.stdout + done.stderr
+
+
+def test_grade_batch_scores_each_time_as_the_policy_says(batch_of_submitted, late_course):
+    summary, rows, out = batch_of_submitted
+    for student, (when, percent) in TIMES.items():
+        row = rows[student]
+        score = float(row["engine_score"])
+        assert 0 < score < 10 and float(row["score"]) == pytest.approx(score), student
+        assert float(row["late_penalty"]) == pytest.approx(round(score * percent / 100, 6)), student
+        assert float(row["final_score"]) == pytest.approx(expected_final(score, percent)), student
+        assert datetime.fromisoformat(row["submitted_at"]) == when
+        due = EXTENSIONS.get(student, DUE)
+        assert float(row["late_by_hours"]) == pytest.approx(max(0, (when - due).total_seconds()) / 3600, abs=1e-3)
+        record = json.loads((out / "results" / f"{student}.json").read_text())
+        assert record["score"] == pytest.approx(score)      # the engine's score: never mixed with the penalty
+        assert record["scalelabs"]["late"]["penalty_percent"] == percent
+    assert sorted(s for s, v in summary.late.items() if v.extended) == sorted(EXTENSIONS)
+
+
+def test_grade_batch_says_which_times_cannot_be_used(batch_of_submitted, late_course):
+    summary, rows, out = batch_of_submitted
+    for student, (_, said) in UNUSABLE.items():
+        row = rows[student]
+        score = float(row["engine_score"])
+        assert float(row["late_penalty"]) == 0 and float(row["final_score"]) == pytest.approx(score)
+        assert row["submitted_at"] == "" and said in row["needs_attention"], (student, row["needs_attention"])
+        assert any(said in line for line in summary.attention[student])
+        page = (out / "feedback" / f"{student}.html").read_text()
+        assert "no late penalty was applied" in page and said in page
+    assert set(summary.needs_attention) == set(UNUSABLE)
+
+
+def test_the_feedback_page_says_how_late_and_the_penalty(batch_of_submitted, late_course):
+    _, rows, out = batch_of_submitted
+    page = (out / "feedback" / "late.html").read_text()
+    assert "1 d 2 h late" in page and "10 % per started day late, at most 30 %" in page
+    assert f"score after the penalty {rows['late']['final_score'].rstrip('0').rstrip('.')}" in page
+    extended = (out / "feedback" / "extended.html").read_text()
+    assert "extended from" in extended and ": on time." in extended
+
+
+def test_nbgrader_autograde_scores_as_grade_batch(autograded, batch_of_submitted, late_course):
+    """nbgrader's own model: raw score, late_submission_penalty, and nbgrader export's score (raw less
+    the penalty) equal grade-batch's score, late_penalty and final_score; the due date, the time and
+    the extension are nbgrader's too."""
+    book, due, log = autograded
+    _, rows, _ = batch_of_submitted
+    assert due == DUE.astimezone(timezone.utc).replace(tzinfo=None)
+    for student in [*TIMES, *UNUSABLE]:
+        row = rows[student]
+        assert book[student]["raw"] == pytest.approx(float(row["score"]), abs=1e-6), student
+        assert book[student]["penalty"] == pytest.approx(float(row["late_penalty"]), abs=1e-6), student
+        assert book[student]["raw"] - book[student]["penalty"] == pytest.approx(float(row["final_score"]), abs=1e-6)
+    for student, (when, _) in TIMES.items():
+        assert book[student]["timestamp"] == when.astimezone(timezone.utc).replace(tzinfo=None)
+        assert (book[student]["extension"] is not None) == (student in EXTENSIONS)
+    for student in UNUSABLE:   # graded all the same (nbgrader itself fails a student on a time it cannot parse)
+        assert book[student]["timestamp"] is None and book[student]["penalty"] == 0
+        assert f"scalelabs: {student} needs a person" in log
+
+
+def test_nbgrader_feedback_shows_the_penalty_and_why(autograded, late_course, assignment):
+    root, _ = late_course
+    page = (root / "feedback" / "late" / assignment.id / f"{assignment.id}.html").read_text()
+    assert "Late submission penalty" in page and "1 d 2 h late" in page
+    unusable = (root / "feedback" / "malformed" / assignment.id / f"{assignment.id}.html").read_text()
+    assert "Late submission penalty" not in unusable and "no late penalty was applied" in unusable
+
+
+# --- otter run, on Gradescope's layout: the time is Gradescope's created_at ----------------------------
+
+# students graded through the Gradescope zip (a run each is ~10 s): late, extended and on time, extended
+# and late, and one Gradescope gives no created_at for (a local run)
+ON_GRADESCOPE = ["late", "extended", "extended_late", "capped"]
+FORGED = nbgrader_stamp(DUE - timedelta(days=1))    # a timestamp.txt in the upload claiming a day early
+
+
+def gradescope_run(zip_path: Path, folder: Path, work: Path, student: str, created_at: str | None) -> dict:
+    """The zip's autograder run as on Gradescope (otter's run_autograder in /autograder's layout), with
+    the submission_metadata.json Gradescope writes: the submitter and the upload's created_at."""
+    ag = work / student / "autograder"
+    for sub in ("source", "submission", "results"):
+        (ag / sub).mkdir(parents=True)
+    with zipfile.ZipFile(zip_path) as zf:
+        zf.extractall(ag / "source")
+    shutil.copytree(folder, ag / "submission", dirs_exist_ok=True)
+    (ag / "submission" / "timestamp.txt").write_text(FORGED)     # the student's file: never the time
+    metadata = {"users": [{"sid": student, "email": f"{student}@example.edu", "name": student}],
+                "previous_submissions": []}
+    if created_at is not None:
+        metadata["created_at"] = created_at
+    (ag / "submission_metadata.json").write_text(json.dumps(metadata))
+    run([str(BIN / "python"), "-c", "import sys; from otter.run.run_autograder import main; "
+         "main(sys.argv[1], otter_run=True, logo=False)", str(ag)], work, without_rfc3987=True)
+    return json.loads((ag / "results" / "results.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def on_gradescope(late_course, assignment, batch_of_submitted, tmp_path_factory):
+    """student -> results.json of the course's zip (its [deadlines] and extensions inside) on Gradescope."""
+    root, folders = late_course
+    work = tmp_path_factory.mktemp("gradescope")
+    for name in ("pyproject.toml", "README.md"):     # the course is a clone of scalelabs
+        shutil.copyfile(REPO / name, root / name)
+    zip_path = otter_door.build_zip(assignment.id, work / "autograder.zip", assignment=assignment,
+                                    release_dir=root / "release" / assignment.id,
+                                    declaration="release_toy:ASSIGNMENT", course=root)
+    out = {s: gradescope_run(zip_path, folders[s], work, s, TIMES[s][0].astimezone(timezone.utc).isoformat())
+           for s in ON_GRADESCOPE}
+    out["missing"] = gradescope_run(zip_path, folders["missing"], work, "missing", None)
+    return out
+
+
+def test_otter_run_scores_as_grade_batch(on_gradescope, batch_of_submitted):
+    """Gradescope's total is grade-batch's final_score, the items keep the engine's score, and the
+    penalty is a test of its own; a timestamp.txt in the upload moves nothing."""
+    _, rows, _ = batch_of_submitted
+    for student in ON_GRADESCOPE:
+        results, row = on_gradescope[student], rows[student]
+        penalty = [t for t in results["tests"] if t["name"] == gradescope.LATE_TEST]
+        items = [t for t in results["tests"] if t["name"] != gradescope.LATE_TEST]
+        assert sum(t.get("score", 0) for t in items) == pytest.approx(float(row["engine_score"]), abs=1e-6), student
+        assert -penalty[0]["score"] == pytest.approx(float(row["late_penalty"]), abs=1e-6), student
+        assert results["score"] == pytest.approx(float(row["final_score"]), abs=1e-6), student
+        late = results["extra_data"]["scalelabs"]["late"]
+        assert late["penalty_percent"] == TIMES[student][1] and late["source"] == "Gradescope created_at"
+        assert (late["due"] != late["lab_due"]) == (student in EXTENSIONS)
+        assert penalty[0]["visibility"] == "visible" and penalty[0]["output"] in results["output"]
+    assert "late" in on_gradescope["late"]["output"] and "extended from" in on_gradescope["extended"]["output"]
+    # the export reads back as the engine's record: the penalty test is not an item's
+    record = Result.from_gradescope(on_gradescope["late"])
+    assert record.score == pytest.approx(float(rows["late"]["engine_score"]), abs=1e-6)
+
+
+def test_otter_run_without_created_at_applies_no_penalty(on_gradescope, batch_of_submitted):
+    results = on_gradescope["missing"]
+    _, rows, _ = batch_of_submitted
+    penalty = next(t for t in results["tests"] if t["name"] == gradescope.LATE_TEST)
+    assert penalty["score"] == 0 and "no late penalty was applied" in penalty["output"]
+    assert "Gradescope gave no created_at" in penalty["output"]
+    assert results["score"] == pytest.approx(float(rows["missing"]["engine_score"]), abs=1e-6)
+
+
+# --- the class report from every door ------------------------------------------------------------------
+
+def test_the_report_renders_from_a_gradescope_export(on_gradescope, batch_of_submitted, assignment, tmp_path):
+    """A Gradescope export (submission_<n>/ folders, submission_metadata.yml with each :results) gives
+    the report the engine's scores, the late work and each item's discrimination."""
+    import yaml
+
+    _, rows, _ = batch_of_submitted
+    metadata = {}
+    for number, (student, results) in enumerate(sorted(on_gradescope.items()), 1):
+        (tmp_path / f"submission_{number}").mkdir()
+        metadata[f"submission_{number}"] = {":submitters": [{":sid": student, ":name": student}],
+                                            ":score": results["score"], ":results": results}
+    (tmp_path / "submission_metadata.yml").write_text(yaml.safe_dump(metadata))
+    paths = write_report(assignment, tmp_path)
+    report = build_report(assignment, tmp_path)
+    assert report.source == "Gradescope export" and sorted(report.scores) == sorted(on_gradescope)
+    for student in on_gradescope:
+        assert report.scores[student] == pytest.approx(float(rows[student]["engine_score"]), abs=1e-6)
+    assert report.late["late"][1] == pytest.approx(float(rows["late"]["late_penalty"]), abs=1e-6)
+    assert report.late["late"][2] == pytest.approx(float(rows["late"]["final_score"]), abs=1e-6)
+    assert "extended" not in report.late          # on time by the extension
+    page = paths["html"].read_text()
+    assert "results of a Gradescope export" in page and 'id="late"' in page and "discrimination" in page
+    assert all(r.discrimination is not None for r in report.items)   # five students: groups of one
+    assert "item_discrimination" in paths["csv"].read_text()
+
+
+def test_the_report_renders_from_the_gradebook(autograded, batch_of_submitted, late_course, assignment, tmp_path):
+    """The gradebook `nbgrader autograde` wrote, and no results file: its grades and its lateness."""
+    root, _ = late_course
+    _, rows, _ = batch_of_submitted
+    paths = write_report(assignment, tmp_path, f"sqlite:///{root / 'gradebook.db'}")
+    report = build_report(assignment, tmp_path, f"sqlite:///{root / 'gradebook.db'}")
+    assert sorted(report.scores) == sorted([*TIMES, *UNUSABLE]) and report.gradebook
+    for student, (_, percent) in TIMES.items():
+        assert report.scores[student] == pytest.approx(float(rows[student]["score"]), abs=1e-6), student
+        if percent:
+            assert report.late[student][1] == pytest.approx(float(rows[student]["late_penalty"]), abs=1e-6), student
+            assert report.late[student][2] == pytest.approx(float(rows[student]["final_score"]), abs=1e-6), student
+    assert "Scores are the grade of record, the gradebook" in paths["html"].read_text()
+
+
+# --- a TA on a Friday night: an extension granted after grading -----------------------------------------
+
+def test_an_extension_added_after_grading_changes_only_that_students_lateness(batch_of_submitted, late_course,
+                                                                               assignment, tmp_path):
+    """grade-batch again after one more row in extensions.csv: no submission is graded again, the
+    extended student's lateness (results, page, grades.csv) is recorded anew, nobody else's file moves."""
+    root, _ = late_course
+    _, rows, out = batch_of_submitted
+    again = tmp_path / "grades"
+    shutil.copytree(out, again)
+    before = {p.name: p.read_bytes() for p in (again / "results").glob("*.json")}
+    extensions = root / "extensions.csv"
+    text = extensions.read_text()
+    try:
+        extensions.write_text(text + f"late,{assignment.id},{(DUE + timedelta(days=3)).isoformat()}\n")
+        summary = grade_batch("release_toy:ASSIGNMENT", root / "submitted", again, jobs=1)
+    finally:
+        extensions.write_text(text)
+    assert summary.graded == [] and list(summary.regraded) == ["late"], (summary.graded, summary.regraded)
+    assert summary.regraded["late"] == "their extension changed"
+    late = json.loads((again / "results" / "late.json").read_text())
+    assert late["scalelabs"]["late"]["status"] == "on_time" and late["scalelabs"]["late"]["due"] != late["scalelabs"]["late"]["lab_due"]
+    assert late["score"] == json.loads(before["late.json"])["score"]          # the engine's score, untouched
+    assert all((again / "results" / name).read_bytes() == data for name, data in before.items() if name != "late.json")
+    row = {r["student"]: r for r in csv.DictReader((again / "grades.csv").open())}["late"]
+    assert float(row["late_penalty"]) == 0 and float(row["final_score"]) == pytest.approx(float(rows["late"]["engine_score"]))
+    assert "extended from" in (again / "feedback" / "late.html").read_text()
+
+
+# --- a student with a deadline: a timestamp.txt edited to claim an earlier time -------------------------
+
+def test_new_files_claiming_a_time_before_the_last_grading_take_no_penalty_on_trust(batch_of_submitted, late_course,
+                                                                                    assignment, tmp_path):
+    """`late` hands in again after the class was graded, with a timestamp.txt claiming a day before the
+    due date: the claim is not used (no on-time record on the student's word, no penalty on a guess),
+    the student needs a person, and the record stays so on the next run; an honest classmate's stands."""
+    root, _ = late_course
+    _, rows, out = batch_of_submitted
+    again, submitted = tmp_path / "grades", tmp_path / "submitted"
+    shutil.copytree(out, again)
+    for student in ("late", "early"):
+        shutil.copytree(root / "submitted" / student, submitted / student)
+    folder = submitted / "late" / assignment.id
+    module = folder / f"{assignment.module}.py"
+    module.write_text(module.read_text() + "\n# handed in again\n")
+    (folder / "timestamp.txt").write_text(nbgrader_stamp(DUE - timedelta(days=1)))
+    early_before = (again / "results" / "early.json").read_bytes()
+    summary = grade_batch("release_toy:ASSIGNMENT", submitted, again, jobs=1)
+    late = json.loads((again / "results" / "late.json").read_text())["scalelabs"]["late"]
+    assert late["status"] == "unknown" and late["penalty_percent"] == 0 and "were graded at" in late["note"]
+    assert "late" in summary.needs_attention and "early" not in summary.needs_attention
+    assert (again / "results" / "early.json").read_bytes() == early_before
+    again_summary = grade_batch("release_toy:ASSIGNMENT", submitted, again, jobs=1)
+    assert again_summary.regraded == {} and "late" in again_summary.needs_attention
+    row = {r["student"]: r for r in csv.DictReader((again / "grades.csv").open())}["late"]
+    assert "cannot be used" in row["needs_attention"] or "were graded at" in row["needs_attention"]
+
+
+# --- the other two sources of a time: a TA's CSV and a Gradescope export --------------------------------
+
+OTHER_SOURCES = ["late", "extended_late"]
+
+
+@pytest.fixture(scope="module")
+def other_sources(late_course, assignment, batch_of_submitted, tmp_path_factory):
+    """grade-batch of two students as a plain download with a TA's --timestamps CSV (times in the
+    course's zone, no offset), and as a Gradescope export (:created_at); each folder holds a forged
+    timestamp.txt, which neither reads."""
+    import yaml
+
+    root, folders = late_course
+    work = tmp_path_factory.mktemp("sources")
+    plain, export = work / "download", work / "export"
+    metadata = {}
+    for number, student in enumerate(OTHER_SOURCES, 1):
+        for target in (plain / student, export / f"submission_{number}"):
+            shutil.copytree(folders[student], target)
+            (target / "timestamp.txt").write_text(FORGED)
+        metadata[f"submission_{number}"] = {":submitters": [{":sid": student, ":name": student}],
+                                            ":created_at": TIMES[student][0].astimezone(timezone.utc)}
+    (export / "submission_metadata.yml").write_text(yaml.safe_dump(metadata))
+    times = work / "times.csv"
+    times.write_text("student,submitted_at\n" + "".join(
+        f"{s},{TIMES[s][0].replace(tzinfo=None).isoformat()}\n" for s in OTHER_SOURCES))
+    grade_batch("release_toy:ASSIGNMENT", plain, work / "by-csv", jobs=1, timestamps=times)
+    grade_batch("release_toy:ASSIGNMENT", export, work / "by-export", jobs=1)
+    read = lambda out: {r["student"]: r for r in csv.DictReader((out / "grades.csv").open())}   # noqa: E731
+    return read(work / "by-csv"), read(work / "by-export")
+
+
+def test_a_tas_csv_and_a_gradescope_export_score_as_the_other_doors(other_sources, batch_of_submitted, on_gradescope):
+    by_csv, by_export = other_sources
+    _, rows, _ = batch_of_submitted
+    for student in OTHER_SOURCES:
+        for row in (by_csv[student], by_export[student]):
+            assert float(row["engine_score"]) == pytest.approx(float(rows[student]["engine_score"]), abs=1e-6)
+            assert float(row["late_penalty"]) == pytest.approx(float(rows[student]["late_penalty"]), abs=1e-6), student
+            assert float(row["final_score"]) == pytest.approx(on_gradescope[student]["score"], abs=1e-6), student
+            assert datetime.fromisoformat(row["submitted_at"]) == TIMES[student][0]
