@@ -119,3 +119,18 @@ def test_each_check_line_is_the_engines(otter_results, anonymous_engine_scores, 
         checks = [t for t in anonymous_engine_scores[student].tests if t.item == item]
         lines = [line for line in output.splitlines() if not line.startswith("    ")]
         assert lines == [f"{t.name}  [{t.score:g}/{t.max_score:g}]" for t in checks], (item, output)
+
+
+@pytest.mark.parametrize("student", sorted(sample_class()))
+def test_otters_own_results_fail_a_case_exactly_where_the_engine_did(anonymous_engine_scores, assignment, student):
+    """otter's own GradingResults (its results.pkl and printed summary; results.json is the plugin's):
+    a case is failed exactly when the engine gave that check less than full points, in the engine's order."""
+    from otter.test_files import GradingResults
+    result = anonymous_engine_scores[student]
+    otters = object.__new__(GradingResults)          # engine_results rebuilds it in place, as in the plugin
+    otter_door.engine_results(otters, assignment, result)
+    assert list(otters.results) == list(assignment.item_ids)
+    for test_file in otters.results.values():
+        checks = [t for t in result.tests if t.item == test_file.name]
+        assert [(c.test_case.name, c.passed) for c in test_file.test_case_results] == \
+            [(t.name, t.score >= t.max_score) for t in checks], test_file.name

@@ -429,7 +429,7 @@ def test_the_before_view_of_each_labs_sample_class_holds_no_answer(lab_id, tmp_p
 
 HIDDEN_LINE = re.compile(r"(?P<all>\d+) hidden inputs match the reference|does not match the reference on "
                          r"(?P<wrong>\d+) of (?P<of>\d+) hidden inputs(; on one it raised \w+ \(.+\))?")
-NO_CREDIT = re.compile(r"\(no credit: the function matches the reference on \d+ of \d+ hidden inputs .*\)")
+NO_CREDIT = re.compile(r"\(no credit: the function matches the reference on \d+ of \d+ hidden inputs[ ,].*\)")
 
 
 def reads_as_declared(lab, record, view: str, wrong: list[str]) -> None:
