@@ -80,7 +80,9 @@ def run(command: list, cwd: Path, **extra_env: str) -> tuple[float, float]:
     done = subprocess.run([str(c) for c in command], cwd=cwd, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
+    # grade-batch exits 1 when a student needs a person (the class's broken submissions do): graded
+    attention = done.returncode == 1 and "needs attention:" in done.stdout
+    if done.returncode != 0 and not attention:
         raise SystemExit(f"{command} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -207,7 +209,7 @@ def main() -> int:
             start = time.perf_counter()
             grade_submission(assignment, folder, f"run{i}")
             in_process.append(time.perf_counter() - start)
-        single = medians([sys.executable, "-m", "autograder.cli", "grade", LAB, folder, "--json", "--student", "s1"], ROOT,
+        single = medians([sys.executable, "-m", "autograder.cli", "grade", LAB, folder, "--json", "--student", correct], ROOT,
                          args.runs)
         public = medians([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], folder, args.runs)
         native_correct = json.loads((work / "native1" / "results" / f"{correct}.json").read_text())
