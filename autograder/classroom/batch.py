@@ -164,7 +164,7 @@ def _write_record(out_dir: Path, title: str, student: str, data: dict) -> None:
 
 
 @contextmanager
-def _started_ignoring_ctrl_c() -> Iterator[None]:
+def _ctrl_c_held_while_starting() -> Iterator[None]:
     """Processes started inside hold Ctrl-C from their first instruction (a blocked signal stays blocked
     across fork and exec) until their initializer ignores it: the terminal's SIGINT reaches the whole
     process group, and a grading process still importing would print a traceback. Ctrl-C is the
@@ -425,7 +425,7 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
     with GradebookWriter(summary.db_url, assignment) as gradebook:   # nbgrader loads while the class is graded
         if todo:
             with _graders(jobs, assignment_name, mode) as pool:
-                with _started_ignoring_ctrl_c():   # the grading processes start at the first submits
+                with _ctrl_c_held_while_starting():   # the grading processes start at the first submits
                     futures = {pool.submit(grade_student, s.graded_as, str(s.folder), str(out_dir), sha, grader,
                                            s.students, str(root), {m: late[m] and late[m].to_json() for m in s.students}): s
                                for s, sha in todo}
