@@ -16,6 +16,7 @@ Mutations run one after another (the machine is shared); keep each selection nar
 
     python bench/mutate.py                 # all
     python bench/mutate.py leak-rglob tol  # those whose id starts with one of these
+    python bench/mutate.py --catalogue heldout.toml   # another catalogue, same format (a held-out set)
 Exit status: 0 when every break is caught, 1 otherwise.
 """
 from __future__ import annotations
@@ -132,7 +133,18 @@ def apply(root: Path, m: Mutation) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    chosen = [m for m in MUTATIONS if not argv or any(m.id.startswith(a) for a in argv)]
+    catalogue = MUTATIONS
+    if argv[:1] == ["--catalogue"]:
+        if len(argv) < 2:
+            print("--catalogue needs a TOML file of [[mutation]] tables")
+            return 2
+        try:
+            catalogue = load(Path(argv[1]))
+        except (OSError, ValueError) as e:
+            print(e)
+            return 2
+        argv = argv[2:]
+    chosen = [m for m in catalogue if not argv or any(m.id.startswith(a) for a in argv)]
     rows, ok = [], True
     with tempfile.TemporaryDirectory(prefix="scalelabs-mutate-") as tmp:
         base = Path(tmp) / "control"

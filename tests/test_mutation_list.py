@@ -72,3 +72,23 @@ def test_a_malformed_entry_is_an_error_naming_it(tmp_path, change, error):
     (tmp_path / "m.toml").write_text(GOOD + "\n" + bad, encoding="utf-8")
     with pytest.raises(ValueError, match=error):
         mutate.load(tmp_path / "m.toml")
+
+
+def test_a_held_out_catalogue_runs_in_place_of_the_main_one(tmp_path, capsys):
+    """`--catalogue FILE` runs another set of breaks (a held-out set, same format) with the same
+    machinery; the main catalogue's breaks are not run, and an uncaught break is exit status 1."""
+    held_out = tmp_path / "held_out.toml"
+    held_out.write_text("""[[mutation]]
+id = 'held-out-harmless'
+file = 'bench/mutate.py'
+old = 'Exit status: 0 when every break is caught'
+new = 'Exit status: zero when every break is caught'
+breaks = 'a docstring only'
+tests = ['tests/test_mutation_list.py', '-k', 'wide']
+""", encoding="utf-8")
+    assert mutate.main(["--catalogue", str(held_out)]) == 1
+    out = capsys.readouterr().out
+    assert "held-out-harmless" in out and "NOT caught" in out and "0 of 1 breaks caught" in out
+    assert mutate.MUTATIONS[0].id not in out
+    assert mutate.main(["--catalogue", str(tmp_path / "absent.toml")]) == 2
+    assert "absent.toml" in capsys.readouterr().out
