@@ -216,6 +216,38 @@ def test_a_failed_hidden_property_shows_only_its_statement_before_the_due_date(g
     assert after[-1] not in everything(graded, "before")
 
 
+
+# --- a check that stops the item (not implemented, a timeout): the input it stopped on -------------------
+
+STOPS_OFF_EXAMPLE = toy.with_function(
+    toy.reference_source(), "tree_allreduce_time",
+    "def tree_allreduce_time(message_bytes, n, alpha_s, bandwidth):\n"
+    f"    if (message_bytes, n) == ({toy.ACT1['message_bytes']!r}, {toy.ACT1['n']!r}):\n"
+    f"        return {C.tree_allreduce_time(**toy.ACT1)!r}\n"
+    "    raise NotImplementedError\n")
+STOPPED = "not implemented yet (raises NotImplementedError)"
+
+
+def test_a_check_stopped_on_a_hidden_input_names_that_input_only_after_the_due_date(tmp_path):
+    """A function that answers its worked example and stops everywhere else (not implemented; a timeout
+    probe stops the same way): the hidden check fails on the input it stopped at, which the after view
+    names and the before view never does (stopping on purpose would read the hidden inputs out)."""
+    tree = dataclasses.replace(toy.ASSIGNMENT.functions[1], properties=[])
+    assignment = dataclasses.replace(toy.ASSIGNMENT, functions=[tree])
+    folder = toy.make_submission(tmp_path / "s", STOPS_OFF_EXAMPLE, toy.key)
+    result = grade_submission(assignment, folder, "stopper", config=toy.FAST)
+    assert shown(result, "tree_allreduce_time: worked example (Act I)", "before")[0] == (
+        f"tree_allreduce_time(message_bytes={toy.ACT1['message_bytes']!r}, n={toy.ACT1['n']!r}, "
+        f"alpha_s={toy.ACT1['alpha_s']!r}, bandwidth={toy.ACT1['bandwidth']!r}) = {C.tree_allreduce_time(**toy.ACT1)!r}")   # public: its input shown
+    after = shown(result, "tree_allreduce_time: hidden checks", "after")
+    call = re.fullmatch(re.escape(STOPPED) + r" on (tree_allreduce_time\(message_bytes=(.+), n=(.+), alpha_s=(.+), "
+                        r"bandwidth=(.+)\))", after[0])
+    assert call and len(after) == 1, after
+    kwargs = dict(message_bytes=float(call[2]), n=int(call[3]), alpha_s=float(call[4]), bandwidth=float(call[5]))
+    assert kwargs in _hidden_inputs("stopper", tree)
+    assert shown(result, "tree_allreduce_time: hidden checks", "before") == [STOPPED]
+    assert call[1] not in everything(result, "before")
+
 # --- questions: the verdict and hint; the key and the explanations after the due date -----------------
 
 def test_a_wrong_answer_names_neither_the_key_nor_any_explanation_before_the_due_date(graded):

@@ -58,6 +58,18 @@ def test_range_key_and_formatters():
     assert fmt_bytes(5e5) == "500 KB" and fmt(262144, ",") == "262,144"
 
 
+def test_a_range_key_on_a_bound_is_the_range_that_bound_opens():
+    """range_key's ranges are [low, high): a computed value exactly on a bound keys the option whose
+    range starts there, and the top of the last range is in none (the scenario changed)."""
+    ranges = ((1, 4), (4, 40), (40, 100), (100, 400))
+    assert [range_key(v, ranges) for v in (1, 4, 40, 100, 399.5)] == [0, 1, 2, 3, 3]
+    descending = ((100, 400), (40, 100), (4, 40), (1, 4))     # Lab 01 lists its options high to low
+    assert [range_key(v, descending) for v in (1, 4, 40, 100)] == [3, 2, 1, 0]
+    for outside in (400, 0.5):
+        with pytest.raises(ValueError, match="exactly one option range"):
+            range_key(outside, ranges)
+
+
 # --- questions.md ------------------------------------------------------------------------------------
 
 QUESTIONS_MD = """# Toy questions

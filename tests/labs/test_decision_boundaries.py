@@ -20,6 +20,7 @@ from autograder.engine.grade import grade_submission
 from autograder.engine.secret import CourseSecret
 from labs import load
 from reference import collectives, fault_tolerance, interconnect, parallelism, performance, scaling
+from reference.cluster import ring_link
 
 SECRET = CourseSecret(bytes.fromhex("b0da5eed" * 8))
 STUDENTS = ("ann", "ben", "cam", "dee")
@@ -129,6 +130,23 @@ def test_lab07_daly_switches_to_the_mtbf_at_a_checkpoint_of_exactly_two_mtbfs():
     below = fault_tolerance.daly_interval_s(2.0 - 2 ** -51, 1.0)
     assert below == pytest.approx(8 / 9, rel=1e-12)
     assert fault_tolerance.daly_interval_s(0.0, 3600.0) == 0.0
+
+
+def test_a_ring_that_fills_exactly_one_node_stays_on_nvlink():
+    """cluster.ring_link: "One node (n <= g) is NVLink alone": 8 GPUs on an 8-GPU DGX H100 never touch a
+    NIC (NVLink 4: 450 GB/s, 0.6 us a step); a ninth GPU crosses to a second node: the node's 8 NICs of
+    50 GB/s, and 2 of the ring's 16 steps pay the network's 2.7 us (the datasheets and NCCL's
+    tuning.cc, written out here, not read from reference.constants)."""
+    nvlink = {"alpha_s": 0.6e-6, "bandwidth": 450e9}
+    assert ring_link(8) == nvlink and ring_link(1) == nvlink
+    assert ring_link(4, gpus_per_node=4) == nvlink
+    nine = ring_link(9)
+    assert nine["bandwidth"] == 400e9
+    assert nine["alpha_s"] == pytest.approx((2 * 2.7e-6 + 14 * 0.6e-6) / 16, rel=1e-12)
+    assert ring_link(5, gpus_per_node=4)["bandwidth"] == 400e9
+    # one GPU per node: the NICs it is given, every step on the network
+    one_per_node = ring_link(4, gpus_per_node=1, nics_per_node=2)
+    assert one_per_node["bandwidth"] == 100e9 and one_per_node["alpha_s"] == pytest.approx(2.7e-6, rel=1e-12)
 
 
 # --- the grader catches a student who flips the boundary ---------------------------------------------

@@ -193,6 +193,16 @@ def _env(secret_file: Path | None) -> dict:
     return env
 
 
+def test_a_printed_secret_shows_its_fingerprint_and_no_digit_run_of_its_key():
+    """Whatever prints the secret (a config, a log line, a traceback's locals) shows its fingerprint:
+    no 8 hex digits in a row of the key, from any place in it, nor its bytes as Python shows them."""
+    key = COURSE.key.hex()
+    windows = {key[i:i + 8] for i in range(len(key) - 7)} | {repr(COURSE.key)[2:18]}
+    for text in (repr(COURSE), str(COURSE), f"{COURSE}", repr({"secret": COURSE}), repr([OTHER_COURSE, COURSE])):
+        assert COURSE.fingerprint in text, text
+        assert not any(window in text for window in windows), text
+
+
 def test_grading_without_a_secret_says_so_and_with_one_does_not(tmp_path):
     """`scalelabs grade` with no course secret (a course that never released) grades from public seeds:
     the command warns, the result says so; under a secret neither does, and the secret never shows."""
