@@ -57,3 +57,25 @@ def test_constants_have_the_documented_values():
     assert set(documented) == set(defined), "docs/physics.md and reference/constants.py list different constants"
     wrong = {n: (documented[n], defined[n]) for n in documented if not math.isclose(documented[n], defined[n])}
     assert not wrong, f"(documented, defined): {wrong}"
+
+
+INFINITE = [   # (module, function, a valid call, a quantity that may be zero but must be finite)
+    ("collectives", "p2p_time", dict(message_bytes=1e6, alpha_s=1e-6, bandwidth=1e9), "message_bytes"),
+    ("collectives", "ring_allreduce_time", dict(message_bytes=1e6, n=4, alpha_s=1e-6, bandwidth=1e9), "alpha_s"),
+    ("interconnect", "gradient_bytes", dict(params=1e9), "params"),
+    ("parallelism", "fits_in_memory", dict(bytes_needed=1.0, capacity_bytes=2.0), "capacity_bytes"),
+    ("fault_tolerance", "expected_failures", dict(duration_s=10.0, mtbf_s=5.0), "duration_s"),
+    ("scaling", "on_demand_cost", dict(n_gpus=1, years=1.0, usd_per_gpu_hour=2.0, utilization=0.5), "years"),
+    ("performance", "budget_left_weeks", dict(cost_weeks={"kernels": 1.0}, budget_weeks=2.0), "budget_weeks"),
+]
+
+
+@pytest.mark.parametrize("module, name, ok, arg", INFINITE, ids=[f"{m}.{n}:{a}" for m, n, _, a in INFINITE])
+def test_an_infinite_quantity_is_refused_by_name(module, name, ok, arg):
+    """_domain.check_nonneg: "a finite quantity that may be zero": inf is a bad call, named like a negative,
+    never an inf or nan returned in silence."""
+    fn = getattr(importlib.import_module(f"reference.{module}"), name)
+    fn(**ok)
+    for bad in (math.inf, -math.inf):
+        with pytest.raises(ValueError, match=f"{arg} must be finite and >= 0"):
+            fn(**{**ok, arg: bad})

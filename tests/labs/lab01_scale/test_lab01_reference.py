@@ -87,6 +87,20 @@ def test_breakeven_matches_the_analysis():
         assert S.breakeven_utilization(years, 2.10, **ACT2) == pytest.approx(closed, rel=1e-12)
 
 
+def test_an_idle_gpu_draws_its_idle_share_and_both_bills_meet_at_the_breakeven():
+    """on_prem_cost: a busy GPU draws watts_per_gpu, an idle one idle_power_fraction of it. One 1 kW GPU
+    for a year at half use and half idle power, PUE 1, 0.5 USD/kWh: 8,760 h x 0.5 USD x (0.5 + 0.5 x 0.5)
+    = 3,285 USD of energy. At breakeven_utilization (which counts the idle draw too) the on-prem and
+    on-demand bills are equal."""
+    plant = dict(capex_per_gpu=0.0, watts_per_gpu=1000.0, pue=1.0, usd_per_kwh=0.5, staff_usd_per_gpu_year=0.0)
+    assert S.on_prem_cost(1, 1.0, utilization=0.5, idle_power_fraction=0.5, **plant) == 3285.0
+    assert S.on_prem_cost(1, 1.0, utilization=0.5, **plant) == 2190.0          # idle draws nothing by default
+    plant = dict(ACT2, idle_power_fraction=0.3)
+    u = S.breakeven_utilization(3, 2.10, **plant)
+    assert 0 < u < 1
+    assert S.on_prem_cost(8, 3, utilization=u, **plant) == pytest.approx(S.on_demand_cost(8, 3, 2.10, u), rel=1e-12)
+
+
 def test_breakeven_infinite_when_price_below_energy():
     assert S.breakeven_utilization(3, 0.097, **ACT2) == math.inf     # just under the 0.098 of energy
     assert S.breakeven_utilization(3, 0.05, **ACT2) == math.inf
