@@ -147,6 +147,8 @@ def test_timeout_on_drawn_inputs_fails_fast_and_later_items_are_graded(submit):
     assert timed_out.name == "ring_allreduce_time: monotone in message size"
     assert timed_out.output.startswith(f"ring_allreduce_time did not finish within {FAST.call_timeout_s:g} s")
     assert "n=" in timed_out.output and timed_out.score == 0
+    # the grader's own words, not the student's: the same line before the due date
+    assert timed_out.shown("before").startswith(f"ring_allreduce_time did not finish within {FAST.call_timeout_s:g} s")
     hidden = next(t for t in lines if t.kind == "hidden")
     assert hidden.output == f"not run: ring_allreduce_time did not finish within {FAST.call_timeout_s:g} s (an infinite loop?)"
     assert result.item_scores()["tree_allreduce_time"] == (3.0, 3.0)
