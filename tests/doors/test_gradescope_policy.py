@@ -5,6 +5,8 @@ tells staff. (otter runs of the zip, the issue's figures and a zipped folder: te
 test_feedback_policy.py.)"""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from autograder.doors import gradescope
@@ -160,3 +162,41 @@ def test_the_graded_folder_is_the_one_holding_the_assignment(tmp_path):
     linked = upload("x.txt")
     (linked / "elsewhere").symlink_to(nested / "lab06_collectives")
     assert otter_door.graded_folder(linked, lab) is None
+
+
+def test_scalelabs_otter_writes_the_zip_where_out_names_it_from_where_it_was_typed(tmp_path, monkeypatch):
+    """`scalelabs otter LAB --course DIR --out NAME.zip` typed in another folder: a relative --out is
+    that folder's (like every path argument), not the course's, though the command runs in the course.
+    (The zip's build itself is stood in for: tests/security/test_door_otter.py builds real ones.)"""
+    from typer.testing import CliRunner
+
+    from autograder import cli
+
+    course, here = tmp_path / "course", tmp_path / "here"
+    (course / "release" / "lab06_collectives").mkdir(parents=True)
+    (course / "nbgrader_config.py").write_text("")
+    here.mkdir()
+    monkeypatch.chdir(here)
+
+    def build_zip(assignment_id, dest=None, **_):
+        Path(dest).write_bytes(b"PK")
+        return Path(dest).resolve()
+    monkeypatch.setattr(otter_door, "build_zip", build_zip)
+    done = CliRunner().invoke(cli.app, ["otter", "lab06_collectives", "--course", str(course), "--out", "mine.zip"])
+    assert done.exit_code == 0, done.output
+    assert (here / "mine.zip").is_file() and not (course / "mine.zip").exists()
+    assert done.stdout.splitlines()[0] == str(here / "mine.zip")
+
+
+def test_a_late_penalty_takes_its_share_of_the_students_score_not_of_the_total():
+    """Gradescope's late test subtracts the policy's share of what the student earned (as nbgrader's
+    export and grade-batch do): 10 % of the 1 point earned is 0.1, not 10 % of the assignment's total."""
+    from autograder.classroom.deadlines import Lateness
+
+    late = Lateness("late", "2026-11-20T23:59:00-08:00", "2026-11-20T23:59:00-08:00", "2026-11-21T10:00:00-08:00",
+                    "gradescope", 36060.0, 10.0, "10 % per day late")
+    results = gradescope.results_json(LAB, _result(), FeedbackPolicy(), late=late)
+    penalty = _by_name(results)[gradescope.LATE_TEST]
+    assert LAB.total_points > 1
+    assert penalty["score"] == pytest.approx(-0.1) and penalty["max_score"] == 0.0
+    assert results["score"] == pytest.approx(0.9)

@@ -416,3 +416,27 @@ def test_a_tas_csv_and_a_gradescope_export_score_as_the_other_doors(other_source
             assert float(row["late_penalty"]) == pytest.approx(float(rows[student]["late_penalty"]), abs=1e-6), student
             assert float(row["final_score"]) == pytest.approx(on_gradescope[student]["score"], abs=1e-6), student
             assert datetime.fromisoformat(row["submitted_at"]) == TIMES[student][0]
+
+
+# --- nbgrader's reading of timestamp.txt, directly ------------------------------------------------------
+
+@pytest.mark.parametrize("written, zone", [("2026-11-20 10:00:00.000000 -0800", ""),
+                                           ("2026-11-20T10:00:00-08:00", ""),
+                                           ("2026-11-20 10:00:00.000000 PST", "America/Los_Angeles")])
+def test_nbgrader_reads_a_time_written_in_another_zone_as_the_instant_it_names(written, zone, tmp_path, monkeypatch):
+    """nbgrader's gradebook keeps naive UTC: a timestamp.txt written at 10:00 in Los Angeles (an
+    offset, or the course's [deadlines] timezone's abbreviation, as Exchange.timezone writes it) is
+    18:00 there, not 10:00, or a late hand-in would count 8 hours earlier than it was."""
+    import logging
+    from types import SimpleNamespace
+
+    from autograder.doors.nbgrader import _existing_timestamp
+
+    monkeypatch.chdir(tmp_path)
+    if zone:
+        (tmp_path / "scalelabs.toml").write_text(f'[deadlines]\ntimezone = "{zone}"\n')
+    folder = tmp_path / "submitted" / "ada" / "lab"
+    folder.mkdir(parents=True)
+    (folder / "timestamp.txt").write_text(written)
+    found = _existing_timestamp(SimpleNamespace(log=logging.getLogger("test")), str(folder))
+    assert found == datetime(2026, 11, 20, 18, 0)

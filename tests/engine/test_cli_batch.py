@@ -396,6 +396,20 @@ def test_a_bad_course_setting_is_one_line_naming_the_file_key_and_value(tmp_path
     assert not (tmp_path / "out").exists() and not (tmp_path / "dist" / "lab06_collectives-autograder.zip").exists()
 
 
+@pytest.mark.parametrize("setting, wanted", [("memory_mb = true", "an integer"), ("hidden_examples = false", "an integer"),
+                                             ("call_timeout_s = true", "a number")])
+def test_a_number_setting_written_true_or_false_is_refused(tmp_path, setting, wanted):
+    """TOML's true is not 1 MB of memory and false is not 0 hidden examples (Python's bool is an int):
+    the course is told which key wants a number, in one line naming the file."""
+    from autograder.engine.config import ConfigError, load_config
+    toml = tmp_path / "scalelabs.toml"
+    toml.write_text(f"[grading]\n{setting}\n")
+    key, value = (part.strip() for part in setting.split("="))
+    with pytest.raises(ConfigError) as refused:
+        load_config(toml)
+    assert str(refused.value) == f"{toml}: [grading] {key} = {value.title()}: must be {wanted}"
+
+
 def test_grade_reads_a_students_folder_of_nbgraders_submitted_layout(tmp_path):
     """`scalelabs grade LAB submitted/alice` graded the empty top folder: 0 points, 'collectives.py is
     not in the submission', for a student who submitted everything."""

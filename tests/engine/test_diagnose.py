@@ -46,6 +46,14 @@ def test_too_few_observations_name_nothing():
     assert run([DOUBLE], obs) is None
 
 
+def test_three_observations_are_enough_and_two_are_not():
+    """The documented minimum is 3 numeric values (written here, not read from MIN_OBSERVATIONS): a
+    student whose three observed values all match a model is told the misconception, at two nothing."""
+    doubled = lambda **k: 2 * ref.ring_allreduce_time(**k)   # noqa: E731
+    assert run([DOUBLE], observed(doubled, CALLS[:3])) is DOUBLE
+    assert run([DOUBLE], observed(doubled, CALLS[:2])) is None
+
+
 def test_right_numbers_are_never_diagnosed():
     # alpha_s = 0 everywhere: the "no latency" model equals the reference on these inputs
     calls = [{**kw, "alpha_s": 0.0} for kw in CALLS]

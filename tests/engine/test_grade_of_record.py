@@ -379,6 +379,32 @@ def test_nbgrader_export_writes_quoted_cells_no_spreadsheet_runs(tmp_path):
     assert table[0]["email"] == "'@me" and table[0]["student_id"] == "s1"
 
 
+def test_nbgrader_export_subtracts_the_late_penalty_from_the_score(tmp_path):
+    """`nbgrader export`'s score column is the grade of record: the raw score less the late penalty
+    nbgrader holds (CourseLatePenalties records it), never below 0; raw_score and the penalty beside it."""
+    from nbgrader.api import Gradebook
+
+    from autograder.classroom.gradebook import stamp_new_gradebook
+    from autograder.doors.nbgrader_export import SafeCsvExport
+    db = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    stamp_new_gradebook(db)
+    with Gradebook(db, course_id=current_course_id()) as gb:
+        gb.add_assignment("lab")
+        gb.add_notebook("lab", "lab")
+        gb.add_grade_cell("q1", "lab", "lab", max_score=10.0, cell_type="code")
+        for student, earned, penalty in (("late", 8.0, 2.0), ("on_time", 7.0, None)):
+            gb.add_student(student)
+            gb.add_submission("lab", student)
+            gb.find_grade("q1", "lab", "lab", student).auto_score = earned
+            gb.find_submission_notebook("lab", "lab", student).late_submission_penalty = penalty
+        gb.db.commit()
+        SafeCsvExport(to=str(tmp_path / "grades.csv")).export(gb)
+    table = {row["student_id"]: row for row in csv.DictReader((tmp_path / "grades.csv").open())}
+    assert {k: float(table["late"][k]) for k in ("raw_score", "late_submission_penalty", "score", "max_score")} == \
+        {"raw_score": 8.0, "late_submission_penalty": 2.0, "score": 6.0, "max_score": 10.0}
+    assert float(table["on_time"]["score"]) == 7.0 and float(table["on_time"]["late_submission_penalty"] or 0) == 0.0
+
+
 # --- resume and crash consistency with real sizes (issue 31, kind 5) --------------------------------
 
 def padded_notebook(folder: Path, answer: str, pad_bytes: int) -> None:

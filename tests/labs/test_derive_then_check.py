@@ -42,3 +42,13 @@ def test_the_count_sees_a_closed_form_and_not_a_mechanism():
     assert not closedforms.closed_form(
         "the buffer is cut into n chunks of M/n bytes. Each phase takes n-1 steps; in every step each rank "
         "sends one chunk to its right neighbour while it receives one from its left.", params)
+
+
+def test_two_operators_state_a_closed_form_one_over_a_count_does_not():
+    """The counter's threshold, at its edge: an expression of two operators over the usual symbols
+    states the formula (`alpha_s + M / B`, in words around it, no equation); one operator is a closed
+    form only when it combines the function's own parameters (`n-1` steps, a count, is not)."""
+    params = ["message_bytes", "n", "alpha_s", "bandwidth"]
+    assert closedforms.closed_form("Seconds to send: alpha_s + M / B, the latency then the bytes.", params)
+    assert not closedforms.closed_form("Each phase takes n-1 steps.", params)
+    assert closedforms.closed_form("Seconds on the wire: message_bytes / bandwidth.", params)

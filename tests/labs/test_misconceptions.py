@@ -103,3 +103,26 @@ def test_a_correct_function_never_gets_one(graded, lab, impl):
     result = graded[lab, impl]
     assert not _named(result)
     assert not any("misconception" in t.output.lower() for t in result.tests)
+
+
+def test_a_model_that_raises_where_the_function_answers_is_not_its_mistake():
+    """The coupling (lint's misconceptions rule, and the names this file expects) compares on every
+    input the wrong function answers: a declared model that raises on one of them does not compute
+    what the function computes, and the engine, which replays the function's values through the
+    models, would not name it; one that agrees everywhere is the function's mistake."""
+    from types import SimpleNamespace
+
+    from autograder.author.coupling import same
+
+    item = SimpleNamespace(rel_tol=1e-9, abs_tol=0.0)
+
+    def wrong(n):
+        return 2.0 * n
+
+    def model(n):
+        if n > 4:
+            raise ValueError("n")
+        return 2.0 * n
+    inputs = [{"n": 2}, {"n": 8}]
+    assert same(wrong, lambda n: 2.0 * n, inputs, item) is True
+    assert same(wrong, model, inputs, item) is False

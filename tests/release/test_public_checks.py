@@ -121,3 +121,15 @@ def test_each_failing_function_gets_a_short_report_the_others_pass(wrong_module)
     assert "  raised:   ZeroDivisionError: float division by zero" in report, report
     assert f"  at:       {assignment.module}.py, line {line} (in {raising_name}): ratio = 1.0 / 0" in report, report
     assert "Traceback" not in done.stdout and not (folder / ".hypothesis").exists()
+
+
+@pytest.mark.parametrize("returned, expected", [(1, True), (0, False), (0.0, False), ("True", True), (1, "1")])
+def test_a_worked_example_wants_the_type_it_shows(returned, expected):
+    """A verdict (Lab 05's tp_crosses_node: True) is not met by 1, nor a name by a number: the public
+    check fails where grading would, showing what came back, instead of passing a function the hidden
+    check then fails."""
+    from autograder.build.student import _checks
+    with pytest.raises(_checks.CheckFailed) as failed:
+        _checks.worked_example(lambda **kwargs: returned, "tp_crosses_node", "TP=16 on 8-GPU DGX nodes",
+                               {"tp": 16, "gpus_per_node": 8}, expected, 1e-9, 0.0)
+    assert f"  expected: {expected!r}" in failed.value.lines and f"  got:      {returned!r}" in failed.value.lines

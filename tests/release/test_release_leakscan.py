@@ -72,6 +72,18 @@ def test_toy_release_is_clean(toy_root, toy_secrets):
     assert leakscan.scan([toy_root / "release", toy_root / "source"], secrets=toy_secrets) == []
 
 
+def test_a_solution_line_of_16_characters_is_secret_and_one_of_15_is_not():
+    """The documented floor (16 characters once spaces and comments are gone, written here, not read
+    from MIN_CHARS): `return alpha * b + 15` (16) is a solution line wherever it ships, `return beta * b
+    + 15` (15) is too short to tell from any student's code."""
+    reference = ("def f(alpha, beta, b):\n    ### BEGIN SOLUTION\n    return alpha * b + 15   # sixteen\n"
+                 "    return beta * b + 15\n    ### END SOLUTION\n")
+    assert leakscan.solution_lines(reference) == {"returnalpha*b+15"}
+    secrets = leakscan.Secrets(solution_lines=leakscan.solution_lines(reference))
+    page = "<pre>return alpha * b + 15\nreturn beta * b + 15</pre>"
+    assert leakscan.scan_text("page.html", page, secrets) == ["page.html: solution: returnalpha*b+15"]
+
+
 def test_every_declared_lab_has_solution_lines_and_keys():
     for assignment in all_assignments().values():
         secrets = leakscan.secrets_for([assignment])
@@ -189,7 +201,10 @@ PLACES = {
         "error", ename="ValueError", evalue="", traceback=["\x1b[0;31mValueError\x1b[0m", "----> 4 " + _colour(line)])]}]},
     "error value": lambda line: {"cells": [{"outputs": [nbformat.v4.new_output(
         "error", ename="SyntaxError", evalue=line, traceback=[])]}]},
+    "display json key": lambda line: {"cells": [{"outputs": [nbformat.v4.new_output(
+        "display_data", data={"application/json": {"deep": {line: 1}}})]}]},
     "cell metadata": lambda line: {"cells": [{"metadata": {"tags": ["x"], "scalelabs": {"note": line}}}]},
+    "metadata key": lambda line: {"metadata": {"scalelabs": {line: "kept"}}},
     "notebook metadata": lambda line: {"metadata": {"scalelabs": {"hint": line}}},
     "attachment": lambda line: {"cells": [{"cell_type": "markdown", "attachments": {"notes.txt": {
         "text/plain": __import__("base64").b64encode(line.encode()).decode()}}}]},

@@ -290,6 +290,8 @@ def test_user_mode_jails_keep_their_copies_from_each_other(jail):
         assert make("user").uid != victim.uid   # one uid per student graded at once
         copy = victim.root / "submission" / "collectives.py"
         assert str(make("user").call("read", {"path": str(copy)})).startswith("denied"), copy
+        # nor list it: the names of a classmate's files (a helper module, a notes file) are theirs too
+        assert str(make("user").call("listdir", {"path": str(copy.parent)})).startswith("denied"), copy.parent
         assert victim.call("comm_fraction", {"comm_s": 1.0, "compute_s": 1.0}) == 0.5   # its own copy it reads
     finally:
         victim.close()

@@ -214,3 +214,66 @@ def test_a_hand_in_is_dated_by_its_last_change_when_it_claims_an_earlier_time(ex
     honest = (c["folders"][HONEST[1]] / "timestamp.txt").read_text()
     own = next(p for p in (c["course"].parent / "exchange").rglob(f"{HONEST[1]}+*")).name.split("+")[2]
     assert honest == datetime.datetime.strptime(own, TIMESTAMP_FORMAT).strftime(TIMESTAMP_FORMAT)
+
+
+# --- SafeCollect's choices, run directly (no other users needed: each hand-in is the collector's own) ---
+
+def _safe_collect(tmp_path: Path, **options):
+    """(SafeCollect of course `c`, assignment `lab`, its inbound folder, the course folder)."""
+    from nbgrader.coursedir import CourseDirectory
+
+    from autograder.doors.collect import SafeCollect
+
+    course, inbound = tmp_path / "course", tmp_path / "exchange" / "c" / "inbound"
+    course.mkdir()
+    inbound.mkdir(parents=True)
+    coursedir = CourseDirectory(root=str(course), course_id="c", assignment_id="lab")
+    collect = SafeCollect(coursedir=coursedir, root=str(tmp_path / "exchange"), **options)
+    collect._duedate = lambda: None     # no gradebook: a test sets the due date itself
+    return collect, inbound, course
+
+
+def _hand_in(inbound: Path, student: str, when: datetime.datetime, module: str) -> Path:
+    folder = inbound / f"{student}+lab+{when.strftime(TIMESTAMP_FORMAT)}+{len(list(inbound.iterdir()))}"
+    folder.mkdir()
+    (folder / "collectives.py").write_text(module)
+    return folder
+
+
+def _now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
+
+
+def test_before_the_due_date_a_hand_in_made_exactly_at_it_is_collected(tmp_path):
+    """`nbgrader collect --before-duedate`: the latest hand-in at or before the due date. One made
+    exactly at the due date is on time (nbgrader's rule, `<=`), not passed over for a later one."""
+    due = _now() - datetime.timedelta(seconds=120)     # within ARRIVAL_SLACK_S: dated by its name
+    collect, inbound, course = _safe_collect(tmp_path, before_duedate=True)
+    _hand_in(inbound, "ada", due, "on time")
+    _hand_in(inbound, "ada", due + datetime.timedelta(seconds=60), "after the due date")
+    collect._duedate = lambda: due
+    collect.init_src()
+    collect.copy_files()
+    submitted = course / "submitted" / "ada" / "lab"
+    assert (submitted / "collectives.py").read_text() == "on time"
+    assert (submitted / "timestamp.txt").read_text() == due.strftime(TIMESTAMP_FORMAT)
+
+
+def test_a_hand_in_that_cannot_be_copied_leaves_the_submission_collected_before(tmp_path):
+    """`nbgrader collect --update` where a student's new hand-in fails to copy (here: over
+    CourseDirectory.max_dir_size): the submission already in submitted/ stays as it was, the failure
+    is named, and a classmate's hand-in is collected."""
+    collect, inbound, course = _safe_collect(tmp_path, update=True)
+    before = course / "submitted" / "ada" / "lab"
+    before.mkdir(parents=True)
+    (before / "collectives.py").write_text("collected before")
+    (before / "timestamp.txt").write_text((_now() - datetime.timedelta(hours=1)).strftime(TIMESTAMP_FORMAT))
+    _hand_in(inbound, "ada", _now() - datetime.timedelta(seconds=60), "x" * 5000)
+    _hand_in(inbound, "bob", _now() - datetime.timedelta(seconds=60), "bob's")
+    collect.coursedir.max_dir_size = 1        # KB: ada's 5,000 bytes are over it, bob's 5 are not
+    collect.init_src()
+    collect.copy_files()
+    assert collect.failed == ["ada"]
+    assert sorted(p.name for p in before.iterdir()) == ["collectives.py", "timestamp.txt"]
+    assert (before / "collectives.py").read_text() == "collected before"
+    assert (course / "submitted" / "bob" / "lab" / "collectives.py").read_text() == "bob's"

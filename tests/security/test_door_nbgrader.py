@@ -348,3 +348,38 @@ def test_a_sandbox_that_cannot_run_stops_autograde_before_any_grade(broken_insta
                 gb.remove_submission(assignment.id, student)
             except MissingEntry:
                 pass
+
+
+# --- the sanitizing passes, run directly on one notebook (no class, no autograde) -----------------------
+
+def test_a_cell_exactly_at_the_cap_is_kept_whole_and_one_character_more_is_cut():
+    """CappedNotebook's cap is inclusive: a cell or output of exactly `cell_chars` reaches formgrader
+    as it is, with no note; one character more is cut there, with a note saying how much."""
+    import nbformat
+
+    from autograder.doors.nbgrader import CappedNotebook
+
+    code = nbformat.v4.new_code_cell("x = 1")
+    code.outputs = [nbformat.v4.new_output("stream", name="stdout", text="o" * 100),
+                    nbformat.v4.new_output("stream", name="stdout", text="p" * 101)]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("a" * 100),
+                                         nbformat.v4.new_markdown_cell("b" * 101), code])
+    nb, _ = CappedNotebook(cell_chars=100).preprocess(nb, {})
+    assert nb.cells[0].source == "a" * 100
+    assert nb.cells[1].source == "b" * 100 + "\n[1 more characters of this cell are not shown]"
+    assert [o.text for o in nb.cells[2].outputs] == ["o" * 100, "p" * 100 + "\n[1 more characters of this output are not shown]"]
+
+
+def test_a_script_link_is_dead_however_its_scheme_is_spelled():
+    """Browsers read a link's scheme case-blind: `JavaScript:` and `VBSCRIPT:` run as `javascript:`
+    does, so InertMarkup leads them to `#`; a web link in capitals still leads where it says."""
+    import nbformat
+
+    from autograder.doors.nbgrader import InertMarkup
+
+    cell = nbformat.v4.new_markdown_cell("[a](JavaScript:alert(1)) ![b](DATA:text/html,x) [c](vbSCRIPT:msgbox)\n\n"
+                                         "[d]: JAVASCRIPT:alert(2)\n\n[web](HTTPS://example.org)")
+    cell, _ = InertMarkup().preprocess_cell(cell, {}, 0)
+    live = [scheme for scheme in ("javascript:", "data:", "vbscript:") if scheme in cell.source.lower()]
+    assert not live, (live, cell.source)
+    assert "[web](HTTPS://example.org)" in cell.source

@@ -162,8 +162,8 @@ def test_otter_runs_here_as_on_gradescope_without_rfc3987_syntax():
                           env=env_of(), capture_output=True, text=True)
     assert here.returncode == 0 and "site-packages" in here.stdout, here.stdout + here.stderr
 
-def _read_as_nobody(path):
-    return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+def _read_as_nobody(path, gid: int = 65534):
+    return subprocess.run(["setpriv", "--reuid=65534", f"--regid={gid}", "--clear-groups",
                            "cat" if path.is_file() else "ls", str(path)], capture_output=True, text=True)
 
 
@@ -195,8 +195,9 @@ def test_lockdown_makes_the_secrets_unreadable_to_other_users(course_zip):
                                str(site / "labs"), str(site / "reference")], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         for path in secrets:
-            read = _read_as_nobody(path)
-            assert read.returncode != 0 and "Permission denied" in read.stderr, (path, read.stdout[:200])
+            for gid in (65534, 0):     # "root only": a uid in root's group reads nothing either
+                read = _read_as_nobody(path, gid)
+                assert read.returncode != 0 and "Permission denied" in read.stderr, (path, gid, read.stdout[:200])
         assert _read_as_nobody(ag / "submission" / "collectives.py").stdout == "x = 1\n"
     finally:
         shutil.rmtree(base)
@@ -234,3 +235,42 @@ def test_engine_failure_scores_every_item_zero_with_its_reason():
     assert set(results.results) == set(assignment.item_ids)
     assert results.total == 0 and results.possible == assignment.total_points
     assert "boom" in results.output and "boom" in results.results["ring_allreduce_time"].summary()
+
+
+def test_gradescopes_metadata_is_out_of_student_codes_reach_in_the_user_mode(tmp_path):
+    """Gradescope's submission_metadata.json (every earlier submission's results in full, the group's
+    members) sits beside the submission, readable by all. Where bubblewrap cannot run, the plugin's
+    worker runs as another uid: that uid must not read it. A module that reads it and says what it
+    read in a raised message (its audit hook cleared first: the hook is a courtesy, the uid the boundary)
+    finds it readable before grading (the control) and gets nothing during."""
+    from attack import UNHOOK
+    from autograder.classroom import samples
+    from labs import load
+
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("the user mode needs root and setpriv")
+    lab = load("lab06_collectives")
+    base = Path(tempfile.mkdtemp(prefix="scalelabs-gradescope-"))   # pytest's tmp dirs are 0700
+    try:
+        base.chmod(0o755)
+        autograder_dir = base / "autograder"
+        (autograder_dir / "source").mkdir(parents=True)
+        metadata_path = autograder_dir / otter_door.METADATA
+        metadata = {"users": [{"sid": "sid-7"}], "previous_submissions": [{"results": {"output": "classmate-token"}}]}
+        metadata_path.write_text(json.dumps(metadata))
+        folder = samples.materialise(lab.id, "correct", autograder_dir / "submission")
+        module = folder / f"{lab.module}.py"
+        module.write_text(module.read_text() + UNHOOK + f"\n\ntry:\n    _SEEN = open({str(metadata_path)!r}).read()[:200]\n"
+                          "except Exception as _error:\n    _SEEN = type(_error).__name__\n\n\n"
+                          "def p2p_time(message_bytes, alpha_s, bandwidth):\n    raise ValueError('read: ' + _SEEN)\n")
+        for path in [*base.rglob("*"), base]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        assert "classmate-token" in _read_as_nobody(metadata_path).stdout      # readable before
+        config = otter_door.otter_config(lab.id, grading={"sandbox": "user"})["plugins"][0][otter_door.PLUGIN]
+        plugin = otter_door.EngineOverride(str(folder / f"{lab.id}.ipynb"), metadata, config)
+        plugin.before_grading(None)
+        assert plugin.result is not None and plugin.result.sandbox_mode == "user", plugin.error
+        said = json.dumps(plugin.result.to_gradescope())
+        assert "read: PermissionError" in said and "classmate-token" not in said
+    finally:
+        shutil.rmtree(base)

@@ -312,3 +312,26 @@ def test_fingerprint_and_walk_are_bounded(tmp_path):
     assert len(tree.files) <= 2000 and any("more than" in s for s in tree.skipped)
     (folder / "collectives.py").write_text(REF + "\n# changed\n")
     assert fingerprint(folder) != sha  # a change to what is graded is seen
+
+
+def test_the_tree_caps_hold_at_their_documented_values(tmp_path):
+    """Depth 16 and 2,000 entries (docs/ARCHITECTURE.md, "submission tree"; the numbers written here):
+    a file 16 deep (15 folders down) is taken, the 16th folder is not entered and is named; a folder
+    of exactly 2,000 entries is taken whole, one of 2,001 loses one and says so."""
+    folder = tmp_path / "deep"
+    inner = folder.joinpath(*(f"d{i}" for i in range(15)))
+    (inner / "d15").mkdir(parents=True)
+    (inner / "kept.py").write_text("x = 1\n")
+    (inner / "d15" / "lost.py").write_text("x = 2\n")
+    tree = walk_submission(folder)
+    assert [f.rel for f in tree.files] == ["/".join(f"d{i}" for i in range(15)) + "/kept.py"]
+    assert tree.skipped == ["/".join(f"d{i}" for i in range(16)) + ": folders nested deeper than 16 are ignored"]
+    wide = tmp_path / "wide"
+    wide.mkdir()
+    for i in range(2000):
+        (wide / f"f{i:04d}.txt").write_text("x")
+    tree = walk_submission(wide)
+    assert len(tree.files) == 2000 and tree.skipped == []
+    (wide / "f2000.txt").write_text("x")
+    tree = walk_submission(wide)
+    assert len(tree.files) == 2000 and tree.skipped == ["more than 2000 entries: the rest is ignored"]

@@ -78,6 +78,14 @@ def write_file(path, mb):
             pass
     return [written, ""]
 
+def tmpfile(folder):
+    """An unnamed file in `folder` (O_TMPFILE: no O_CREAT, no name): "created", else why not."""
+    try:
+        os.close(os.open(folder, os.O_TMPFILE | os.O_WRONLY, 0o600))
+        return "created"
+    except OSError as exc:
+        return _error(exc)
+
 def tmp_bytes():
     st = os.statvfs("/tmp")
     return st.f_blocks * st.f_frsize
@@ -185,6 +193,7 @@ def test_files_are_capped_at_64_mb_and_tmp_at_its_size(box):
     else:
         for folder in ("/tmp", "/dev/shm", str(sandbox.root / "tmp")):
             assert sandbox.call("write_file", {"path": f"{folder}/scalelabs-limit-test", "mb": 1}) == [0, "EPERM"], folder
+            assert sandbox.call("tmpfile", {"folder": folder}) == "EPERM", folder   # nor an unnamed one
 
 
 def _can_unshare_net() -> bool:
@@ -216,3 +225,17 @@ def test_a_listener_on_the_graders_loopback_is_out_of_reach(box):
         answer = sandbox.call("connect", {"port": port})
         assert answer != "connected", answer
         assert select.select([listener], [], [], 0.5)[0] == [], "the jail's connection reached the listener"
+
+
+@pytest.mark.skipif(not bwrap_available(), reason="no usable bwrap")
+def test_tmp_takes_at_most_half_of_memory_mb_and_the_worker_the_rest(tmp_path):
+    """memory_mb = 384 with tmp_mb = 256 asked: /tmp is 192 MB (half of 384, the documented ceiling),
+    and the worker's address space the other 192 MB, read from inside the jail."""
+    sub = tmp_path / "mallory"
+    sub.mkdir()
+    (sub / "probe.py").write_text(PROBE)
+    config = GradingConfig(memory_mb=384, tmp_mb=256, budget_s=30.0, call_timeout_s=20.0)
+    with Sandbox(sub, "probe", config, mode="bubblewrap") as sandbox:
+        sandbox.load()
+        assert sandbox.call("tmp_bytes", {}) == 192 * MB
+        assert _limits(sandbox)["RLIMIT_AS"] == (192 * MB, 192 * MB)
