@@ -20,3 +20,13 @@ def test_an_item_everyone_gets_right_separates_no_one():
 
 def test_too_small_a_class_has_none():
     assert discrimination([1.0, 2.0, 3.0], [0.0, 0.0, 1.0], 1.0) is None
+
+
+def test_the_groups_are_27_percent_rounded_to_the_nearest_student():
+    """Kelley's groups of a class of 6 or 7 are two students each (27 % of 6 is 1.62): an item only the
+    single strongest student got right is half the upper group's rate, not all of it."""
+    for size in (6, 7):
+        totals = [float(t) for t in range(1, size + 1)]
+        got = [0.0] * (size - 1) + [2.0]
+        assert discrimination(totals, got, 2.0) == 0.5, size
+    assert discrimination([1.0, 2.0, 3.0, 4.0], [0.0, 0.0, 0.0, 1.0], 1.0) == 1.0   # 4 students: groups of one
