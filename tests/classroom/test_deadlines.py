@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from autograder.classroom.deadlines import Deadlines, SubmissionTime, deadlines_from_table
+from autograder.classroom.deadlines import Deadlines, ExtensionsError, SubmissionTime, deadlines_from_table
 from autograder.classroom.roster import Submitter
 from autograder.classroom.submitted_at import (TimestampsError, class_times, from_timestamp_file, nbgrader_time,
                                                read_timestamps)
@@ -135,6 +135,32 @@ def test_a_groups_time_is_its_earliest_members_row(tmp_path):
     times = class_times(tmp_path, [group, nobody], "lab", "", csv_path)
     assert times["g1"].when == datetime(2026, 11, 11, 8, 0, tzinfo=timezone.utc) and times["g1"].source == "times.csv line 3"
     assert times["g2"].when is None and times["g2"].problem == "no row for cy or di in times.csv"
+
+
+def extensions(tmp_path, text: str) -> Deadlines:
+    (tmp_path / "extensions.csv").write_bytes(text.encode("utf-8"))
+    table = {"timezone": "America/Los_Angeles", "policy": "per_day", "penalty_percent": 10,
+             "extensions": "extensions.csv", "lab": {"due": DUE.replace(tzinfo=None)}}
+    return deadlines_from_table(table, tmp_path / "scalelabs.toml", {"lab", "other"})
+
+
+def test_an_extensions_csv_as_a_spreadsheet_saves_it_reads(tmp_path):
+    """A byte-order mark, capitalised headers, extra columns, blank lines and spaces around cells."""
+    d = extensions(tmp_path, "\ufeffStudent,Lab,Due,Reason\n\n kim , lab , 2026-11-12T23:59:00 ,flu\n,,,\n")
+    assert d.extensions == {("kim", "lab"): datetime(2026, 11, 12, 23, 59, tzinfo=LA)}
+
+
+@pytest.mark.parametrize("rows, said", [
+    ("kim,lab,2026-11-09T23:59:00\n", "line 2: due 2026-11-09T23:59:00 is before lab's own due date"),
+    ("kim,lab,2026-11-12T23:59:00\nkim,lab,2026-11-13T23:59:00\n", "line 3: kim already has an extension of lab (line 2)"),
+    ("kim,other,2026-11-12T23:59:00\n", "line 2: lab 'other' has no due date in [deadlines]"),
+    ("=cmd,lab,2026-11-12T23:59:00\n", "line 2: student id '=cmd' is not a safe student id"),
+    ("kim,lab,friday\n", "line 2: due 'friday' is not a date-time"),
+    ("kim,lab\n", "line 2: 2 fields where the header has 3")])
+def test_an_extensions_row_that_cannot_be_used_names_its_line(tmp_path, rows, said):
+    with pytest.raises(ExtensionsError) as raised:
+        extensions(tmp_path, "student,lab,due\n" + rows)
+    assert str(raised.value).startswith(f"{tmp_path / 'extensions.csv'} {said}"), str(raised.value)
 
 
 def test_a_bad_table_is_one_line_naming_the_key(tmp_path):
