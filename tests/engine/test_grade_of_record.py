@@ -267,6 +267,41 @@ def test_the_summary_names_each_incomplete_submission_with_its_reason_and_the_co
 def test_a_complete_class_exits_zero_with_a_zero_count(tmp_path):
     proc = run("grade-batch", TOY, two_students(tmp_path / "class"), "--jobs", "1", "--out", tmp_path / "out")
     assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "needs attention: 0", proc.stdout
+    # results another machine graded under another course secret (other hidden inputs) are not resumed
+    out = tmp_path / "out"
+    alice = json.loads((out / "results" / "alice.json").read_text())
+    alice["scalelabs"]["course_secret"] = "0123abcd"
+    (out / "results" / "alice.json").write_text(json.dumps(alice))
+    graded = results_bytes(out)
+    refused = run("grade-batch", TOY, tmp_path / "class", "--jobs", "1", "--out", out)
+    said = " ".join(refused.stderr.split())
+    assert refused.returncode == 2 and "holds results graded under course secret 0123abcd (alice.json)" in said, said
+    assert results_bytes(out) == graded and "graded" not in refused.stdout
+
+
+def test_a_due_date_needs_each_students_time_and_a_tas_csv_gives_it(tmp_path):
+    """A plain class folder of a lab with a due date says nothing of when anyone submitted: one line saying
+    to pass --timestamps, nothing graded; with the CSV the class is graded, late work counted in the summary
+    and priced in grades.csv (10 % per started day of the grade of record)."""
+    from datetime import datetime, timedelta, timezone
+    due = (datetime.now(timezone.utc) - timedelta(days=10)).replace(microsecond=0)
+    (tmp_path / "scalelabs.toml").write_text(f'[deadlines]\npolicy = "per_day"\npenalty_percent = 10\n\n'
+                                             f'[deadlines.{toy.ASSIGNMENT_ID}]\ndue = {due.isoformat()}\n')
+    root, out = two_students(tmp_path / "class"), tmp_path / "out"
+    refused = run("grade-batch", TOY, root, "--jobs", "1", "--out", out, cwd=tmp_path)
+    said = " ".join(refused.stderr.split())
+    assert refused.returncode == 2 and "says nothing of when each student submitted" in said and "--timestamps" in said
+    assert not out.exists()
+    (tmp_path / "times.csv").write_text(f"student,submitted_at\nalice,{(due - timedelta(hours=1)).isoformat()}\n"
+                                        f"bob,{(due + timedelta(hours=26)).isoformat()}\n")
+    proc = run("grade-batch", TOY, root, "--jobs", "1", "--out", out, "--timestamps", "times.csv", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
+    assert ("late work: 1 on time, 1 late (bob), 0 with an extension, 0 with no usable submission time"
+            in proc.stdout), proc.stdout
+    bob, alice = rows(out)["bob"], rows(out)["alice"]
+    assert float(bob["late_by_hours"]) == 26.0 and float(bob["late_penalty"]) == pytest.approx(float(bob["score"]) * 0.2)
+    assert float(bob["final_score"]) == pytest.approx(float(bob["score"]) * 0.8)
+    assert float(alice["late_penalty"]) == 0 and alice["final_score"] == alice["score"]
 
 
 def test_a_student_whose_grading_raises_makes_the_batch_exit_nonzero_and_the_class_is_graded(tmp_path):
