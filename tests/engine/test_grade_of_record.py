@@ -133,6 +133,28 @@ def test_the_grader_fingerprint_names_exactly_what_changed_and_only_for_the_lab_
         "the result records no grader (graded by an older scalelabs)"]
 
 
+def test_the_demo_class_and_whether_to_grade_unsandboxed_are_not_the_grader():
+    """A lab's sample class (samples.toml, samples/) grades nobody, and allow_unsandboxed chooses whether to
+    grade, not how: changing either regrades no class. The lab's own files and every other setting do."""
+    from dataclasses import replace
+
+    from autograder.classroom.fingerprints import _settings, declaration_files, grader_changes
+    from autograder.engine.config import GradingConfig
+    from labs import lab_folder
+    folder = lab_folder("lab06_collectives")
+    files = {str(p.relative_to(folder)) for p in declaration_files("lab06_collectives")}
+    assert (folder / "samples.toml").is_file() and any((folder / "samples").glob("*.py"))
+    assert not {f for f in files if f == "samples.toml" or f.startswith("samples/")}, sorted(files)
+    assert {"items.py", "questions.py"} <= files
+    base = GradingConfig()
+    assert _settings(replace(base, allow_unsandboxed=not base.allow_unsandboxed)) == _settings(base)
+    changed = _settings(replace(base, budget_s=base.budget_s + 1))
+    assert grader_changes({"settings": _settings(base)}, {"settings": changed, "declaration": {}, "reference": {},
+                                                          **{k: None for k in ("sandbox", "scalelabs", "hypothesis",
+                                                                               "engine", "seeds")}})[:1] == [
+        "scalelabs.toml budget_s"]
+
+
 def test_whatever_changes_the_seeds_changes_the_grader_and_nothing_secret_is_kept_in_clear(monkeypatch):
     """A course secret mixed into the seeds (or any other change to them) regrades; the fingerprint
     holds a hash of a probe's seeds, and a setting named secret only as its hash."""
