@@ -84,6 +84,27 @@ def test_penalty_is_a_share_of_the_points_earned(tmp_path):
     assert "score after the penalty 6.4 / 10" in late.line(8.0, 10.0)
 
 
+def test_every_line_a_student_reads_of_late_work(tmp_path):
+    """The feedback's late-work paragraph, word for word: the due date (an extension's, and the lab's), the
+    time and its source in the course's zone, how late, the policy in words, the penalty in points."""
+    d = course(tmp_path)
+    late = d.assess("lab", "ann", SubmissionTime(DUE + timedelta(hours=26, minutes=5), "nbgrader timestamp.txt"), NOW)
+    said = ("Late work: due 2026-11-10 23:59 -08:00; submitted 2026-11-12 02:04 -08:00 (nbgrader timestamp.txt): "
+            "1 d 2 h 5 min late. Policy: 10 % per started day late, at most 30 %, after a 10-minute grace period")
+    assert late.line(8.0, 10.0) == said + ": 20 % of 8 points = 1.6; score after the penalty 6.4 / 10."
+    assert late.line() == said + ": a penalty of 20 % of the points earned."
+    kim = d.assess("lab", "kim", SubmissionTime(DUE + timedelta(hours=3), "t"), NOW)
+    assert kim.line(8.0, 10.0) == ("Late work: due 2026-11-12 23:59 -08:00 (extended from 2026-11-10 23:59 -08:00); "
+                                   "submitted 2026-11-11 02:59 -08:00 (t): on time.")
+    unknown = d.assess("lab", "ann", SubmissionTime(None, "nbgrader timestamp.txt", "no timestamp.txt"), NOW)
+    assert unknown.line(8.0, 10.0) == ("Late work: due 2026-11-10 23:59 -08:00; the submission time cannot be used "
+                                       "(no timestamp.txt), so no late penalty was applied; the course staff will check it.")
+    policies = [course(tmp_path, **kw).labs["lab"].policy.describe() for kw in (
+        dict(policy="per_hour", penalty_percent=5), dict(policy="zero"), dict(policy="none", grace_minutes=0))]
+    assert policies == ["5 % per started hour late, at most 30 %, after a 10-minute grace period",
+                        "a late submission scores 0, after a 10-minute grace period", "no penalty (lateness is recorded)"]
+
+
 def test_times_that_cannot_be_used_take_nothing(tmp_path):
     d = course(tmp_path)
     future = d.assess("lab", "ann", SubmissionTime(NOW + timedelta(hours=1), "t"), NOW)
