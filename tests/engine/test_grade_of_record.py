@@ -301,6 +301,25 @@ def test_a_complete_class_exits_zero_with_a_zero_count(tmp_path):
     assert results_bytes(out) == graded and "graded" not in refused.stdout
 
 
+def test_grade_batch_with_course_from_outside_grades_under_that_courses_settings_into_its_record(tmp_path):
+    """`--course DIR` from elsewhere (like `git -C`): the class path is read where it was typed, the course's
+    scalelabs.toml grades (here predictions graded for correctness), and the record is the course's:
+    DIR/grades/<lab>/ and DIR/gradebook.db."""
+    course = tmp_path / "mlsys"
+    course.mkdir()
+    (course / "nbgrader_config.py").write_text("")
+    (course / "scalelabs.toml").write_text('[grading]\npredictions = "correctness"\n')
+    class_of(tmp_path / "elsewhere" / "class", ann=(toy.reference_source(), toy.WRONG_LETTER))
+    proc = run("grade-batch", TOY, "class", "--jobs", "1", "--course", "../mlsys", cwd=tmp_path / "elsewhere")
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
+    out = course / "grades" / toy.ASSIGNMENT_ID
+    assert float(rows(out)["ann"]["act1_prediction"]) == 0.0      # the wrong letter, graded for correctness
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="mlsys") as gb:
+        assert gb.find_submission(toy.ASSIGNMENT_ID, "ann").student.id == "ann"
+    assert not (tmp_path / "elsewhere" / "grades").exists()
+
+
 def test_a_due_date_needs_each_students_time_and_a_tas_csv_gives_it(tmp_path):
     """A plain class folder of a lab with a due date says nothing of when anyone submitted: one line saying
     to pass --timestamps, nothing graded; with the CSV the class is graded, late work counted in the summary
