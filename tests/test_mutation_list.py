@@ -4,6 +4,7 @@ code cannot silently retire a break; a malformed catalogue entry is an error tha
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -25,6 +26,26 @@ def test_break_applies_and_its_tests_exist(m):
     assert paths, f"{m.id} names no test file"
     missing = [p for p in paths if not (REPO / p).exists()]
     assert not missing, f"{m.id}: {missing} do not exist"
+
+
+def _named_text(paths: list[str]) -> str:
+    files = [REPO / p for p in paths]
+    return "".join(f.read_text(encoding="utf-8") if f.is_file() else
+                   "".join(g.read_text(encoding="utf-8") for g in sorted(f.rglob("*.py"))) for f in files)
+
+
+@pytest.mark.parametrize("m", [m for m in mutate.MUTATIONS if "-k" in m.tests], ids=lambda m: m.id)
+def test_every_word_of_a_k_selection_still_names_a_test(m):
+    """A `-k a or b` selection whose `b` test was renamed still selects `a`, so the control passes and
+    the break is reported NOT caught (or worse, caught by the wrong test): every word of the
+    expression must occur in the named test files, or be a lab id's prefix (a parametrize id)."""
+    import labs
+    expression = m.tests[m.tests.index("-k") + 1]
+    words = [w for w in re.split(r"[\s()]+", expression) if w and w not in ("or", "and", "not")]
+    text = _named_text([a.split("::")[0] for a in m.tests if a.startswith("tests/")]).lower()
+    lab_ids = list(labs.all_assignments())
+    stale = [w for w in words if w.lower() not in text and not any(lab.startswith(w) for lab in lab_ids)]
+    assert not stale, f"{m.id}: -k {expression!r}: {stale} name no test in {m.tests}"
 
 
 def test_the_list_is_wide():

@@ -152,6 +152,20 @@ def test_timeout_on_drawn_inputs_fails_fast_and_later_items_are_graded(submit):
     assert result.item_scores()["tree_allreduce_time"] == (3.0, 3.0)
 
 
+def test_a_slow_call_is_stopped_at_the_configured_limit_not_later(submit):
+    """A call that would finish, but only after three times the 1 s limit, is stopped at the limit:
+    a grader that waited longer would let it finish and pass it (a slow student then scores full
+    marks, a hung one holds the class for that much longer). Load cannot make a 3 s sleep end
+    within 1 s, so this holds on a busy machine."""
+    slow = SIG + ("    if n > 2000:\n        import time\n        time.sleep(3 * %r)\n"
+                  "    return 2 * (n - 1) * alpha_s + 2 * (n - 1) / n * message_bytes / bandwidth\n") % FAST.call_timeout_s
+    result = grade(submit(toy.with_function(REF, "ring_allreduce_time", slow), toy.key))
+    said = f"ring_allreduce_time did not finish within {FAST.call_timeout_s:g} s"
+    assert any(t.output.startswith(said) for t in item_lines(result, "ring_allreduce_time")), \
+        [t.output for t in item_lines(result, "ring_allreduce_time")]
+    assert result.item_scores()["ring_allreduce_time"][0] < result.item_scores()["ring_allreduce_time"][1]
+
+
 def test_budget_exhaustion_zeroes_every_function_check_but_not_the_questions(submit):
     """The first item loops forever: the 0.5 s budget runs out inside it, so every check of every
     function item scores 0 and says why (the budget, not the student's maths); the prediction is
