@@ -134,3 +134,37 @@ def test_migration_head_names_the_one_unreplaced_revision_or_says_why_not(tmp_pa
     script("d", "ddd", "bbb")
     with pytest.raises(RuntimeError, match=r"2 heads, not one: \['ccc', 'ddd'\]"):
         migration_head(tmp_path)
+
+
+def _results(assignment, scores: dict[str, float]) -> dict:
+    """A results dict of `assignment` with these item scores (one hidden-checks test per item)."""
+    from autograder.engine.results import Result, TestResult
+
+    points = assignment.item_points
+    return Result(assignment.id, "", [TestResult(item, "hidden checks", "hidden", scores.get(item, 0.0), points[item], "")
+                                      for item in assignment.item_ids]).to_gradescope()
+
+
+def test_a_batchs_write_is_all_of_its_scores_or_none_and_a_rewrite_counts_nothing_twice(tmp_path):
+    """One student whose results cannot be read stops the write (GradebookUnavailable names the database),
+    and nothing of that write is stored: not the classmates sorted before them either. Writing the same
+    student again updates their one submission."""
+    import pytest
+
+    from autograder.classroom.gradebook import GradebookUnavailable, read_record
+
+    assignment = load("lab06_collectives")
+    first, second = assignment.item_ids[:2]
+    db = sqlite_url(tmp_path / "gradebook.db")
+    with GradebookWriter(db, assignment, course_id="c") as book:
+        written = book.write({"ann": _results(assignment, {first: 1.0})})
+    assert written.record["ann"][first].auto == 1.0 and written.record["ann"][second].auto == 0.0
+    with GradebookWriter(db, assignment, course_id="c") as book:
+        with pytest.raises(GradebookUnavailable, match=f"the gradebook {db} could not be written"):
+            book.write({"ann": _results(assignment, {first: 0.5}), "bo": _results(assignment, {first: 1.0}),
+                        "cy": {"tests": "not a list"}})
+    record = read_record(db, assignment.id, "c")
+    assert sorted(record) == ["ann"] and record["ann"][first].auto == 1.0     # bo not stored, ann not changed
+    with GradebookWriter(db, assignment, course_id="c") as book:
+        again = book.write({"ann": _results(assignment, {first: 0.5})})
+    assert sorted(again.record) == ["ann"] and again.record["ann"][first].auto == 0.5

@@ -76,6 +76,8 @@ def test_the_counts_equal_the_results_files(grades):
         full = sum(1 for s in tests
                    if sum(x[1] for x in tests[s] if x[0]["item"] == row["item"]) >= row["points"] - 1e-9)
         assert row["full_marks"] == full, row["item"]
+        got = [sum(x[1] for x in tests[s] if x[0]["item"] == row["item"]) for s in tests]
+        assert row["mean_score"] == pytest.approx(sum(got) / len(got)), row["item"]   # over every student
 
     named = Counter((e["item"], e["misconception"]) for s in tests for e, *_ in tests[s] if e["misconception"])
     assert {(f["item"], f["misconception"]): len(f["students"]) for f in report["misconceptions"]} == named

@@ -8,8 +8,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from autograder.classroom.deadlines import Deadlines, SubmissionTime, deadlines_from_table
-from autograder.classroom.submitted_at import TimestampsError, from_timestamp_file, nbgrader_time, read_timestamps
+from autograder.classroom.deadlines import Deadlines, ExtensionsError, SubmissionTime, deadlines_from_table
+from autograder.classroom.roster import Submitter
+from autograder.classroom.submitted_at import (TimestampsError, class_times, from_timestamp_file, nbgrader_time,
+                                               read_timestamps)
 from autograder.engine.config import ConfigError
 
 LA = ZoneInfo("America/Los_Angeles")
@@ -32,9 +34,32 @@ def percent(d: Deadlines, late_by: timedelta, student: str = "ann") -> float:
 @pytest.mark.parametrize("late_by, expected", [
     (timedelta(hours=-1), 0), (timedelta(minutes=9), 0),      # early; within the grace period
     (timedelta(minutes=11), 10), (timedelta(hours=24, minutes=1), 20),   # every started day
+    (timedelta(minutes=10), 0),                               # the grace period's last second is on time
+    (timedelta(hours=24), 10), (timedelta(hours=48), 20),     # exactly one (two) days late: one (two) started
     (timedelta(days=9), 30)])                                 # capped
 def test_per_day_policy_with_grace_and_cap(tmp_path, late_by, expected):
     assert percent(course(tmp_path), late_by) == expected
+
+
+def test_the_grace_period_is_on_time_to_its_last_second_and_said(tmp_path):
+    """docs: "up to this long after the due date a submission is on time": recorded and shown on time,
+    not late with a nil penalty; a second past it is late."""
+    d = course(tmp_path)
+    for late_by in (timedelta(minutes=5), timedelta(minutes=10)):
+        late = d.assess("lab", "ann", SubmissionTime(DUE + late_by, "t"), NOW)
+        assert (late.status, late.note, late.penalty_percent) == ("on_time", "within the grace period", 0), late_by
+        assert late.line(8.0, 10.0).endswith(": on time (within the grace period)."), late.line(8.0, 10.0)
+    past = d.assess("lab", "ann", SubmissionTime(DUE + timedelta(minutes=10, seconds=1), "t"), NOW)
+    assert past.status == "late" and past.penalty_percent == 10
+
+
+def test_percents_at_their_documented_bounds(tmp_path):
+    """penalty_percent and max_penalty_percent are "between 0 and 100": 100 (the cap's default) is a
+    setting, 100.5 is one line naming the key."""
+    full = course(tmp_path, penalty_percent=100, max_penalty_percent=100)
+    assert percent(full, timedelta(hours=1)) == 100
+    with pytest.raises(ConfigError, match=r"\[deadlines.lab\] max_penalty_percent = 100.5: must be a number between 0 and 100"):
+        course(tmp_path, max_penalty_percent=100.5)
 
 
 def test_per_hour_zero_and_none(tmp_path):
@@ -59,6 +84,27 @@ def test_penalty_is_a_share_of_the_points_earned(tmp_path):
     assert "score after the penalty 6.4 / 10" in late.line(8.0, 10.0)
 
 
+def test_every_line_a_student_reads_of_late_work(tmp_path):
+    """The feedback's late-work paragraph, word for word: the due date (an extension's, and the lab's), the
+    time and its source in the course's zone, how late, the policy in words, the penalty in points."""
+    d = course(tmp_path)
+    late = d.assess("lab", "ann", SubmissionTime(DUE + timedelta(hours=26, minutes=5), "nbgrader timestamp.txt"), NOW)
+    said = ("Late work: due 2026-11-10 23:59 -08:00; submitted 2026-11-12 02:04 -08:00 (nbgrader timestamp.txt): "
+            "1 d 2 h 5 min late. Policy: 10 % per started day late, at most 30 %, after a 10-minute grace period")
+    assert late.line(8.0, 10.0) == said + ": 20 % of 8 points = 1.6; score after the penalty 6.4 / 10."
+    assert late.line() == said + ": a penalty of 20 % of the points earned."
+    kim = d.assess("lab", "kim", SubmissionTime(DUE + timedelta(hours=3), "t"), NOW)
+    assert kim.line(8.0, 10.0) == ("Late work: due 2026-11-12 23:59 -08:00 (extended from 2026-11-10 23:59 -08:00); "
+                                   "submitted 2026-11-11 02:59 -08:00 (t): on time.")
+    unknown = d.assess("lab", "ann", SubmissionTime(None, "nbgrader timestamp.txt", "no timestamp.txt"), NOW)
+    assert unknown.line(8.0, 10.0) == ("Late work: due 2026-11-10 23:59 -08:00; the submission time cannot be used "
+                                       "(no timestamp.txt), so no late penalty was applied; the course staff will check it.")
+    policies = [course(tmp_path, **kw).labs["lab"].policy.describe() for kw in (
+        dict(policy="per_hour", penalty_percent=5), dict(policy="zero"), dict(policy="none", grace_minutes=0))]
+    assert policies == ["5 % per started hour late, at most 30 %, after a 10-minute grace period",
+                        "a late submission scores 0, after a 10-minute grace period", "no penalty (lateness is recorded)"]
+
+
 def test_times_that_cannot_be_used_take_nothing(tmp_path):
     d = course(tmp_path)
     future = d.assess("lab", "ann", SubmissionTime(NOW + timedelta(hours=1), "t"), NOW)
@@ -75,6 +121,9 @@ def test_nbgrader_timestamps_as_submit_writes_them():
         nbgrader_time("2026-11-10 23:30:00")
     with pytest.raises(ValueError, match="names no one instant"):
         nbgrader_time("2026-11-10 23:30:00 XYZ", "America/Los_Angeles")
+    # an offset of hours and minutes (India, Newfoundland), after a fraction datetime cannot read itself
+    assert nbgrader_time("2026-11-11 05:30:00.12 +05:30") == datetime(2026, 11, 11, 0, 0, 0, 120000, timezone.utc)
+    assert nbgrader_time("2026-11-10 20:30:00.5 -0330") == datetime(2026, 11, 11, 0, 0, 0, 500000, timezone.utc)
 
 
 def test_a_timestamp_file_that_is_a_link_is_not_read(tmp_path):
@@ -95,6 +144,44 @@ def test_a_tas_csv_names_the_line_at_fault(tmp_path):
     csv_path.write_text("student,submitted_at\nann,2099-01-01T00:00:00+00:00\n")
     with pytest.raises(TimestampsError, match="line 2: submitted_at .* is in the future"):
         read_timestamps(csv_path, "lab")
+
+
+def test_a_groups_time_is_its_earliest_members_row(tmp_path):
+    """A TA's CSV of a group submission (one folder, two students): the group handed in when its first
+    member did (submitted_at's class_times), whatever order the rows come in; a group with no row says so."""
+    csv_path = tmp_path / "times.csv"
+    csv_path.write_text("student,submitted_at\nbo,2026-11-12T09:00:00+00:00\nann,2026-11-11T08:00:00+00:00\n")
+    group = Submitter(tmp_path / "g1", "g1", ("ann", "bo"))
+    nobody = Submitter(tmp_path / "g2", "g2", ("cy", "di"))
+    times = class_times(tmp_path, [group, nobody], "lab", "", csv_path)
+    assert times["g1"].when == datetime(2026, 11, 11, 8, 0, tzinfo=timezone.utc) and times["g1"].source == "times.csv line 3"
+    assert times["g2"].when is None and times["g2"].problem == "no row for cy or di in times.csv"
+
+
+def extensions(tmp_path, text: str) -> Deadlines:
+    (tmp_path / "extensions.csv").write_bytes(text.encode("utf-8"))
+    table = {"timezone": "America/Los_Angeles", "policy": "per_day", "penalty_percent": 10,
+             "extensions": "extensions.csv", "lab": {"due": DUE.replace(tzinfo=None)}}
+    return deadlines_from_table(table, tmp_path / "scalelabs.toml", {"lab", "other"})
+
+
+def test_an_extensions_csv_as_a_spreadsheet_saves_it_reads(tmp_path):
+    """A byte-order mark, capitalised headers, extra columns, blank lines and spaces around cells."""
+    d = extensions(tmp_path, "\ufeffStudent,Lab,Due,Reason\n\n kim , lab , 2026-11-12T23:59:00 ,flu\n,,,\n")
+    assert d.extensions == {("kim", "lab"): datetime(2026, 11, 12, 23, 59, tzinfo=LA)}
+
+
+@pytest.mark.parametrize("rows, said", [
+    ("kim,lab,2026-11-09T23:59:00\n", "line 2: due 2026-11-09T23:59:00 is before lab's own due date"),
+    ("kim,lab,2026-11-12T23:59:00\nkim,lab,2026-11-13T23:59:00\n", "line 3: kim already has an extension of lab (line 2)"),
+    ("kim,other,2026-11-12T23:59:00\n", "line 2: lab 'other' has no due date in [deadlines]"),
+    ("=cmd,lab,2026-11-12T23:59:00\n", "line 2: student id '=cmd' is not a safe student id"),
+    ("kim,lab,friday\n", "line 2: due 'friday' is not a date-time"),
+    ("kim,lab\n", "line 2: 2 fields where the header has 3")])
+def test_an_extensions_row_that_cannot_be_used_names_its_line(tmp_path, rows, said):
+    with pytest.raises(ExtensionsError) as raised:
+        extensions(tmp_path, "student,lab,due\n" + rows)
+    assert str(raised.value).startswith(f"{tmp_path / 'extensions.csv'} {said}"), str(raised.value)
 
 
 def test_a_bad_table_is_one_line_naming_the_key(tmp_path):

@@ -87,6 +87,14 @@ def test_an_export_is_graded_under_each_submitters_id_a_group_under_its_smallest
     assert sorted(summary.graded) == sorted(ids)
     low, high = (p["sid"] for p in sorted(users["submission_12"], key=lambda p: p["sid"]))
     assert tree_score(assignment, root / "submission_12", low) != tree_score(assignment, root / "submission_12", high)
+    # a crash between the group's two records (one member's file written, the other's not): the rerun
+    # grades the group again and both members hold its result
+    group = (out / "results" / f"{low}.json").read_bytes()
+    (out / "results" / f"{high}.json").unlink()
+    again = grade_batch(DECLARATION, root, out, jobs=1)
+    assert again.graded == [high] and again.regraded == {low: "graded again with their group"}, again
+    assert json.loads((out / "results" / f"{high}.json").read_text())["score"] == json.loads(group)["score"]
+    assert (out / "feedback" / f"{high}.html").is_file() and sorted(again.skipped) == sorted(ids - {low, high})
 
 
 def test_otter_grades_under_the_same_ids(export):

@@ -375,6 +375,24 @@ def test_new_files_claiming_a_time_before_the_last_grading_take_no_penalty_on_tr
     assert "cannot be used" in row["needs_attention"] or "were graded at" in row["needs_attention"]
 
 
+def test_a_forced_regrade_of_unchanged_files_keeps_their_time_and_penalty(batch_of_submitted, late_course, tmp_path):
+    """--force (as a changed grader) regrades files this grader has seen: their timestamp.txt predates the
+    last grading as it always did, which is no reason to doubt it: the penalty stands, nobody needs a person."""
+    root, _ = late_course
+    _, rows, out = batch_of_submitted
+    again, submitted = tmp_path / "grades", tmp_path / "submitted"
+    shutil.copytree(out, again)
+    shutil.copytree(root / "submitted" / "late", submitted / "late")
+    summary = grade_batch("release_toy:ASSIGNMENT", submitted, again, jobs=1, force=True)
+    assert summary.regraded == {"late": "--force"} and summary.needs_attention == [], summary
+    late = json.loads((again / "results" / "late.json").read_text())["scalelabs"]["late"]
+    assert late["status"] == "late" and late["penalty_percent"] == TIMES["late"][1], late
+    row = {r["student"]: r for r in csv.DictReader((again / "grades.csv").open())}["late"]
+    assert float(rows["late"]["late_penalty"]) > 0
+    assert float(row["late_penalty"]) == pytest.approx(float(rows["late"]["late_penalty"]))
+    assert row["needs_attention"] == ""
+
+
 # --- the other two sources of a time: a TA's CSV and a Gradescope export --------------------------------
 
 OTHER_SOURCES = ["late", "extended_late"]

@@ -362,6 +362,10 @@ def test_check_runs_a_released_folder_and_refuses_any_other(tmp_path):
                                              "    return 1.0\n"))
     failing = run("check", released)
     assert failing.returncode == 1 and " failed" in failing.stdout, failing.stdout[-2000:]
+    # a module that does not even import is no pass either: pytest's collection error is the exit status
+    (released / "collectives.py").write_text("def ring_allreduce_time(message_bytes, n:\n")
+    broken = run("check", released)
+    assert broken.returncode == 2 and "SyntaxError" in broken.stdout and " passed" not in broken.stdout, broken.stdout[-2000:]
     other = tmp_path / "other"
     other.mkdir()
     (other / "test_anything.py").write_text("def test_anything():\n    pass\n")

@@ -133,6 +133,28 @@ def test_the_grader_fingerprint_names_exactly_what_changed_and_only_for_the_lab_
         "the result records no grader (graded by an older scalelabs)"]
 
 
+def test_the_demo_class_and_whether_to_grade_unsandboxed_are_not_the_grader():
+    """A lab's sample class (samples.toml, samples/) grades nobody, and allow_unsandboxed chooses whether to
+    grade, not how: changing either regrades no class. The lab's own files and every other setting do."""
+    from dataclasses import replace
+
+    from autograder.classroom.fingerprints import _settings, declaration_files, grader_changes
+    from autograder.engine.config import GradingConfig
+    from labs import lab_folder
+    folder = lab_folder("lab06_collectives")
+    files = {str(p.relative_to(folder)) for p in declaration_files("lab06_collectives")}
+    assert (folder / "samples.toml").is_file() and any((folder / "samples").glob("*.py"))
+    assert not {f for f in files if f == "samples.toml" or f.startswith("samples/")}, sorted(files)
+    assert {"items.py", "questions.py"} <= files
+    base = GradingConfig()
+    assert _settings(replace(base, allow_unsandboxed=not base.allow_unsandboxed)) == _settings(base)
+    changed = _settings(replace(base, budget_s=base.budget_s + 1))
+    assert grader_changes({"settings": _settings(base)}, {"settings": changed, "declaration": {}, "reference": {},
+                                                          **{k: None for k in ("sandbox", "scalelabs", "hypothesis",
+                                                                               "engine", "seeds")}})[:1] == [
+        "scalelabs.toml budget_s"]
+
+
 def test_whatever_changes_the_seeds_changes_the_grader_and_nothing_secret_is_kept_in_clear(monkeypatch):
     """A course secret mixed into the seeds (or any other change to them) regrades; the fingerprint
     holds a hash of a probe's seeds, and a setting named secret only as its hash."""
@@ -267,6 +289,60 @@ def test_the_summary_names_each_incomplete_submission_with_its_reason_and_the_co
 def test_a_complete_class_exits_zero_with_a_zero_count(tmp_path):
     proc = run("grade-batch", TOY, two_students(tmp_path / "class"), "--jobs", "1", "--out", tmp_path / "out")
     assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "needs attention: 0", proc.stdout
+    # results another machine graded under another course secret (other hidden inputs) are not resumed
+    out = tmp_path / "out"
+    alice = json.loads((out / "results" / "alice.json").read_text())
+    alice["scalelabs"]["course_secret"] = "0123abcd"
+    (out / "results" / "alice.json").write_text(json.dumps(alice))
+    graded = results_bytes(out)
+    refused = run("grade-batch", TOY, tmp_path / "class", "--jobs", "1", "--out", out)
+    said = " ".join(refused.stderr.split())
+    assert refused.returncode == 2 and "holds results graded under course secret 0123abcd (alice.json)" in said, said
+    assert results_bytes(out) == graded and "graded" not in refused.stdout
+
+
+def test_grade_batch_with_course_from_outside_grades_under_that_courses_settings_into_its_record(tmp_path):
+    """`--course DIR` from elsewhere (like `git -C`): the class path is read where it was typed, the course's
+    scalelabs.toml grades (here predictions graded for correctness), and the record is the course's:
+    DIR/grades/<lab>/ and DIR/gradebook.db."""
+    course = tmp_path / "mlsys"
+    course.mkdir()
+    (course / "nbgrader_config.py").write_text("")
+    (course / "scalelabs.toml").write_text('[grading]\npredictions = "correctness"\n')
+    class_of(tmp_path / "elsewhere" / "class", ann=(toy.reference_source(), toy.WRONG_LETTER))
+    proc = run("grade-batch", TOY, "class", "--jobs", "1", "--course", "../mlsys", cwd=tmp_path / "elsewhere")
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
+    out = course / "grades" / toy.ASSIGNMENT_ID
+    assert float(rows(out)["ann"]["act1_prediction"]) == 0.0      # the wrong letter, graded for correctness
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="mlsys") as gb:
+        assert gb.find_submission(toy.ASSIGNMENT_ID, "ann").student.id == "ann"
+    assert not (tmp_path / "elsewhere" / "grades").exists()
+
+
+def test_a_due_date_needs_each_students_time_and_a_tas_csv_gives_it(tmp_path):
+    """A plain class folder of a lab with a due date says nothing of when anyone submitted: one line saying
+    to pass --timestamps, nothing graded; with the CSV the class is graded, late work counted in the summary
+    and priced in grades.csv (10 % per started day of the grade of record)."""
+    from datetime import datetime, timedelta, timezone
+    due = (datetime.now(timezone.utc) - timedelta(days=10)).replace(microsecond=0)
+    (tmp_path / "scalelabs.toml").write_text(f'[deadlines]\npolicy = "per_day"\npenalty_percent = 10\n\n'
+                                             f'[deadlines.{toy.ASSIGNMENT_ID}]\ndue = {due.isoformat()}\n')
+    root, out = two_students(tmp_path / "class"), tmp_path / "out"
+    refused = run("grade-batch", TOY, root, "--jobs", "1", "--out", out, cwd=tmp_path)
+    said = " ".join(refused.stderr.split())
+    assert refused.returncode == 2 and "says nothing of when each student submitted" in said and "--timestamps" in said
+    assert not out.exists()
+    (tmp_path / "times.csv").write_text(f"student,submitted_at\nalice,{(due - timedelta(hours=1)).isoformat()}\n"
+                                        f"bob,{(due + timedelta(hours=26)).isoformat()}\n")
+    proc = run("grade-batch", TOY, root, "--jobs", "1", "--out", out, "--timestamps", "times.csv", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
+    assert ("late work: 1 on time, 1 late (bob), 0 with an extension, 0 with no usable submission time"
+            in proc.stdout), proc.stdout
+    bob, alice = rows(out)["bob"], rows(out)["alice"]
+    assert float(bob["late_by_hours"]) == 26.0 and float(bob["late_penalty"]) == pytest.approx(float(bob["score"]) * 0.2)
+    assert float(bob["final_score"]) == pytest.approx(float(bob["score"]) * 0.8)
+    assert float(alice["late_penalty"]) == 0 and alice["final_score"] == alice["score"]
 
 
 def test_a_student_whose_grading_raises_makes_the_batch_exit_nonzero_and_the_class_is_graded(tmp_path):
