@@ -200,3 +200,11 @@ def test_a_late_penalty_takes_its_share_of_the_students_score_not_of_the_total()
     assert LAB.total_points > 1
     assert penalty["score"] == pytest.approx(-0.1) and penalty["max_score"] == 0.0
     assert results["score"] == pytest.approx(0.9)
+
+
+def test_a_window_counts_an_earlier_submission_whose_time_cannot_be_read():
+    """Within a submission window, an earlier submission whose time Gradescope gave unreadable counts
+    against the limit: a malformed time never buys a student an extra graded submission."""
+    policy = FeedbackPolicy(submission_limit=2, submission_window_hours=24)
+    kept = gradescope.over_limit(_metadata(["2026-11-20T10:00:00.000000-08:00", "yesterday"]), policy)
+    assert kept is not None and kept["output"].startswith("Submission limit reached: 2 graded submissions every 24 hours.")

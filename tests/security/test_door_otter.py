@@ -274,3 +274,21 @@ def test_gradescopes_metadata_is_out_of_student_codes_reach_in_the_user_mode(tmp
         assert "read: PermissionError" in said and "classmate-token" not in said
     finally:
         shutil.rmtree(base)
+
+
+def test_an_upload_s_provided_modules_are_replaced_by_the_released_ones(tmp_path):
+    """A student uploads an edited `_domain.py` (and a `constants.py` that is a link to a file of the
+    grader's): the folder graded holds the zip's released modules, as every other door grades, and
+    the link is replaced, never written through."""
+    provided, upload, elsewhere = tmp_path / "scalelabs_provided", tmp_path / "upload", tmp_path / "grader_file.py"
+    provided.mkdir()
+    upload.mkdir()
+    (provided / "_domain.py").write_text("HIDDEN_N = (2, 4, 8)\n")
+    (provided / "constants.py").write_text("GPU_HBM_BYTES = 80e9\n")
+    (upload / "_domain.py").write_text("HIDDEN_N = (2,)  # the student's edit\n")
+    elsewhere.write_text("kept\n")
+    (upload / "constants.py").symlink_to(elsewhere)
+    otter_door.put_provided(upload, provided, ["_domain", "constants"])
+    assert (upload / "_domain.py").read_text() == "HIDDEN_N = (2, 4, 8)\n"
+    assert not (upload / "constants.py").is_symlink() and (upload / "constants.py").read_text() == "GPU_HBM_BYTES = 80e9\n"
+    assert elsewhere.read_text() == "kept\n"
