@@ -93,3 +93,30 @@ def test_engine_scores_overwrite_every_grade_cell():
     assert determine_grade(cell) == (1.0, 2.0)
     cell.outputs = score_outputs("x: not a graded item\n", 0, 1, 1)
     assert determine_grade(cell) == (0.0, 2.0)
+
+
+def test_a_grade_cell_the_engine_does_not_grade_scores_zero_not_the_kernels_output(course, assignment, submissions,
+                                                                                   monkeypatch):
+    """EngineScores on ada's full-marks notebook plus a grade cell nbgrader knows but the engine does
+    not grade (a source notebook edited by hand): that cell scores 0 of its points and says why, where
+    the output saved in it claims full credit; ada's graded items keep the engine's scores."""
+    import nbformat
+    from nbgrader.utils import determine_grade
+    from traitlets.config import Config
+
+    from autograder.doors.nbgrader import EngineScores
+
+    monkeypatch.chdir(course)
+    nb = nbformat.read(submissions["ada"] / f"{assignment.id}.ipynb", as_version=4)
+    extra = nbformat.v4.new_code_cell("assert True", metadata={"nbgrader": {
+        "grade": True, "solution": False, "locked": True, "grade_id": "hand_added", "points": 2.0}})
+    extra.outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": "2.0"}, execution_count=1)]
+    nb.cells.append(extra)
+    config = Config()
+    config.CourseDirectory.root = str(course)
+    config.EngineScores.declaration = "release_toy:ASSIGNMENT"
+    nb, _ = EngineScores(config=config).preprocess(nb, {"nbgrader": {"student": "ada", "assignment": assignment.id}})
+    graded = {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")}
+    assert determine_grade(graded["hand_added"]) == (0.0, 2.0)
+    assert "hand_added: not a graded item" in graded["hand_added"].outputs[0]["text"]
+    assert sum(determine_grade(graded[item])[0] for item in assignment.item_ids) == assignment.total_points

@@ -481,6 +481,28 @@ def test_nbgrader_export_subtracts_the_late_penalty_from_the_score(tmp_path):
     assert float(table["on_time"]["score"]) == 7.0 and float(table["on_time"]["late_submission_penalty"] or 0) == 0.0
 
 
+def test_nbgrader_export_of_one_assignment_or_student_holds_only_their_rows(tmp_path):
+    """`nbgrader export --assignment lab06` (or `--student`): every row of that assignment (student),
+    whatever else the gradebook holds before or after it, and no other row."""
+    from nbgrader.api import Gradebook
+
+    from autograder.classroom.gradebook import stamp_new_gradebook
+    from autograder.doors.nbgrader_export import SafeCsvExport
+    db = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    stamp_new_gradebook(db)
+    with Gradebook(db, course_id=current_course_id()) as gb:
+        for lab in ("lab01", "lab06", "lab09"):
+            gb.add_assignment(lab)
+        for student in ("s1", "s2", "s3"):
+            gb.add_student(student)
+        SafeCsvExport(to=str(tmp_path / "lab06.csv"), assignment=["lab06"]).export(gb)
+        SafeCsvExport(to=str(tmp_path / "s2.csv"), student=["s2"]).export(gb)
+    rows = {name: sorted((r["assignment"], r["student_id"]) for r in csv.DictReader((tmp_path / name).open()))
+            for name in ("lab06.csv", "s2.csv")}
+    assert rows["lab06.csv"] == [("lab06", "s1"), ("lab06", "s2"), ("lab06", "s3")]
+    assert rows["s2.csv"] == [("lab01", "s2"), ("lab06", "s2"), ("lab09", "s2")]
+
+
 # --- resume and crash consistency with real sizes (issue 31, kind 5) --------------------------------
 
 def padded_notebook(folder: Path, answer: str, pad_bytes: int) -> None:

@@ -277,3 +277,22 @@ def test_a_hand_in_that_cannot_be_copied_leaves_the_submission_collected_before(
     assert sorted(p.name for p in before.iterdir()) == ["collectives.py", "timestamp.txt"]
     assert (before / "collectives.py").read_text() == "collected before"
     assert (course / "submitted" / "bob" / "lab" / "collectives.py").read_text() == "bob's"
+
+
+def test_before_the_due_date_replaces_a_late_hand_in_collected_earlier(tmp_path):
+    """`nbgrader collect --before-duedate` after a plain collect took ada's late hand-in: the on-time
+    one replaces it in submitted/ (its time in timestamp.txt), so she is not marked late."""
+    due = _now() - datetime.timedelta(seconds=120)     # within ARRIVAL_SLACK_S: dated by its name
+    collect, inbound, course = _safe_collect(tmp_path, before_duedate=True)
+    submitted = course / "submitted" / "ada" / "lab"
+    submitted.mkdir(parents=True)
+    (submitted / "collectives.py").write_text("after the due date")
+    late = due + datetime.timedelta(seconds=60)
+    (submitted / "timestamp.txt").write_text(late.strftime(TIMESTAMP_FORMAT))
+    _hand_in(inbound, "ada", due - datetime.timedelta(seconds=30), "on time")
+    _hand_in(inbound, "ada", late, "after the due date")
+    collect._duedate = lambda: due
+    collect.init_src()
+    collect.copy_files()
+    assert (submitted / "collectives.py").read_text() == "on time"
+    assert (submitted / "timestamp.txt").read_text() == (due - datetime.timedelta(seconds=30)).strftime(TIMESTAMP_FORMAT)
