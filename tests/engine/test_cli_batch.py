@@ -423,6 +423,16 @@ def test_grade_reads_a_students_folder_of_nbgraders_submitted_layout(tmp_path):
     assert json.loads(proc.stdout)["score"] == toy.ASSIGNMENT.total_points
 
 
+def test_grade_refuses_a_student_id_other_than_the_one_its_layout_names(tmp_path):
+    """`scalelabs grade LAB submitted/alice --student bob` would grade alice's work under bob's hidden
+    inputs: it stops in one line naming both ids, and grades nothing."""
+    toy.make_submission(tmp_path / "submitted" / "alice" / toy.ASSIGNMENT_ID, toy.reference_source(), toy.key)
+    proc = run("grade", TOY, tmp_path / "submitted" / "alice", "--student", "bob", "--json")
+    message = " ".join(proc.stderr.split())
+    assert proc.returncode == 2 and not proc.stdout and "Traceback" not in proc.stderr
+    assert "--student bob, but" in message and "is alice's submission by its layout" in message
+
+
 def test_batch_reads_nbgraders_submitted_layout(tmp_path):
     """`submitted/<student>/<assignment>/` (nbgrader's collect layout) grades like a flat class."""
     flat, nested = tmp_path / "flat", tmp_path / "submitted"

@@ -225,3 +225,14 @@ def test_a_stub_function_fails_its_public_checks_in_one_line_each(assignment_id,
         done.stdout[-3000:]
     named = set(re.findall(rf"^{assignment.module}\.(\w+) is not written yet", done.stdout, re.M))
     assert first not in named and named == others, named
+
+
+def test_a_file_no_longer_built_does_not_stay_in_source(toy_assignment, tmp_path):
+    """source/<id>/ is built from scratch: a file an earlier build wrote (a provided module since
+    dropped from the lab) is gone, so nbgrader never releases it again."""
+    stale = tmp_path / "source" / toy_assignment.id / "_old_helper.py"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("ANSWER = 42\n")
+    source_dir = release.build_source(toy_assignment, tmp_path, __import__("release_toy").PROPERTIES_PATH)
+    assert not stale.exists()
+    assert (source_dir / f"{toy_assignment.module}.py").is_file()
