@@ -370,6 +370,22 @@ def test_a_cell_exactly_at_the_cap_is_kept_whole_and_one_character_more_is_cut()
     assert [o.text for o in nb.cells[2].outputs] == ["o" * 100, "p" * 100 + "\n[1 more characters of this output are not shown]"]
 
 
+def test_a_notebook_of_exactly_the_cell_cap_keeps_every_cell_and_one_more_is_cut():
+    """CappedNotebook's cell count is inclusive too: a notebook of exactly `cells` cells reaches
+    formgrader whole, with no note; one cell more is left out, with a note saying how many."""
+    import nbformat
+
+    from autograder.doors.nbgrader import CappedNotebook
+
+    def capped(count: int) -> list[str]:
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"cell {i}") for i in range(count)])
+        return [c.source for c in CappedNotebook(cells=3).preprocess(nb, {})[0].cells]
+
+    assert capped(3) == ["cell 0", "cell 1", "cell 2"]
+    assert capped(4) == ["cell 0", "cell 1", "cell 2",
+                         "[1 more cells are not shown: the grader keeps the first 3 cells of a notebook]"]
+
+
 def test_a_script_link_is_dead_however_its_scheme_is_spelled():
     """Browsers read a link's scheme case-blind: `JavaScript:` and `VBSCRIPT:` run as `javascript:`
     does, so InertMarkup leads them to `#`; a web link in capitals still leads where it says."""
