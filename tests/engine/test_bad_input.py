@@ -181,3 +181,12 @@ def test_budget_exhaustion_zeroes_every_function_check_but_not_the_questions(sub
     assert all(t.score == 0 and "time budget" in t.output for t in zeroed), [(t.name, t.output) for t in zeroed]
     assert result.item_scores()["act1_prediction"] == (1.0, 1.0)
     assert result.score == 1.0 and result.max_score == A.total_points
+
+
+@pytest.mark.parametrize("count, ending", [(3, "c3 did not finish"), (4, "c3 did not finish (and 1 more)")])
+def test_the_timeouts_needing_attention_name_three_then_count_the_rest(count, ending):
+    """A TA reads one line of timeouts per student: three named, the rest counted, never "(and 0 more)"."""
+    from autograder.engine.attention import needs_person
+    timeouts = [f"c{i} did not finish" for i in range(1, count + 1)]
+    assert needs_person("mod", None, "", timeouts, []) == ["timeout: " + "; ".join(timeouts[:3]).replace(
+        "c3 did not finish", ending)]
