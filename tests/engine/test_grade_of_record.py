@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -434,16 +435,24 @@ def test_no_csv_cell_starts_a_formula():
     assert csv_text(["a"], [["-3"]]).splitlines()[1] == "'-3"
 
 
-def test_nbgrader_export_writes_quoted_cells_no_spreadsheet_runs(tmp_path):
-    """`nbgrader export` (the course's SafeCsvExport): names from a roster cannot become formulas, and
-    a comma in a name no longer shifts the columns."""
+@contextmanager
+def _stamped_gradebook(tmp_path: Path):
+    """An empty course gradebook, open: stamped in-process (nbgrader would stamp it through a 4 s
+    alembic subprocess)."""
     from nbgrader.api import Gradebook
 
     from autograder.classroom.gradebook import stamp_new_gradebook
-    from autograder.doors.nbgrader_export import KEYS, SafeCsvExport
     db = f"sqlite:///{tmp_path / 'gradebook.db'}"
-    stamp_new_gradebook(db)   # (nbgrader would stamp it through a 4 s alembic subprocess)
+    stamp_new_gradebook(db)
     with Gradebook(db, course_id=current_course_id()) as gb:
+        yield gb
+
+
+def test_nbgrader_export_writes_quoted_cells_no_spreadsheet_runs(tmp_path):
+    """`nbgrader export` (the course's SafeCsvExport): names from a roster cannot become formulas, and
+    a comma in a name no longer shifts the columns."""
+    from autograder.doors.nbgrader_export import KEYS, SafeCsvExport
+    with _stamped_gradebook(tmp_path) as gb:
         gb.add_assignment("lab")
         gb.add_student("s1", first_name='=HYPERLINK("http://evil";"x")', last_name="Smith, Jr.", email="@me")
         gb.add_submission("lab", "s1")
@@ -458,13 +467,8 @@ def test_nbgrader_export_writes_quoted_cells_no_spreadsheet_runs(tmp_path):
 def test_nbgrader_export_subtracts_the_late_penalty_from_the_score(tmp_path):
     """`nbgrader export`'s score column is the grade of record: the raw score less the late penalty
     nbgrader holds (CourseLatePenalties records it), never below 0; raw_score and the penalty beside it."""
-    from nbgrader.api import Gradebook
-
-    from autograder.classroom.gradebook import stamp_new_gradebook
     from autograder.doors.nbgrader_export import SafeCsvExport
-    db = f"sqlite:///{tmp_path / 'gradebook.db'}"
-    stamp_new_gradebook(db)
-    with Gradebook(db, course_id=current_course_id()) as gb:
+    with _stamped_gradebook(tmp_path) as gb:
         gb.add_assignment("lab")
         gb.add_notebook("lab", "lab")
         gb.add_grade_cell("q1", "lab", "lab", max_score=10.0, cell_type="code")
@@ -484,13 +488,8 @@ def test_nbgrader_export_subtracts_the_late_penalty_from_the_score(tmp_path):
 def test_nbgrader_export_of_one_assignment_or_student_holds_only_their_rows(tmp_path):
     """`nbgrader export --assignment lab06` (or `--student`): every row of that assignment (student),
     whatever else the gradebook holds before or after it, and no other row."""
-    from nbgrader.api import Gradebook
-
-    from autograder.classroom.gradebook import stamp_new_gradebook
     from autograder.doors.nbgrader_export import SafeCsvExport
-    db = f"sqlite:///{tmp_path / 'gradebook.db'}"
-    stamp_new_gradebook(db)
-    with Gradebook(db, course_id=current_course_id()) as gb:
+    with _stamped_gradebook(tmp_path) as gb:
         for lab in ("lab01", "lab06", "lab09"):
             gb.add_assignment(lab)
         for student in ("s1", "s2", "s3"):
