@@ -27,8 +27,40 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperGroup
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+
+def plain_help(command) -> None:
+    """Escape the rich markup of `command`'s help texts, its parameters' and its subcommands' (once)."""
+    from rich.markup import escape
+
+    if getattr(command, "_scalelabs_plain_help", False):
+        return
+    command._scalelabs_plain_help = True
+    for holder in (command, *getattr(command, "params", ())):
+        for attribute in ("help", "short_help", "epilog"):
+            text = getattr(holder, attribute, None)
+            if isinstance(text, str):
+                setattr(holder, attribute, escape(text))
+    for sub in getattr(command, "commands", {}).values():
+        plain_help(sub)
+
+
+class PlainHelpGroup(TyperGroup):
+    """Every help text printed as written. Typer renders help as rich markup, where the `[otter]` of
+    `pip install 'scalelabs[otter]'`, `[deadlines]` or `[feedback] native` is a style tag and vanishes;
+    here every command's and option's text is escaped once, whoever declares it
+    (tests/test_help_texts.py holds every bracketed word of every source to its --help)."""
+
+    def __init__(self, **attrs) -> None:
+        super().__init__(**attrs)
+        from typer.core import HAS_RICH
+
+        if HAS_RICH and self.rich_markup_mode == "rich":   # plain click prints text as it is
+            plain_help(self)
+
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, cls=PlainHelpGroup,
                   help="Autograded ML-systems-at-scale labs: release, grade, grade a class.")
 err = Console(stderr=True)
 out = Console()
