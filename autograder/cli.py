@@ -412,6 +412,9 @@ def release(assignments: Optional[List[str]] = typer.Argument(None, help="defaul
         fail(str(exc))
     for path in released:
         out.print(f"released {path}", highlight=False)
+    from autograder.classroom.private_files import ignore_private_files
+    for line in ignore_private_files(root):     # roster, extensions, nbgrader export's grades: never in git
+        out.print(line, highlight=False, soft_wrap=True)
     if created:
         out.print(f"created the course secret {secret.path} (fingerprint {secret.fingerprint}): it keys every "
                   "student's hidden inputs. Keep it out of git and copy it to every machine that grades this "
