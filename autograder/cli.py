@@ -6,6 +6,7 @@
     scalelabs report ASSIGNMENT [GRADES_DIR]
     scalelabs feedback ASSIGNMENT [GRADES_DIR] --view before|after
     scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check | secret [--create]
+    scalelabs otter-try ZIP UPLOAD ... [--submitted-at TIME] [--due TIME] [--late-due TIME]
     scalelabs lint [LAB ...] | new-lab LAB_ID --module NAME | docs [--check]   (lab authors)
 
 ASSIGNMENT is a lab id (labs/) or `package.module:NAME` of an Assignment. Bad arguments
@@ -451,6 +452,52 @@ def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     zip_path = build_zip(spec.id, out_zip, assignment=spec, course=root)   # with the course's [grading], [feedback]
     print(zip_path)
     print(upload_steps(spec, zip_path, load_config(root / "scalelabs.toml").feedback))
+    _zip_settings(zip_path)
+
+
+def _zip_settings(zip_path: Path) -> None:
+    """What the built zip carries about time and feedback, beside the Gradescope settings that must match,
+    and how to try it on an upload (autograder/doors/gradescope_settings.py)."""
+    from autograder.doors.gradescope_settings import carried, settings_text
+
+    print(settings_text(carried(zip_path)))
+    print(f"Try it on an upload before students do: scalelabs otter-try {zip_path} UPLOAD [--submitted-at TIME] "
+          "[--due TIME] (the student's and the staff's view)")
+
+
+@app.command("otter-try")
+def otter_try(zip_path: Path = typer.Argument(..., help="the autograder zip `scalelabs otter` built"),
+              uploads: List[Path] = typer.Argument(..., help="what a student uploads: the notebook and module, their "
+                                                   "folder, or the folder zipped"),
+              submitted_at: Optional[str] = typer.Option(None, "--submitted-at", help="when the upload is made, e.g. "
+                                                         "2026-12-05T09:30 (the zip's [deadlines] timezone unless it "
+                                                         "has an offset); default: now"),
+              due: Optional[str] = typer.Option(None, "--due", help="Gradescope's due date, if not the zip's own"),
+              late_due: Optional[str] = typer.Option(None, "--late-due", help="Gradescope's late due date, if set"),
+              student: str = typer.Option("try_student", "--student", help="the submitter's Gradescope sid (seeds "
+                                          "the hidden inputs)")) -> None:
+    """Run a Gradescope autograder zip on an upload as Gradescope does (its /autograder layout in a
+    temporary folder, the upload's time and the due dates in submission_metadata.json, otter's
+    run_autograder), then print what the student sees at the upload, what is added after the due date,
+    and what only the staff see. Needs otter-grader (`pip install 'scalelabs[otter]'`); writes nothing."""
+    try:
+        import otter  # noqa: F401
+    except ModuleNotFoundError:
+        fail("scalelabs otter-try runs the zip with otter-grader, which the grader's install leaves out: "
+             "pip install 'scalelabs[otter]' (in a clone: pip install -e '.[otter]'), then rerun")
+    from autograder.doors.gradescope_settings import carried, settings_text
+    from autograder.doors.otter_try import TryError, try_zip, views
+    from autograder.engine.sandbox import SandboxUnavailable
+
+    if not zip_path.is_file():
+        fail(f"autograder zip {zip_path} does not exist: `scalelabs otter LAB` builds it (dist/LAB-autograder.zip)")
+    try:
+        print(settings_text(carried(zip_path)))
+        tried = try_zip(zip_path.resolve(), [u.resolve() for u in uploads], submitted_at, due, late_due, student)
+    except (TryError, ValueError, SandboxUnavailable) as exc:
+        fail(str(exc))
+    print()
+    print(views(tried))
 
 
 @app.command()
