@@ -570,20 +570,26 @@ def new_lab(lab_id: str = typer.Argument(..., help="lab<NN>_<topic>, e.g. lab07_
             title: Optional[str] = typer.Option(None, "--title", help="the lab's title (default: from the id)"),
             source_lab: Optional[str] = typer.Option(None, "--source-lab",
                                                      help="'Vol II Lab NN, Title: where it is published'"),
-            summary: Optional[str] = typer.Option(None, "--summary", help="what students build, one line")) -> None:
-    """Write a new lab's skeleton (reference module, lab folder, its tests) that releases, grades its
-    sample class and passes lint as generated, and add it to the generated docs."""
+            summary: Optional[str] = typer.Option(None, "--summary", help="what students build, one line"),
+            course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Write a new lab's skeleton (reference module, lab folder, its tests) into the course that
+    releases, grades its sample class and passes lint as generated, and add it to the generated docs."""
     from autograder.author.docs import REPO
-    from autograder.author.scaffold import ScaffoldError, new_lab as scaffold
+    from autograder.author.scaffold import ScaffoldError, imports_from, new_lab as scaffold
 
+    root = _course(course)
     try:
-        written = scaffold(lab_id, module, title=title, source_lab=source_lab, summary=summary)
+        written = scaffold(lab_id, module, root=root, title=title, source_lab=source_lab, summary=summary)
     except ScaffoldError as exc:
         fail(str(exc))
     for path in written:
-        out.print(f"wrote {path.relative_to(REPO)}", highlight=False)
-    out.print(f"next: scalelabs lint {lab_id}; scalelabs release {lab_id}; pytest tests/labs -k {lab_id} "
-              "(docs/adding-a-lab.md walks every file)", highlight=False)
+        out.print(f"wrote {path.relative_to(root)}", highlight=False)
+    if not imports_from(root):
+        err.print(f"[yellow]warning:[/] this scalelabs grades the labs of {REPO}, not of the course {root}: install "
+                  f"the course editable (pip install -e {root}) so that lint, release and grading see {lab_id}, "
+                  "then run scalelabs docs", highlight=False, soft_wrap=True)
+    out.print(f"next: scalelabs lint {lab_id}; pytest tests/labs/{lab_id}; scalelabs release {lab_id}; "
+              f"pytest tests/labs -k {lab_id} (docs/adding-a-lab.md walks every file)", highlight=False)
 
 
 @app.command()
