@@ -86,7 +86,7 @@ print(f"Your functions: {speedup:,.0f}x on {n_fleet:,} GPUs, scaling efficiency 
 #
 # One step takes T₁ seconds of compute on one GPU. On N GPUs each computes T₁/N, then the ring AllReduce of the G-byte gradient takes T_ring = 2(N−1)·α + 2(N−1)/N · G/B (Thakur et al. 2005). The speedup is S(N) = T₁ / (T₁/N + T_ring) and the efficiency S(N)/N. As N grows, T₁/N → 0 while T_ring → 2G/B, so S(N) approaches T₁ / T_ring: a ceiling set by the network, not by the number of GPUs.
 #
-# B is the link one rank of the ring sees. On DGX H100 nodes it is min({{ NICS }} × 50 GB/s, 8/7 × 450 GB/s) = {{ BANDWIDTH | fmt(".0f", 1e9) }} GB/s: the node's NICs together carry what one rank sends, because NCCL runs one ring per NIC and 7 of every 8 hops stay on NVLink. Taking one NIC's 50 GB/s per GPU instead (a flat ring, the source lab's model) gives {{ FLAT_SPEEDUP | fmt(",.0f") }}× at {{ N_FLEET | fmt(",") }} GPUs: 8× too slow a network (docs/errata).
+# B is the link one rank of the ring sees. On DGX H100 nodes it is min({{ NICS }} × {{ NIC_BANDWIDTH | fmt(".0f", 1e9) }} GB/s, {{ GPN }}/{{ GPN - 1 }} × {{ NVLINK_BANDWIDTH | fmt(".0f", 1e9) }} GB/s) = {{ BANDWIDTH | fmt(".0f", 1e9) }} GB/s: the node's NICs together carry what one rank sends, because NCCL runs one ring per NIC and 7 of every 8 hops stay on NVLink. Taking one NIC's {{ NIC_BANDWIDTH | fmt(".0f", 1e9) }} GB/s per GPU instead (a flat ring, the source lab's model) gives {{ FLAT_SPEEDUP | fmt(",.0f") }}× at {{ N_FLEET | fmt(",") }} GPUs: 8× too slow a network (docs/errata).
 # </details>
 
 # %% answer="act1_reflection"
@@ -156,7 +156,7 @@ else:
 # %% [markdown] reveal="act2_prediction"
 # <details><summary>Check your derivation: the three bills and the breakeven</summary>
 #
-# Per GPU, with H = years × 8760 hours, price p per GPU-hour, utilization U and e = watts/1000 × PUE × \$/kWh (the energy of a busy GPU-hour):
+# Per GPU, with H = years × {{ HOURS_PER_YEAR }} hours, price p per GPU-hour, utilization U and e = watts/1000 × PUE × \$/kWh (the energy of a busy GPU-hour):
 # on-demand = H·U·p; reserved = H·p·(1 − discount); on-prem = capex + years·staff + H·U·e.
 # On-demand and on-prem cost the same at U* = (capex + years·staff) / (H·(p − e)). Above U* owning is cheaper; U* > 1 means it never pays off in that many years, and when p ≤ e it never pays off at all.
 # </details>

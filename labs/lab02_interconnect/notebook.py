@@ -10,7 +10,7 @@
 # | link | per GPU, per direction |
 # |---|---|
 # | NVLink 4 inside a DGX H100 ("{{ (2 * NVLINK_BW) | bytes }}/s" is both directions added) | {{ NVLINK_BW | bytes }}/s |
-# | InfiniBand NDR port, {{ NDR_GBIT }} Gb/s = {{ NDR_GBIT }} × 1e9 / 8 bytes/s (not "{{ NDR_GBIT }} GB/s") | {{ LINK_BW | bytes }}/s |
+# | InfiniBand NDR port, {{ NDR_GBIT }} Gb/s = {{ NDR_GBIT }} × 1e9 bits/s ÷ 8 bits per byte (not "{{ NDR_GBIT }} GB/s") | {{ LINK_BW | bytes }}/s |
 # | PCIe Gen4 x16 slot: every byte a PCIe server's GPU sends crosses it, even on the way to a network card | {{ PCIE_BW | bytes }}/s |
 #
 # NVLink to PCIe is a {{ CLIFF | fmt(".1f") }}× cliff in bandwidth. Each step every GPU computes on one {{ TOKENS_PER_GPU_STEP }}-token sequence, {{ FLOPS_PER_PARAM_TOKEN | fmt("g") }} × params × tokens = {{ STEP_FLOP | fmt(".3g") }} FLOP at {{ PEAK_FLOPS | fmt("g", 1e12) }} TFLOP/s (dense BF16) and {{ MFU | fmt(".0%") }} MFU: **{{ COMPUTE_S | fmt(".2f") }} s of compute**. Then the {{ GPUS }} GPUs AllReduce the {{ MESSAGE_BYTES | bytes }} gradient in a ring (reduce-scatter, then all-gather), and nothing overlaps.
