@@ -32,7 +32,20 @@ from pathlib import Path
 from autograder.classroom.deadlines import parse_moment
 from autograder.doors import gradescope_settings
 
-RUN = "import sys; from otter.run.run_autograder import main; main(sys.argv[1], otter_run=True, logo=False)"
+# otter's entry point, as the zip's run_autograder calls it, at the upload's moment: on Gradescope grading
+# starts as the upload lands, so the try grades "now" = the upload's time (argv[2]), which lets staff try a
+# late upload before its due date has come (the engine takes no submission time after the moment of grading).
+RUN = """
+import sys
+from datetime import datetime
+from autograder.classroom import deadlines
+at = datetime.fromisoformat(sys.argv[2])
+_assess = deadlines.Deadlines.assess
+deadlines.Deadlines.assess = lambda self, lab, student, submitted, now=None: _assess(self, lab, student, submitted,
+                                                                                       now or at)
+from otter.run.run_autograder import main
+main(sys.argv[1], otter_run=True, logo=False)
+"""
 DEFAULT_STUDENT = "try_student"
 
 
@@ -114,8 +127,8 @@ def try_zip(zip_path: Path, uploads: list[Path], submitted_at: str | None = None
                                                                 indent=1))
         env = {k: v for k, v in os.environ.items() if k != "PYTHONSAFEPATH"}
         try:
-            done = subprocess.run([sys.executable, "-c", RUN, str(ag)], cwd=ag, capture_output=True, text=True,
-                                  env=env, timeout=timeout_s)
+            done = subprocess.run([sys.executable, "-c", RUN, str(ag), when.isoformat()], cwd=ag, capture_output=True,
+                                  text=True, env=env, timeout=timeout_s)
         except subprocess.TimeoutExpired:
             raise TryError(f"the autograder ran longer than {timeout_s:g} s (Gradescope's own limit is the "
                            "assignment's Autograder timeout)") from None

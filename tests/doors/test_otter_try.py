@@ -3,9 +3,9 @@
 student sees at the upload, what appears after Gradescope's due date and what only the staff see
 (issue 41: trying the zip on a late upload took copying the /autograder layout from a test).
 
-One zip of the toy lab (due ten days ago, 10 % a started day, extensions), two runs of the CLI: an
-upload a day before the due date and one 26 hours after it with Gradescope's due date entered two
-hours later than the zip's."""
+One zip of the toy lab (due in ten days, 10 % a started day, extensions), two runs of the CLI, both
+before students upload (times to come: the try grades at the upload's moment): an upload a day before
+the due date and one 26 hours after it with Gradescope's due date entered two hours later than the zip's."""
 from __future__ import annotations
 
 import shutil
@@ -20,7 +20,7 @@ from autograder.doors import otter as otter_door
 from door_helpers import BIN, REPO, env
 
 ZONE = ZoneInfo("America/Los_Angeles")
-DUE = (datetime.now(ZONE) - timedelta(days=10)).replace(hour=23, minute=59, second=0, microsecond=0)
+DUE = (datetime.now(ZONE) + timedelta(days=10)).replace(hour=23, minute=59, second=0, microsecond=0)
 STUDENT = "bob"     # partly right: some items lose points, some "(in full)" tests exist
 
 
