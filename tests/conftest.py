@@ -49,6 +49,7 @@ _LAB_ID = re.compile(r"\blab\d\d_[a-z]+")
 # 42 (72), 30 (52), 30 (60), 5-14 a lab (10-35). The grader's install (pip's resolver, two at once) is
 # mostly waiting on the package index: 60-140 s of wall, ~30 s of CPU, so it starts first.
 SLOWEST_FIRST = (
+    "tests/test_persona_pages.py",
     "tests/test_grader_install.py",
     "tests/browser/test_notebooks_in_browser.py",
     "tests/doors/test_door_labs.py",
