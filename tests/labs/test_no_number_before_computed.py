@@ -3,11 +3,12 @@
 Lab 06 asked its model-vs-measurement question under "Your ring gives a bus bandwidth of 450 GB/s":
 fixed text, the reference's value, printed before the student had written `bus_bandwidth`; every lab's
 measurement question did the same. The element above the question prints the student's own values;
-the question's prompt and options (what a student reads before answering) state none of the values
-the element computes with the student's functions: each number in them is held against every
-notebook row's model value, at the precision the number is printed with. A number that is also the
-row's published figure at that precision (a model that agrees with its measurement) is the
-measurement's, not the student's."""
+no sentence of a question's prompt or options (what a student reads before answering) that speaks of
+the student's own ("your functions give ...") states a value the element computes with the student's
+functions: each of its numbers is held against every notebook row's model value, at the precision the
+number is printed with. A number that is also the row's published figure at that precision (a model
+that agrees with its measurement) is the measurement's, not the student's; a sentence about the setup
+("one NDR port (50 GB/s per direction)") states an input, which a model value may equal."""
 from __future__ import annotations
 
 import re
@@ -18,6 +19,8 @@ from labs import all_assignments
 
 LABS = all_assignments()
 NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)(\s?%)?")
+SENTENCE = re.compile(r"(?<=[.?!;:])\s+(?=[A-Z*`])")
+YOURS = re.compile(r"\byours?\b", re.I)
 SCALES = (1.0, 1e-2, 1e3, 1e6, 1e9, 1e12)      # a value as printed: itself, in percent, thousands ... T
 
 
@@ -53,7 +56,8 @@ def test_no_question_states_a_value_the_measurement_element_computes(lab):
     found = []
     for q in a.questions:
         for where, text in (("prompt", q.prompt), *((f"option {k}", v) for k, v in q.options.items())):
-            for shown_text, number, half in printed_numbers(text):
+            yours = " ".join(s for s in SENTENCE.split(" ".join(text.split())) if YOURS.search(s))
+            for shown_text, number, half in printed_numbers(yours):
                 for m in rows:
                     model = numbers_of(m.reference_value())
                     published = numbers_of(m.published)
