@@ -1,7 +1,7 @@
 """Lab 02's open design challenge: pipeline parallelism across the slow links, the architectural
 remedy the source lab named (its Act II reflection) but never let students build.
 
-The Act II story (16 DGX nodes, one NDR link each, the 70B model's gradient AllReduced every step)
+The Act II story (16 DGX nodes, one NDR link each, the model's gradient AllReduced every step)
 is in the danger state. Here the student cuts the model into pipeline stages across nodes: each
 node then holds only its stage's layers, its gradient AllReduce spans only the nodes holding the
 same stage, and what crosses between stages is one activation tensor per micro-batch (forward) and
@@ -12,15 +12,13 @@ from __future__ import annotations
 
 from autograder.engine.challenges import DesignChallenge, Field, Invalid, Verdict
 from labs.authoring import first_valid, fmt_bytes
-from labs.lab02_interconnect.scenario import (COMPUTE_S, DANGER_RATIO, GPUS, LINK_BW, MESSAGE_BYTES, PARAMS,
+from labs.lab02_interconnect.scenario import (COMPUTE_S, DANGER_RATIO, GPUS, HEADS, HIDDEN, LAYERS, LINK_BW, MESSAGE_BYTES,
+                                              PARAMS,
                                               STORY_LINKS, STORY_NODES, STORY_RATIO, TOKENS_PER_GPU_STEP)
 from reference import constants as C
 from reference import interconnect as ref
-from reference.parallelism import pipeline_bubble_fraction
+from reference.parallelism import peak_memory_bytes_per_gpu, pipeline_bubble_fraction
 
-# The 70B model's shape: Llama 2 70B (Touvron et al. 2023, arXiv:2307.09288, Table 1 / model card):
-# 80 layers, hidden size 8192.
-LAYERS, HIDDEN = 80, 8192
 BUBBLE_CEILING = 0.10          # the bubble ceiling of Lab 05's Act II as well (a test keeps them equal)
 TRAFFIC_CUT = 10               # cross-node bytes per sequence must fall at least this many times
 MAX_MICROBATCHES = 512
@@ -93,6 +91,12 @@ def valid_cuts() -> list[tuple[int, int]]:
     """Every (stages, microbatches) that meets all the constraints (the tests use it)."""
     return [cut for cut in _cuts() if _meets(cut)]
 
+
+# Every cut fits in memory: a GPU holds its stage's model states and, 1F1B, up to `stages` micro-batches'
+# activations of its layers (Lab 05's peak_memory_bytes_per_gpu)
+assert all(peak_memory_bytes_per_gpu(PARAMS, LAYERS, TOKENS_PER_GPU_STEP, 1, HIDDEN, HEADS, pp=p,
+                                     microbatches=MAX_MICROBATCHES) <= C.H100_HBM_CAPACITY_BYTES
+           for p in range(1, STORY_NODES + 1) if not (STORY_NODES % p or LAYERS % p))
 
 # the fewest stages, with the fewest micro-batches that then suffice
 _FIRST = first_valid(_cuts(), _meets)

@@ -5,6 +5,8 @@
 #
 # **Infrastructure Architect:** *"We need to gradient-sync a {{ PARAMS | fmt("g", 1e9) }}B model ({{ MESSAGE_BYTES | bytes }} FP16) across {{ GPUS }} GPUs. We have two options: a single NVLink DGX H100 node, or {{ GPUS }} separate PCIe servers. The PCIe option is {{ PCIE_DISCOUNT | fmt(".0%") }} cheaper. My manager is asking whether the bandwidth difference actually matters in practice. Can you model this out before we sign the purchase order?"*
 #
+# The model is GPT-3 {{ PARAMS | fmt("g", 1e9) }}B ({{ LAYERS }} layers, hidden size {{ HIDDEN | fmt(",") }}), trained data parallel: every GPU holds the whole model, {{ STATE_BYTES | bytes }} of mixed-precision Adam states (16 bytes a parameter) and one sequence's activations, {{ MEMORY_BYTES | fmt(".0f", 1e9) }} GB of an H100's {{ CAPACITY_BYTES | fmt(".1f", 1e9) }} GB; only the gradients travel. (The source lab's {{ SOURCE_PARAMS | fmt("g", 1e9) }}B model would need {{ SOURCE_STATE_BYTES | bytes }} on every GPU: data parallelism alone cannot train it. The lab's ratios do not depend on the model's size: its compute and its gradient grow together.)
+#
 # Every bandwidth here is **per direction**, the rate a ring AllReduce runs at:
 #
 # | link | per GPU, per direction |
@@ -23,7 +25,7 @@ import interconnect
 import numpy as np
 import matplotlib.pyplot as plt
 from _instruments import Instrument, Buttons, Slider, Steps
-from labs.lab02_interconnect.scenario import PARAMS as params   # the 70B model
+from labs.lab02_interconnect.scenario import PARAMS as params   # the model's parameters, all of them on every GPU
 from labs.lab02_interconnect.scenario import FP16_BYTES as fp16_bytes
 from labs.lab02_interconnect.scenario import GPUS as gpus   # GPUs per DGX H100 node (or PCIe servers)
 from labs.lab02_interconnect.scenario import COMPUTE_S as compute_s   # one sequence per GPU per step, s
@@ -40,6 +42,7 @@ from labs.lab02_interconnect.scenario import MAX_SEQUENCES as max_sequences
 from labs.lab02_interconnect.scenario import MAX_NODES as max_nodes
 from labs.lab02_interconnect.scenario import MAX_LINKS as max_links
 from labs.lab02_interconnect.scenario import DESIGN_NODES as design_nodes
+from labs.lab02_interconnect.scenario import DESIGN_NIC_EFFICIENCY as design_nic_efficiency   # the share of line rate the lead plans for
 
 # %% answer="act1_prediction"
 
@@ -173,10 +176,14 @@ print(f"AllReduce {comm_story:.2f} s vs compute {compute_story:.2f} s: comm/comp
 # %% answer="act2_reflection"
 
 # %% requires=["act2_reflection"]
-# Design: the fewest NDR links per node that keep comm/compute <= danger_ratio (your min_ib_links).
+# Design: the fewest NDR links per node that keep comm/compute <= danger_ratio (your min_ib_links), with
+# each link at its line rate and at the share of it the lead plans for.
 for k in design_nodes:
-    need = interconnect.min_ib_links(message_bytes, gpus, k, nvlink, link, compute_s, danger_ratio, max_links)
-    print(f"{k:3d} nodes: " + (f"{need} link(s) per node" if need else f"no count up to {max_links} suffices"))
+    needs = [interconnect.min_ib_links(message_bytes, gpus, k, nvlink, e * link, compute_s, danger_ratio, max_links)
+             for e in (1.0, design_nic_efficiency)]
+    print(f"{k:3d} nodes: " + ", ".join(f"{need} link(s) per node at {e:.0%} of line rate" if need
+                                        else f"no count up to {max_links} at {e:.0%} of line rate"
+                                        for need, e in zip(needs, (1.0, design_nic_efficiency))))
 
 # %% challenge="lab02_pipeline"
 
