@@ -123,7 +123,7 @@ def _cheapest_domain():
 FUNCTIONS = [
     spec.FunctionItem(
         "training_time_s", 2.0,
-        [spec.Example(f"Act I: {TOTAL_FLOPS:.3g} FLOP (6ND, Chinchilla {PARAMS / 1e9:.0f}B) on one H100 at {MFU:.0%} MFU",
+        [spec.Example(f"Act I: {TOTAL_FLOPS:.3g} FLOP (6ND, Chinchilla {PARAMS / 1e9:.0f}B) at one H100's pace, {MFU:.0%} MFU",
                       dict(total_flops=TOTAL_FLOPS, n_gpus=1, peak_flops=PEAK_FLOPS, mfu=MFU)),
          spec.Example(f"Act I: the same on {N_FLEET:,} H100s with perfect scaling",
                       dict(total_flops=TOTAL_FLOPS, n_gpus=N_FLEET, peak_flops=PEAK_FLOPS, mfu=MFU)),

@@ -105,7 +105,7 @@ LAB02_PIPELINE = DesignChallenge(
     id="lab02_pipeline", points=2.0,
     prompt=("## Design challenge — the architectural remedy\n\n"
             f"More links are one way out of the danger state. The other keeps the story's {STORY_LINKS} NDR link "
-            f"per node and changes what crosses it: cut the {PARAMS / 1e9:.0f}B model ({LAYERS} layers, hidden "
+            f"per node and changes what crosses it: cut the {PARAMS / 1e9:g}B model ({LAYERS} layers, hidden "
             f"{HIDDEN:,}) into pipeline stages across the {STORY_NODES} nodes. A node then holds only its stage's "
             f"layers; its gradient ({fmt_bytes(MESSAGE_BYTES)} / stages) is AllReduced only with the other nodes holding "
             "the same stage (hierarchically, as in Act II), and between stages each micro-batch of one "

@@ -13,7 +13,7 @@ from _properties import PROPERTIES
 FUNCTIONS = ['training_time_s', 'data_parallel_speedup', 'scaling_efficiency', 'on_demand_cost', 'reserved_cost', 'on_prem_cost', 'breakeven_utilization', 'cheapest_option']
 
 EXAMPLES = [
-    ('training_time_s', 'Act I: 5.88e+23 FLOP (6ND, Chinchilla 70B) on one H100 at 50% MFU', {'total_flops': 5.88e+23, 'n_gpus': 1, 'peak_flops': 989000000000000.0, 'mfu': 0.5}, 1189079878.6653185, 1e-09, 1e-12),
+    ('training_time_s', "Act I: 5.88e+23 FLOP (6ND, Chinchilla 70B) at one H100's pace, 50% MFU", {'total_flops': 5.88e+23, 'n_gpus': 1, 'peak_flops': 989000000000000.0, 'mfu': 0.5}, 1189079878.6653185, 1e-09, 1e-12),
     ('training_time_s', 'Act I: the same on 1,000 H100s with perfect scaling', {'total_flops': 5.88e+23, 'n_gpus': 1000, 'peak_flops': 989000000000000.0, 'mfu': 0.5}, 1189079.8786653185, 1e-09, 1e-12),
     ('training_time_s', "the source lab's arithmetic: 2.2e+24 FLOP at 50% of the sparse 1,979 TFLOP/s", {'total_flops': 2.2e+24, 'n_gpus': 1, 'peak_flops': 1979000000000000.0, 'mfu': 0.5}, 2223345123.799899, 1e-09, 1e-12),
     ('data_parallel_speedup', 'Act I: one 3M-token step on 1,000 H100s in DGX nodes', {'n': 1000, 'compute_s_1gpu': 2548.0283114256827, 'grad_bytes': 210000000000.0, 'alpha_s': 8.606606606606606e-07, 'bandwidth': 400000000000.0}, 708.0417345773377, 1e-09, 1e-12),
