@@ -11,7 +11,7 @@ the bubble is Lab 05's reference formula. Many cuts meet every constraint.
 from __future__ import annotations
 
 from autograder.engine.challenges import DesignChallenge, Field, Invalid, Verdict
-from labs.authoring import first_valid, fmt_bytes
+from labs.authoring import first_valid, fmt_bytes, fmt_seconds
 from labs.lab02_interconnect.scenario import (COMPUTE_S, DANGER_RATIO, GPUS, HEADS, HIDDEN, LAYERS, LINK_BW, MESSAGE_BYTES,
                                               PARAMS,
                                               STORY_LINKS, STORY_NODES, STORY_RATIO, TOKENS_PER_GPU_STEP)
@@ -72,8 +72,8 @@ def check(design) -> list[Verdict]:
                                        f"{factor:.1f}x less than data parallelism's {_gigabytes(DP_BYTES_PER_SEQUENCE)}"),
         Verdict(cut["bubble"] <= BUBBLE_CEILING, f"bubble {100 * cut['bubble']:.1f}% with p={p}, m={m}"),
         Verdict(cut["overhead"] <= DANGER_RATIO,
-                f"step {cut['step_s']:.2f} s for {cut['ideal_s']:.2f} s of compute: overhead ratio {cut['overhead']:.2f} "
-                f"(gradient sync over {cut['copies']} node(s) {cut['sync_s']:.2f} s)"),
+                f"step {cut['step_s']:.3f} s for {cut['ideal_s']:.3f} s of compute: overhead ratio {cut['overhead']:.2f} "
+                f"(gradient sync over {cut['copies']} node(s) {cut['sync_s']:.3f} s)"),
     ]
 
 
@@ -111,7 +111,7 @@ LAB02_PIPELINE = DesignChallenge(
             "the same stage (hierarchically, as in Act II), and between stages each micro-batch of one "
             f"{TOKENS_PER_GPU_STEP:,}-token sequence sends its activations forward and their gradient back "
             f"({BOUNDARY_BYTES / 1e6:.1f} MB each, per GPU). Each GPU's compute per micro-batch is "
-            f"{COMPUTE_S:.2f} s / stages; the pipeline idles (p - 1)/(m + p - 1) of the step. The story's "
+            f"{fmt_seconds(COMPUTE_S)} / stages; the pipeline idles (p - 1)/(m + p - 1) of the step. The story's "
             f"data-parallel cluster runs at an overhead ratio of {STORY_RATIO:.2f}. Use your "
             "`hierarchical_allreduce_time`, `transfer_time` and `comm_overhead_ratio` to try cuts before you commit."),
     fields=(Field("stages", "pipeline stages p (nodes per pipeline)", 1, STORY_NODES),

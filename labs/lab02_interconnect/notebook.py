@@ -15,7 +15,7 @@
 # | InfiniBand NDR port, {{ NDR_GBIT }} Gb/s = {{ NDR_GBIT }} × 1e9 / 8 bytes/s (not "{{ NDR_GBIT }} GB/s") | {{ LINK_BW | bytes }}/s |
 # | PCIe Gen4 x16 slot: every byte a PCIe server's GPU sends crosses it, even on the way to a network card | {{ PCIE_BW | bytes }}/s |
 #
-# NVLink to PCIe is a {{ CLIFF | fmt(".1f") }}× cliff in bandwidth. Each step every GPU computes on one {{ TOKENS_PER_GPU_STEP }}-token sequence, {{ FLOPS_PER_PARAM_TOKEN | fmt("g") }} × params × tokens = {{ STEP_FLOP | fmt(".3g") }} FLOP at {{ PEAK_FLOPS | fmt("g", 1e12) }} TFLOP/s (dense BF16) and {{ MFU | fmt(".0%") }} MFU: **{{ COMPUTE_S | fmt(".2f") }} s of compute**. Then the {{ GPUS }} GPUs AllReduce the {{ MESSAGE_BYTES | bytes }} gradient in a ring (reduce-scatter, then all-gather), and nothing overlaps.
+# NVLink to PCIe is a {{ CLIFF | fmt(".1f") }}× cliff in bandwidth. Each step every GPU computes on one {{ TOKENS_PER_GPU_STEP }}-token sequence, {{ FLOPS_PER_PARAM_TOKEN | fmt("g") }} × params × tokens = {{ STEP_FLOP | fmt(".3g") }} FLOP at {{ PEAK_FLOPS | fmt("g", 1e12) }} TFLOP/s (dense BF16) and {{ MFU | fmt(".0%") }} MFU: **{{ COMPUTE_S | seconds }} of compute**. Then the {{ GPUS }} GPUs AllReduce the {{ MESSAGE_BYTES | bytes }} gradient in a ring (reduce-scatter, then all-gather), and nothing overlaps.
 #
 # Implement `gradient_bytes`, `gbit_to_bytes_per_s`, `transfer_time`, `intra_node_allreduce_time` and `comm_overhead_ratio` in `interconnect.py` (run `pytest` in this folder to check them), then predict.
 
@@ -72,7 +72,7 @@ def draw_act1(fig, interconnect_name, sequences):
     compute, comm = steps[interconnect_name]
     ratio = interconnect.comm_overhead_ratio(comm, compute)
     state = "DANGER: communication exceeds compute" if ratio > danger_ratio else "compute-bound enough"
-    return (f"{interconnect_name}: step {compute + comm:.2f} s, communication {comm / (compute + comm):.0%} "
+    return (f"{interconnect_name}: step {compute + comm:.3f} s, communication {comm / (compute + comm):.0%} "
             f"of it (comm/compute {ratio:.2f}): {state}")
 
 
@@ -108,7 +108,7 @@ print(f"Your functions: the PCIe servers train {slowdown:.2f}x slower than the N
 #
 # **ML Infrastructure Lead:** *"We're scaling from 1 DGX H100 node ({{ GPUS }} GPUs, NVLink) to {{ STORY_NODES }} nodes ({{ STORY_NODES * GPUS }} GPUs, InfiniBand, {{ STORY_LINKS }} NDR link per node). We expected {{ STORY_NODES }}× more throughput — we budgeted {{ BUDGET_MONTHS }} months to hit this target. First week of benchmarking shows we're only getting {{ STORY_SPEEDUP | fmt(".1f") }}× throughput on {{ STORY_NODES * GPUS }} GPUs versus 1 DGX node. The engineering team is pointing at software bugs in distributed PyTorch. But I'm not convinced. What is actually happening?"*
 #
-# Each node keeps its {{ TOKENS_PER_GPU_STEP }}-token sequence per GPU ({{ COMPUTE_S | fmt(".2f") }} s of compute), so {{ STORY_NODES }} nodes do {{ STORY_NODES }}× the work per step. The gradient is reduced **hierarchically**: a reduce-scatter over NVLink inside each node, an AllReduce of each GPU's 1/{{ GPUS }} shard across the nodes over InfiniBand, and an all-gather over NVLink. The message goes through in chunks, so the NVLink stages and the network stage work at once (as NCCL's own two-level algorithms pipeline them): the slower of the two sets the time. A single node has no inter-node stage. When communication takes longer than compute (`comm_overhead_ratio` > {{ DANGER_RATIO | fmt("g") }}) the cluster is in the **danger state**: it spends more time waiting on the network than training.
+# Each node keeps its {{ TOKENS_PER_GPU_STEP }}-token sequence per GPU ({{ COMPUTE_S | seconds }} of compute), so {{ STORY_NODES }} nodes do {{ STORY_NODES }}× the work per step. The gradient is reduced **hierarchically**: a reduce-scatter over NVLink inside each node, an AllReduce of each GPU's 1/{{ GPUS }} shard across the nodes over InfiniBand, and an all-gather over NVLink. The message goes through in chunks, so the NVLink stages and the network stage work at once (as NCCL's own two-level algorithms pipeline them): the slower of the two sets the time. A single node has no inter-node stage. When communication takes longer than compute (`comm_overhead_ratio` > {{ DANGER_RATIO | fmt("g") }}) the cluster is in the **danger state**: it spends more time waiting on the network than training.
 #
 # Implement `hierarchical_allreduce_time`, `speedup`, `scaling_efficiency` and `min_ib_links`, then predict.
 
@@ -143,7 +143,7 @@ def draw_act2(fig, nodes, links_per_node, sequences):
     ratio = ratios[nodes - 1]
     state = "DANGER: communication exceeds compute" if ratio > danger_ratio else "out of the danger state"
     efficiency = interconnect.scaling_efficiency(speedups[nodes - 1], nodes)
-    return (f"{nodes} nodes x {links_per_node} link(s), {sequences} sequence(s) per GPU: step {compute + comm:.2f} s, "
+    return (f"{nodes} nodes x {links_per_node} link(s), {sequences} sequence(s) per GPU: step {compute + comm:.3f} s, "
             f"communication {comm / (compute + comm):.0%} of it, speedup {speedups[nodes - 1]:.1f}x "
             f"(efficiency {efficiency:.0%}): {state}")
 
@@ -160,7 +160,7 @@ compute_story, comm_story = act2_step(story_nodes, story_links, story_sequences)
 gain = interconnect.speedup(story_nodes * one_node_s, compute_story + comm_story)
 ratio = interconnect.comm_overhead_ratio(comm_story, compute_story)
 print(f"speedup {gain:.2f}x of an ideal {story_nodes}x, efficiency {interconnect.scaling_efficiency(gain, story_nodes):.0%}")
-print(f"AllReduce {comm_story:.2f} s vs compute {compute_story:.2f} s: comm/compute {ratio:.2f}"
+print(f"AllReduce {comm_story:.3f} s vs compute {compute_story:.3f} s: comm/compute {ratio:.2f}"
       + ("  -> DANGER: communication exceeds compute" if ratio > danger_ratio else ""))
 
 # %% [markdown] reveal="act2_prediction"
@@ -170,7 +170,7 @@ print(f"AllReduce {comm_story:.2f} s vs compute {compute_story:.2f} s: comm/comp
 #
 # t = max( 2(g−1)/g · M / B_nv  (reduce-scatter and all-gather inside each node),  2(k−1)/k · M / B_ib  (the shards' AllReduce across nodes) )
 #
-# Pipelined, the two stages overlap and the slower one sets the time; run one after the other they would add up ({{ STORY_ADDED_S | fmt(".2f") }} s instead of {{ STORY_COMM_S | fmt(".2f") }} s at the story's {{ STORY_NODES }} nodes), which bounds the time from above. Measured AllReduces across DGX H100 nodes lie between the two (the model vs measurement section below). The inter-node term carries almost 2M per node however many nodes join, through links far slower than NVLink: it does not shrink as k grows, while each node's compute stays the same.
+# Pipelined, the two stages overlap and the slower one sets the time; run one after the other they would add up ({{ STORY_ADDED_S | seconds }} instead of {{ STORY_COMM_S | seconds }} at the story's {{ STORY_NODES }} nodes), which bounds the time from above. Measured AllReduces across DGX H100 nodes lie between the two (the model vs measurement section below). The inter-node term carries almost 2M per node however many nodes join, through links far slower than NVLink: it does not shrink as k grows, while each node's compute stays the same.
 # </details>
 
 # %% answer="act2_reflection"

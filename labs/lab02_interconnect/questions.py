@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from labs.authoring import Option, fmt_bytes, letters, questions, range_key
+from labs.authoring import Option, fmt_bytes, fmt_seconds, letters, questions, range_key
 from labs.lab02_interconnect import scenario
 from labs.lab02_interconnect.measurements import MEASUREMENTS
 from labs.lab02_interconnect.scenario import (ACT1_COMM_S, ALPHA_S, CLIFF, COMPUTE_S, DANGER_RATIO, FP16_BYTES,
@@ -25,11 +25,11 @@ def _gbs(bandwidth: float) -> str:
 # --- Act I prediction: the throughput cost of PCIe -------------------------------------------------------
 ACT1_RANGES = ((1.0, 1.5), (1.5, 3.0), (3.0, 5.0), (math.inf, math.inf))   # the lab's option buckets
 _r = ACT1_RANGES
-_diluted = (f"the {CLIFF:.1f}× bandwidth cliff is diluted by the {COMPUTE_S:.2f} s of compute both systems share: "
+_diluted = (f"the {CLIFF:.1f}× bandwidth cliff is diluted by the {fmt_seconds(COMPUTE_S)} of compute both systems share: "
             f"step times differ {PCIE_SLOWDOWN:.2f}×")
 _act1 = letters([
     Option(f"Barely any difference (under {_r[0][1]:g}×): gradient compression will fix the gap",
-           f"The PCIe AllReduce alone takes {ACT1_COMM_S[PCIE]:.1f} s, longer than the {COMPUTE_S:.2f} s of "
+           f"The PCIe AllReduce alone takes {fmt_seconds(ACT1_COMM_S[PCIE])}, longer than the {fmt_seconds(COMPUTE_S)} of "
            "compute; compression would have to remove most of it, and none is modelled."),
     Option(f"Noticeably slower ({_r[1][0]:g}× to {_r[1][1]:g}×): slower, but practical for production",
            f"Too optimistic: {_diluted}."),
@@ -62,9 +62,9 @@ _act2 = letters([
     Option(f"InfiniBand latency: each message adds about {ALPHA_S * 1e6:g} µs, compounding at "
            f"{STORY_NODES * GPUS} GPUs",
            f"{2 * (STORY_NODES - 1)} messages cost {STORY_LATENCY_S * 1e6:.0f} µs per step, "
-           f"against {STORY_INTER_S:.2f} s of inter-node transfer."),
+           f"against {fmt_seconds(STORY_INTER_S)} of inter-node transfer."),
     Option("The node boundary is a bandwidth cliff: the AllReduce waits on InfiniBand",
-           f"Right: moving the gradient over {STORY_LINKS} NDR link per node takes {STORY_INTER_S:.2f} s "
+           f"Right: moving the gradient over {STORY_LINKS} NDR link per node takes {fmt_seconds(STORY_INTER_S)} "
            f"per step, {STORY_RATIO:.1f}× the compute in all."),
     Option(f"{STORY_NODES * GPUS} GPUs exceed the fat-tree topology's bisection bandwidth capacity",
            f"The analysis models an ideal non-blocking fabric. {_modelled}"),
