@@ -66,6 +66,11 @@ def sortable_name(fields: dict) -> str:
     return ", ".join(part for part in (last, first) if part)
 
 
+def canvas_number(value: float) -> str:
+    """A score as Canvas's importer reads a number: plain decimals to the micro-point, never 1e-06."""
+    return f"{value:.6f}".rstrip("0").rstrip(".") or "0"
+
+
 def canvas_csv(labs: list[tuple[Assignment, Path, str | None]], id_column: str = "login",
                roster: dict[str, dict] | None = None) -> tuple[str, dict[str, list[str]]]:
     """The Canvas gradebook import CSV of `labs` (assignment, grades folder, gradebook URL or None), and
@@ -79,11 +84,11 @@ def canvas_csv(labs: list[tuple[Assignment, Path, str | None]], id_column: str =
         raise ValueError(f"two labs share a column name: {', '.join(names)}")
     scores = [final_scores(a, Path(d), db) for a, d, db in labs]
     students = sorted(set().union(*scores))
-    rows = [[POINTS_POSSIBLE, "", "", "", ""] + [a.total_points for a, _, _ in labs]]
+    rows = [[POINTS_POSSIBLE, "", "", "", ""] + [canvas_number(a.total_points) for a, _, _ in labs]]
     for student in students:
         ids = {"SIS User ID": "", "SIS Login ID": "", ID_COLUMNS[id_column]: student}
         name = sortable_name((roster or {}).get(student) or {}) or student
         rows.append([name, "", ids["SIS User ID"], ids["SIS Login ID"], ""]
-                    + [lab.get(student, "") for lab in scores])
+                    + [canvas_number(lab[student]) if student in lab else "" for lab in scores])
     missing = {a.id: [s for s in students if s not in lab] for (a, _, _), lab in zip(labs, scores)}
     return csv_text(HEADER + names, rows), missing

@@ -82,8 +82,8 @@ def test_the_header_points_row_and_a_students_row_are_canvass(grades):
     text, missing = canvas_csv([(LAB06, grades[LAB06.id], None), (LAB01, grades[LAB01.id], None)])
     rows = list(csv.reader(io.StringIO(text)))
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", LAB06.title, LAB01.title]
-    assert rows[1] == ["Points Possible", "", "", "", "", f"{LAB06.total_points}", f"{LAB01.total_points}"]
-    assert rows[2] == ["ann", "", "", "ann", "", f"{LAB06.total_points}", f"{LAB01.total_points / 2}"]
+    assert rows[1] == ["Points Possible", "", "", "", "", f"{LAB06.total_points:g}", f"{LAB01.total_points:g}"]
+    assert rows[2] == ["ann", "", "", "ann", "", f"{LAB06.total_points:g}", f"{LAB01.total_points / 2:g}"]
     found = canvas_rules(text)
     assert set(found) == {"login:ann", "login:bo", "login:cy", "login:di"}
     assert missing == {LAB06.id: ["di"], LAB01.id: ["bo", "cy"]}
@@ -104,6 +104,12 @@ def test_the_score_is_the_final_one_after_the_late_penalty(grades):
     cy = canvas_rules(text)["login:cy"][LAB06.title]
     assert float(cy) == pytest.approx(LAB06.total_points * 0.9)            # 10 % of full marks taken
     assert float(canvas_rules(text)["login:ann"][LAB06.title]) == LAB06.total_points
+
+
+def test_a_score_is_a_plain_decimal_canvas_reads_never_an_exponent():
+    from autograder.classroom.canvas import canvas_number
+    assert [canvas_number(v) for v in (29.0, 26.5, 0.000005, 0.0, 13.333333333)] == ["29", "26.5", "0.000005", "0",
+                                                                                    "13.333333"]
 
 
 def test_the_id_goes_in_sis_user_id_when_asked(grades):
