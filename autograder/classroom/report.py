@@ -192,10 +192,10 @@ def class_record(assignment: Assignment, grades_dir: Path, db_url: str | None = 
     problem = ""
     try:
         book, late = read_book(db_url, assignment.id) if db_url else (None, None)
-    except GradebookUnavailable as exc:
+    except GradebookUnavailable as exc:   # the report still shows the engine's scores, and says why
         book, late, problem = None, None, str(exc)
     return ClassRecord(raw, unreadable, record_rows(assignment, raw, book, late),
-                     "Gradescope export" if exported else "results", db_url if book is not None else "", problem)
+                       "Gradescope export" if exported else "results", db_url if book is not None else "", problem)
 
 
 def analysed_scores(assignment: Assignment, rows, records: dict, answers: dict[str, dict[str, str]]
