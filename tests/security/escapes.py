@@ -19,6 +19,8 @@ READS = ("absolute", "relative_after_chdir", "dir_fd_of_root", "dot_dot_walk", "
          "proc_self_cwd", "proc_self_fd", "other_process", "inherited_fd", "symlink", "hardlink")
 # the spellings of a sys.path entry that imports the TA clone's reference, in bit order
 IMPORTS = ("absolute", "proc_self_root", "proc_self_fd", "relative_after_chdir")
+# the ways to change a file every user may write by its mode (a shared log, say), in bit order
+WRITES = ("append", "truncate")
 
 _KIT = '''
 import os, sys
@@ -132,6 +134,24 @@ def hardlink(target):
     os.link(target, "escape-hard")
     return _read("escape-hard")
 
+def append(path):
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        os.write(fd, b"changed by student code")
+    finally:
+        os.close(fd)
+
+def writes(path):
+    """A bit per way of WRITES that changed the file at `path`."""
+    mask = 0
+    for bit, way in enumerate(WRITES):
+        try:
+            append(path) if way == "append" else os.truncate(path, 0)
+            mask |= 1 << bit
+        except BaseException:
+            pass
+    return mask
+
 def reads(target):
     """A bit per spelling of READS that read the target."""
     mask = 0
@@ -145,16 +165,18 @@ def reads(target):
 '''
 
 
-def reader(target: str, marker: bytes) -> str:
+def reader(target: str, marker: bytes, shared: str) -> str:
     """A module whose comm_fraction returns the READS mask of `target` (which holds `marker`), read
-    with the audit hook cleared (attack.UNHOOK), and 2^16 times the mask of the same spellings on its
-    own module (CONTROL: what is allowed still reads, so the attempts ran)."""
-    return UNHOOK + _KIT + f"\nREADS = {READS!r}\nMARKER = {marker!r}\nMASK = reads({target!r})\n" + '''
+    with the audit hook cleared (attack.UNHOOK), plus 2^16 times the mask of the same spellings on its
+    own module (CONTROL: what is allowed still reads, so the attempts ran), plus 2^32 times the
+    WRITES mask of `shared`, a file every user may write."""
+    return UNHOOK + _KIT + (f"\nREADS = {READS!r}\nWRITES = {WRITES!r}\nMARKER = {marker!r}\n"
+                            f"MASK = reads({target!r})\nCHANGED = writes({shared!r})\n") + '''
 MARKER = b"def "
 CONTROL = reads(__file__)   # the same spellings on its own copy, which it may read: the kit ran
 
 def comm_fraction(comm_s, compute_s):
-    return float(MASK | CONTROL << 16)
+    return float(MASK | CONTROL << 16 | CHANGED << 32)
 '''
 
 

@@ -32,15 +32,16 @@ from autograder.course import SECRET_PACKAGES
 from autograder.engine.config import GradingConfig
 from autograder.engine.filetree import copy_submission, read_regular
 from autograder.engine.sandbox.errors import BadReply, SandboxUnavailable, StudentError
-from autograder.engine.sandbox import landlock
+from autograder.engine.sandbox import chroot, landlock
 from autograder.engine.sandbox.jail import PATHS, bwrap_command, runtime_mounts, seen_through
 from autograder.engine.sandbox.modes import MODES, bwrap_available, choose_mode, user_mode_problem
 from autograder.engine.sandbox.replies import OWN_FILE, check_call, check_error, check_replies, check_signature
 from autograder.engine.sandbox.roots import ROOT_PREFIX, sweep_once
 from autograder.engine.sandbox.runtime import numpy_dirs, python_paths, site_dirs
 from autograder.engine.sandbox.seccomp import filter_fd, installer
-from autograder.engine.sandbox.usermode import (become, course_secrets, exposed_by, give_back_uid, hand_over,
-                                                jail_stdlib, landlock_rules, namespaces, private_numpy_site, take_uid)
+from autograder.engine.sandbox.usermode import (become, chroot_tree, course_secrets, exposed_by, give_back_uid,
+                                                hand_over, jail_stdlib, landlock_rules, mechanism, namespaces,
+                                                private_numpy_site, take_uid)
 from autograder.engine.submission import Submission, read_submission
 
 WORKER = Path(__file__).with_name("worker.py")
@@ -84,6 +85,9 @@ class Sandbox:
                 raise SandboxUnavailable(f"the unprivileged-user sandbox cannot run: {problem}")
         self.taken_uid = take_uid() if self.mode == "user" else None
         self.uid = self.taken_uid       # "user" mode: this student's own uid
+        self.mechanism = mechanism()[0] if self.mode == "user" else ""     # "landlock" or "chroot"
+        self.tree: chroot.Tree | None = None    # the chroot's tree, where the jail's folder then lies
+        self.devnull_fd: int | None = None      # the user mode: the grader's /dev/null, passed while spawning
         self.secrets = [*course_secrets(), *([self.submission_dir] if self.submission_dir else []), *map(Path, secrets)]
         self.outputs = list(map(Path, outputs))
         self.probe = _probe             # the start check's own jail (check_jail): it reads anywhere the jail shows
@@ -163,9 +167,13 @@ class Sandbox:
         self._copy_in()
 
     def _check_rules(self) -> None:
-        """The user mode: no secret or output may lie beneath what the worker's Landlock rules allow
-        (the course installed inside the stdlib's folder, say); SandboxUnavailable naming it."""
-        rules = landlock_rules(self.uid, self.root)
+        """The user mode: no secret or output may lie beneath what the worker's Landlock rules allow,
+        or what the chroot's tree holds (the course installed inside the stdlib's folder, say);
+        SandboxUnavailable naming it."""
+        if self.tree is not None:
+            rules = [(source, landlock.READ) for source in self.tree.sources]
+        else:
+            rules = landlock_rules(self.uid, self.root)
         for path in (*self.secrets, *self.outputs):
             allowed = exposed_by(path, rules)
             if allowed is not None:
@@ -185,7 +193,11 @@ class Sandbox:
         """The jail's folder: an empty submission/ (filled by _prepare or take), tmp/, site/, the worker.
         Named by the grader's pid, so that a later grader can tell a dead one's folder (sweep_stale_roots)."""
         sweep_once()
-        self.root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-"))
+        if self.mechanism == "chroot":      # inside the tree (removed with it if the grader is killed)
+            self.tree = chroot_tree(self.uid)
+            self.root = self.tree.jail()
+        else:
+            self.root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-"))
         (self.root / "submission").mkdir()
         (self.root / "tmp").mkdir()
         site = self.root / "site"
@@ -199,7 +211,8 @@ class Sandbox:
         shutil.copyfile(WORKER, self.root / "worker.py")
 
     def _command(self, seccomp_fd: int | None = None) -> tuple[list[str], dict[str, Any]]:
-        """The worker's command line and its paths; bubblewrap loads the filter from `seccomp_fd`."""
+        """The worker's command line and its paths; bubblewrap loads the filter from `seccomp_fd`; the
+        user mode's worker gets the grader's /dev/null as fd `devnull_fd` (a chroot may have none)."""
         exe, libdir, stdlib = python_paths()
         roots = [stdlib, libdir]
         if self.mode == "bubblewrap":
@@ -207,8 +220,9 @@ class Sandbox:
             cmd = bwrap_command(self.bwrap, self.root, self.tmp_bytes, seccomp_fd)
             roots += ["/sandbox"]
         else:
-            paths = {k: str(self.root / k) for k in ("submission", "site", "tmp")}
-            cmd = [exe, "-I", "-S", str(self.root / "worker.py")]
+            seen = self.tree.inside if self.tree is not None else str      # the chrooted worker's names
+            paths = {k: seen(self.root / k) for k in ("submission", "site", "tmp")}
+            cmd = [exe, "-I", "-S", seen(self.root / "worker.py")]
             if self.mode == "user":
                 roots += [paths["submission"], paths["site"], str(private_numpy_site()), *jail_stdlib(self.uid)]
             else:
@@ -216,6 +230,8 @@ class Sandbox:
         if self.probe:
             roots = ["/"]       # the start check reads what an attacker without the courtesy hook could
         config = dict(paths, module=self.module, read_roots=roots, output_cap=self.config.output_cap_chars)
+        if self.devnull_fd is not None:
+            config["devnull_fd"] = self.devnull_fd
         return cmd + [json.dumps(config)], paths
 
     def _limits(self) -> None:
@@ -241,13 +257,19 @@ class Sandbox:
         install = None if self.mode == "bubblewrap" else installer(create_files=False)
         if self.mode == "user" and install is None:     # user_mode_problem() refused it already
             raise SandboxUnavailable("the unprivileged-user sandbox has no seccomp filter for this machine")
-        rules = None
-        if self.mode == "user":     # in the child: namespaces as root, then the uid, Landlock and the filter
-            try:
-                rules = landlock.ruleset(landlock_rules(self.uid, self.root))
-            except OSError as exc:
-                raise self._broken(f"the kernel refused its Landlock rules: {exc}") from None
-            self.before_exec = [namespaces(), become(self.uid), landlock.restrictor(rules), install]
+        rules = devnull = self.devnull_fd = None
+        if self.mode == "user":     # in the child: namespaces and the chroot as root, then the uid, Landlock, the filter
+            devnull = self.devnull_fd = os.open(os.devnull, os.O_RDWR)
+            if self.tree is not None:
+                confine = chroot.enter(self.tree, self.tree.inside(self.root / "tmp"))
+                self.before_exec = [namespaces(), confine, become(self.uid), install]
+            else:
+                try:
+                    rules = landlock.ruleset(landlock_rules(self.uid, self.root))
+                except OSError as exc:
+                    os.close(devnull)
+                    raise self._broken(f"the kernel refused its Landlock rules: {exc}") from None
+                self.before_exec = [namespaces(), become(self.uid), landlock.restrictor(rules), install]
         else:
             self.before_exec = [install] if install else []
         try:
@@ -258,7 +280,7 @@ class Sandbox:
                 self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
                                              cwd=self.root / "tmp", env=env, preexec_fn=self._limits,
                                              start_new_session=True, close_fds=True,
-                                             pass_fds=() if seccomp is None else (seccomp,))
+                                             pass_fds=tuple(fd for fd in (seccomp, devnull) if fd is not None))
             except (OSError, subprocess.SubprocessError) as exc:    # e.g. the kernel refused the filter
                 raise self._broken(f"{type(exc).__name__}: {exc}") from None
         finally:
@@ -266,6 +288,8 @@ class Sandbox:
                 os.close(seccomp)
             if rules is not None:
                 rules.close()
+            if devnull is not None:
+                os.close(devnull)
         self.starting = True
 
     def _start(self) -> None:
@@ -507,7 +531,7 @@ def leaks(paths, packages):
 
 def opened(paths, packages, files_per_folder):
     \"\"\"Under Landlock a path's metadata stays visible: what of `paths` student code can open (a file
-    read, a folder listed, or a file beneath it read), then whether it can list the machine's root.\"\"\"
+    read, or a file beneath a folder it can list).\"\"\"
     found = [("the package %s can be imported" % name) for name in packages if _finds(name)]
     for path in paths:
         if os.path.isfile(path):
@@ -523,11 +547,6 @@ def opened(paths, packages, files_per_folder):
                     break
         except OSError:
             pass
-    try:
-        os.listdir("/")
-        found.append("/ can be listed")
-    except OSError:
-        pass
     return found
 
 def _reads(path):
@@ -559,8 +578,8 @@ def check_jail(config: GradingConfig, secrets: Collection[Path] = (), mode: str 
     process for a configuration also starts the real jail (the real command, binds or rules, and
     limits) on a probe module and asks from inside that the worker starts, numpy imports where the
     grader has it, and neither the packages (reference, autograder, labs) nor those paths can be
-    reached -- in the user mode by opening them (Landlock leaves a path's metadata visible), and
-    that / cannot be listed: the ruleset is in force."""
+    reached -- in the user mode by opening them (Landlock leaves a path's metadata visible), among
+    them a canary every user may read by its file modes: the kernel's confinement is in force."""
     secrets = [Path(p) for p in (*course_secrets(), *site_dirs(), *secrets)]
     if mode == "bubblewrap":
         for path in secrets:
@@ -577,6 +596,11 @@ def check_jail(config: GradingConfig, secrets: Collection[Path] = (), mode: str 
     with tempfile.TemporaryDirectory(prefix="scalelabs-jail-check-") as folder, \
             tempfile.TemporaryFile() as errors:
         (Path(folder) / f"{PROBE_MODULE}.py").write_text(_PROBE_SOURCE)
+        canary = Path(folder) / "canary" / "world-readable"
+        canary.parent.mkdir()
+        canary.write_text("open to every user by its file modes\n")
+        for path, bits in ((folder, 0o755), (canary.parent, 0o755), (canary, 0o644)):
+            os.chmod(path, bits)
         box = Sandbox(Path(folder), PROBE_MODULE, config, mode=mode, _probe=True)
         box.stderr = errors
         try:
@@ -585,8 +609,8 @@ def check_jail(config: GradingConfig, secrets: Collection[Path] = (), mode: str 
                 if mode == "bubblewrap":
                     found = box.call("leaks", {"paths": [str(p) for p in secrets], "packages": list(SECRET_PACKAGES)})
                 else:
-                    found = box.call("opened", {"paths": [str(p) for p in secrets if p not in map(Path, site_dirs())],
-                                                "packages": list(SECRET_PACKAGES), "files_per_folder": 3})
+                    paths = [str(p) for p in secrets if p not in map(Path, site_dirs())] + [str(canary)]
+                    found = box.call("opened", {"paths": paths, "packages": list(SECRET_PACKAGES), "files_per_folder": 3})
                 if numpy_dirs():
                     box.call("numpy_version", {})
         except (SandboxUnavailable, StudentError) as exc:

@@ -61,8 +61,8 @@ def abi() -> tuple[int, str]:
         return int(version), ""
     code = ctypes.get_errno()
     if code == errno.ENOSYS:
-        return 0, ("the kernel has no Landlock (Linux 5.13 or later built with CONFIG_SECURITY_LANDLOCK, "
-                   f"this is {os.uname().release})")
+        return 0, (f"the kernel has no Landlock (Linux {os.uname().release}; it needs 5.13 or later built with "
+                   "CONFIG_SECURITY_LANDLOCK)")
     if code == errno.EOPNOTSUPP:
         return 0, ("the kernel has Landlock but it is not enabled (add landlock to the lsm= boot parameter "
                    "or CONFIG_LSM)")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from autograder.course import find_course, package_dirs
-from autograder.engine.sandbox import landlock
+from autograder.engine.sandbox import chroot, landlock
 from autograder.engine.sandbox.errors import SandboxUnavailable
 from autograder.engine.sandbox.jail import PACKAGE_FOLDERS
 from autograder.engine.sandbox.runtime import JAIL_ENV, MAPPED_PROBE, numpy_dirs, python_paths
@@ -174,6 +174,27 @@ def landlock_rules(uid: int, root: Path) -> list[tuple[str, int]]:
     return [*runtime_rules(uid), (str(root / "worker.py"), landlock.READ), (str(root / "site"), landlock.READ),
             (str(root / "submission"), landlock.READ), (str(root / "tmp"), landlock.SCRATCH),
             (os.devnull, landlock.DEVICE)]
+
+
+def mechanism() -> tuple[str, str]:
+    """How the kernel keeps the worker to its files here: ("landlock", ""), else ("chroot", why not
+    Landlock) where the grader may chroot, else ("", why neither)."""
+    version, why = landlock.abi()
+    if version:
+        return "landlock", ""
+    cannot = chroot.can_chroot()
+    return ("chroot", why) if not cannot else ("", f"{why}, and {cannot}")
+
+
+def chroot_tree(uid: int) -> chroot.Tree:
+    """The prepared tree of this grader process (chroot.tree) holding what `uid`'s worker needs."""
+    exe = python_paths()[0]
+    folders = tuple(p for p in jail_stdlib(uid) if os.path.isdir(p))
+    files = (exe, "/etc/ld.so.cache", *mapped_as(uid), *(p for p in jail_stdlib(uid) if os.path.isfile(p)))
+    made = chroot.tree(tuple(p for p in files if os.path.exists(p)), folders,
+                       str(private_numpy_site()) if numpy_dirs() else None)
+    chroot.device_null(made)
+    return made
 
 
 def exposed_by(path: str | Path, rules: list[tuple[str, int]]) -> str | None:
