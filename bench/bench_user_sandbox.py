@@ -5,7 +5,9 @@
 Run as root (the user mode needs it). For the lab's sample class, `scalelabs grade-batch --jobs 1` with
 bubblewrap off PATH, wall and CPU seconds per submission (the grader and its children), median of --runs:
 - user, Landlock: the mode as shipped on a kernel with Landlock;
-- user, no Landlock step: the same with the ruleset neither built nor applied (what Landlock adds);
+- user, Landlock / no Landlock, no start check: the same without the once-per-process start check (whose
+  canary would refuse a worker without Landlock), with the ruleset built and applied or neither: what
+  Landlock adds per submission;
 - user, chroot: the fallback, the grader under a filter whose landlock_* syscalls answer ENOSYS (a kernel
   without Landlock; tests/security/container.py), its tree made once per grader process;
 - bubblewrap, for reference;
@@ -34,6 +36,10 @@ sys.path[:0] = [str(REPO), str(REPO / "tests" / "security")]
 from autograder.classroom import samples  # noqa: E402
 import container  # noqa: E402
 
+# the start check's probe would refuse a worker without Landlock (its canary is readable): both rows
+# that compare with and without the step skip it, so that they differ by the step alone
+NO_START_CHECK = ("from autograder.engine.sandbox import client\n"
+                  "client._checked = type('Every', (set,), {'__contains__': lambda self, key: True})()\n")
 NO_LANDLOCK_STEP = ("from autograder.engine.sandbox import landlock\n"
                     "class _Nothing:\n    fd = -1\n    def close(self): pass\n"
                     "landlock.ruleset = lambda rules: _Nothing()\n"
@@ -118,7 +124,8 @@ def main() -> None:
         python = sys.executable
         rows = {
             "user, Landlock": ([python, "-c", CLI], REPO, env, None),
-            "user, no Landlock step": ([python, "-c", NO_LANDLOCK_STEP + CLI], REPO, env, None),
+            "user, Landlock, no start check": ([python, "-c", NO_START_CHECK + CLI], REPO, env, None),
+            "user, no Landlock, no start check": ([python, "-c", NO_START_CHECK + NO_LANDLOCK_STEP + CLI], REPO, env, None),
         }
         if container.applies():
             rows["user, chroot (no Landlock)"] = ([*container.prefix(), python, "-c", CLI], REPO, None,
