@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from autograder.engine.sandbox.jail import PACKAGE_FOLDERS, TOP_LINKS, _aliases, _expose, _interpreter_of
+from autograder.engine.sandbox.jail import PACKAGE_FOLDERS, TOP_LINKS, aliases, expose, interpreter_of
 from autograder.engine.sandbox.roots import ROOT_PREFIX
 
 CAP_SYS_CHROOT = 18
@@ -96,13 +96,13 @@ def _make(files: tuple[str, ...], folders: tuple[str, ...], numpy_site: str | No
     binds: set[str] = set()
     links: dict[str, str] = {top: os.readlink(top) for top in TOP_LINKS if os.path.islink(top)}
     for path in files:
-        _expose(path, binds, links)
-        interpreter = _interpreter_of(path) if os.access(path, os.X_OK) else None
+        expose(path, binds, links)
+        interpreter = interpreter_of(path) if os.access(path, os.X_OK) else None
         if interpreter:
-            _expose(interpreter, binds, links)
+            expose(interpreter, binds, links)
     for path in (*folders, *([numpy_site] if numpy_site else [])):
-        _expose(path, binds, links)
-    links.update(_aliases({p for p in binds if os.path.isfile(p)}))
+        expose(path, binds, links)
+    links.update(aliases({p for p in binds if os.path.isfile(p)}))
     for where, target in sorted(links.items()):
         at = Path(_inside(folder, where))
         at.parent.mkdir(parents=True, exist_ok=True)

@@ -10,8 +10,9 @@ Boundaries (`mode`, chosen by `modes.choose_mode`; docs/ARCHITECTURE.md "Trust m
 * "user" (usermode.py; root without a usable bwrap, e.g. a Gradescope container): a uid of its own
   (no capabilities, no_new_privs) on a private copy readable by that uid only, and a Landlock
   ruleset (landlock.py) that lets it open the interpreter, its stdlib, numpy, the copy, its tmp and
-  nothing else; no secret may lie beneath what it allows (or grading refuses), checked from inside
-  once per grader process (check_jail).
+  nothing else -- or, where the kernel has no Landlock, a chroot into a tree of those (chroot.py); no
+  secret may lie beneath what it allows (or grading refuses), checked from inside once per grader
+  process (check_jail).
 * "unsandboxed": a plain subprocess with rlimits; only when the course opts in explicitly.
 """
 from __future__ import annotations
@@ -290,6 +291,7 @@ class Sandbox:
                 rules.close()
             if devnull is not None:
                 os.close(devnull)
+                self.devnull_fd = None
         self.starting = True
 
     def _start(self) -> None:

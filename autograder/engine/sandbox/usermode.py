@@ -3,8 +3,8 @@ runs as a uid of its own, and the kernel keeps it to its own files: a Landlock r
 allows the interpreter, the files the loader maps for it, its stdlib (not the packages folder inside
 it), numpy, the worker, the copy of the submission, its scratch folder and /dev/null, and nothing
 else, applied in the grader's child before it execs the worker. Where the kernel has no Landlock the
-mode refuses (modes.user_mode_problem): nothing else here would keep student code out of a
-world-readable file."""
+worker is chrooted into a tree of the same files (chroot.py); where the grader cannot chroot either,
+the mode refuses (modes.user_mode_problem): file modes alone would leave it every world-readable file."""
 from __future__ import annotations
 
 import atexit
