@@ -2,14 +2,17 @@
 root, student code opens nothing outside its submission copy, its scratch folder, the interpreter, its
 stdlib and numpy, however it spells the path (tests/security/escapes.py: absolute, relative after
 chdir, dir_fd, a `..` walk, openat2, /proc/self/root, /proc/self/cwd, /proc/self/fd, another
-process's /proc entries, inherited fds, links) -- on a plain host and in a container-like grader
-(tests/security/container.py: Docker's default capabilities and syscall refusals, no user namespace).
+process's /proc entries, inherited fds, links), and changes no file outside -- on a plain host, in a
+container-like grader (tests/security/container.py: Docker's default capabilities and syscall
+refusals, no user namespace), and in one whose kernel has no Landlock (the chroot fallback).
 
 The targets are what file modes alone left open on main: an earlier classmate's results in a
-`grade-batch --out` folder outside the course (world-readable, as grade-batch writes it), and a
-world-readable copy of the course (a TA's clone) whose reference/ an untouched stub imports. One class
-per setting, graded twice (the honest classmate first, so that their results exist; then the
-attackers): the honest classmate keeps full marks, every attack reads and scores nothing.
+`grade-batch --out` folder outside the course (world-readable, as grade-batch writes it), a
+world-readable copy of the course (a TA's clone) whose reference/ an untouched stub imports, and a file
+every user may write. The earlier batch (an honest classmate) is graded once; each setting grades the
+attackers after it with a second honest classmate beside them: both keep full marks, every attack reads,
+changes and scores nothing. Where no mechanism can run, every door refuses in one line; the sample
+class gets its declared scores in the user mode.
 """
 from __future__ import annotations
 
@@ -340,3 +343,36 @@ def test_an_older_landlock_still_keeps_truncate_out(tmp_path, monkeypatch):
         assert notes.read_text() == SHARED_TEXT
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_the_chroot_fallback_shows_only_its_tree_and_creates_no_file(tmp_path, monkeypatch):
+    """Where the kernel has no Landlock the worker is chrooted into the grader's tree: its / holds the
+    runtime and the jails' folder, no /proc, nothing of the host; and the filter, its only wall against
+    new files there, refuses one in its own tmp (its uid's) as in /tmp."""
+    from autograder.engine.config import GradingConfig
+    from autograder.engine.sandbox import Sandbox, chroot, landlock
+
+    if chroot.can_chroot():
+        pytest.skip(chroot.can_chroot())
+    monkeypatch.setattr(landlock, "abi", lambda: (0, "the kernel has no Landlock (simulated)"))
+    source = toy.reference_source() + escapes.UNHOOK + (
+        "\nimport errno, os\n"
+        "def top():\n"
+        "    return sorted(os.listdir(os.open('/', os.O_RDONLY | os.O_DIRECTORY)))\n"
+        "def create(folder):\n"
+        "    try:\n"
+        "        os.close(os.open(os.path.join(folder, 'new-file'), os.O_WRONLY | os.O_CREAT, 0o600))\n"
+        "        return 'created'\n"
+        "    except OSError as exc:\n"
+        "        return errno.errorcode[exc.errno]\n")
+    folder = toy.make_submission(tmp_path / "mallory", source, toy.key)
+    with Sandbox(folder, "collectives", GradingConfig(), mode="user") as box:
+        box.load()
+        assert box.mechanism == "chroot"
+        top = box.call("top", {})
+        runtime = {"bin", "dev", "etc", "jails", "lib", "lib32", "lib64", "libx32", "root", "sbin", "tmp", "usr"}
+        assert "jails" in top and set(top) <= runtime, top      # no proc, home, work, srv...
+        assert box.call("create", {"folder": "."}) == "EPERM"
+        assert box.call("create", {"folder": "/tmp"}) == "EPERM"
+        assert box.call("comm_fraction", {"comm_s": 1.0, "compute_s": 3.0}) == 0.25
+        assert not (box.root / "tmp" / "new-file").exists()
