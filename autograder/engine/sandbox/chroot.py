@@ -44,8 +44,14 @@ def can_chroot() -> str:
 
 def _place(source: str, target: str) -> None:
     """A hard link of `source` at `target`, else a copy (another filesystem, or links refused); a
-    file already placed (a mapped library inside a stdlib folder) is kept."""
+    file already placed (a mapped library inside a stdlib folder) is kept. A file that is not root's
+    or that others may write is copied, never linked: through a link the jail would change the host's."""
     if os.path.lexists(target):
+        return
+    found = os.lstat(source)
+    if found.st_uid != 0 or found.st_mode & 0o022:
+        shutil.copy2(source, target)
+        os.chmod(target, found.st_mode & 0o755)
         return
     try:
         os.link(source, target)
