@@ -17,6 +17,7 @@ Boundaries (`mode`, chosen by `modes.choose_mode`; docs/ARCHITECTURE.md "Trust m
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import resource
@@ -603,7 +604,10 @@ def check_jail(config: GradingConfig, secrets: Collection[Path] = (), mode: str 
         canary.write_text("open to every user by its file modes\n")
         for path, bits in ((folder, 0o755), (canary.parent, 0o755), (canary, 0o644)):
             os.chmod(path, bits)
-        box = Sandbox(Path(folder), PROBE_MODULE, config, mode=mode, _probe=True)
+        # the probe's calls are the grader's own work, not a student's: they get the start-up time, never the
+        # course's per-call limit (0.5 s timed out numpy's import at load 14 and refused the whole class)
+        probe_config = dataclasses.replace(config, call_timeout_s=max(config.call_timeout_s, config.import_timeout_s))
+        box = Sandbox(Path(folder), PROBE_MODULE, probe_config, mode=mode, _probe=True)
         box.stderr = errors
         try:
             with box:
