@@ -345,8 +345,9 @@ def test_a_student_follows_their_page_with_their_folder_and_nothing_of_scalelabs
 
 
 def test_a_student_venv_holds_no_scalelabs(walk):
-    venv = walk["work"] / "student" / ".venv"
-    done = subprocess.run([str(venv / "bin" / "python"), "-c", "import autograder"], capture_output=True, text=True)
+    home = walk["work"] / "student"
+    done = subprocess.run([str(home / ".venv" / "bin" / "python"), "-c", "import autograder"], cwd=home / LAB,
+                          env=base_env(), capture_output=True, text=True)
     assert done.returncode == 1 and "No module named 'autograder'" in done.stderr
 
 
