@@ -251,6 +251,9 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
         out.print(f"regraded {len(who)}: {escape(why)}{shown}", highlight=False, soft_wrap=True)
     if summary.late:
         out.print(late_summary(summary.late), highlight=False, soft_wrap=True)
+    for student, own in summary.renamed.items():   # an id no file name or CSV cell can hold (identity.safe_id)
+        out.print(f"{escape(ascii(own))} is graded as {student}: Gradescope's id cannot be a file name or a safe CSV cell",
+                  highlight=False, soft_wrap=True)
     if summary.rewritten:
         out.print(f"feedback pages made whole again from their results: {', '.join(summary.rewritten)}", highlight=False, soft_wrap=True)
     for student, why in summary.failed.items():

@@ -43,11 +43,23 @@ def _naive(text: str) -> datetime | None:
     return moment.replace(microsecond=int((match[2] or "0")[:6].ljust(6, "0")))
 
 
+OFFSET = re.compile(r"([+-])(\d\d)(?::?(\d\d))?")   # +09, +0900, +09:00 (a zone without a name: %Z of Asia/Dubai)
+ABBREVIATION = re.compile(r"[A-Za-z]{2,6}")           # JST, IST, AEDT, CEST: a zone's name for itself, not an instant
+
+
+class ZoneDisagrees(ValueError):
+    """A time written with a zone's abbreviation that the configured zone does not write at that time (an
+    abbreviation names no single offset: IST is India's, Ireland's and Israel's), so it names no instant."""
+
+
 def nbgrader_time(text: str, zone: str = "") -> datetime:
-    """A timestamp as nbgrader's submit writes it: ISO 8601 with an offset, `... UTC`, `... -0800`, or
-    `... <abbreviation>` of the course's zone (Exchange.timezone set to it writes PST/PDT). ValueError
-    says why it is not one: not a date-time, or no zone (nbgrader would take it for UTC, whatever
-    zone it was written in), or a zone that does not name one instant."""
+    """A timestamp as nbgrader's submit writes it, `datetime.now(gettz(Exchange.timezone)).strftime(
+    "%Y-%m-%d %H:%M:%S.%f %Z")`: ISO 8601 with an offset, `... UTC`/`... GMT`, `... +04` or `... -0330` (a
+    zone whose name is its offset), or `... <abbreviation>` read in `zone`, the course's zone (an IANA name
+    as dateutil's gettz reads it, nbgrader's own reader): JST in Asia/Tokyo, IST in Asia/Kolkata, AEST and
+    AEDT in Australia/Sydney, PDT then PST in the hour the clocks go back. ValueError says why it is not
+    one: not a date-time, or no zone (nbgrader would take it for UTC, whatever zone it was written in);
+    ZoneDisagrees when the abbreviation is not one `zone` writes at that time (or no zone is set)."""
     text = text.strip()
     try:
         return parse_moment(text)
@@ -59,18 +71,34 @@ def nbgrader_time(text: str, zone: str = "") -> datetime:
     local = _naive(stamp)
     if local is None:
         raise ValueError(f"{text!r} is not a date-time")
-    if offset := re.fullmatch(r"([+-])(\d\d):?(\d\d)", token):
+    if offset := OFFSET.fullmatch(token):
         sign = -1 if offset[1] == "-" else 1
-        return local.replace(tzinfo=timezone(sign * timedelta(hours=int(offset[2]), minutes=int(offset[3]))))
-    if zone:
-        from zoneinfo import ZoneInfo
+        return local.replace(tzinfo=timezone(sign * timedelta(hours=int(offset[2]), minutes=int(offset[3] or 0))))
+    if not ABBREVIATION.fullmatch(token):
+        raise ValueError(f"{text!r}: {token!r} is not an offset, UTC or a time zone's abbreviation")
+    return _written_in(local, token, zone, text)
 
-        for fold in (0, 1):   # an hour the clocks go back is read twice: PDT first, then PST
-            moment = local.replace(tzinfo=ZoneInfo(zone), fold=fold)
-            if token in (moment.tzname(), zone):
-                return moment
-    raise ValueError(f"{text!r}: {token!r} is not an offset, UTC, or the course's [deadlines] timezone "
-                     f"({zone or 'none set'}), so it names no one instant")
+
+def _written_in(local: datetime, token: str, zone: str, text: str) -> datetime:
+    """`local` read in `zone` where `zone` writes it with the abbreviation `token` (fold: the hour the
+    clocks go back is written twice, EDT then EST); else ZoneDisagrees."""
+    from dateutil import tz
+
+    tzinfo = tz.gettz(zone) if zone else None
+    written = {}
+    for fold in (0, 1):
+        moment = tz.enfold(local.replace(tzinfo=tzinfo), fold) if tzinfo else None
+        if moment is not None and tz.datetime_exists(moment):
+            written.setdefault(moment.tzname(), moment)
+    if token in written:
+        return written[token]
+    if not zone or tzinfo is None:
+        raise ZoneDisagrees(f"{text!r}: {token!r} is not an offset, UTC, or the course's time zone's abbreviation "
+                            f"({zone or 'none set'}{'' if tzinfo or not zone else ': not a time zone'}), so it names no "
+                            "one instant")
+    names = " or ".join(written) or "nothing (the clocks skip that hour)"
+    raise ZoneDisagrees(f"{text!r} is written in {token}, but the course's time zone {zone} writes {names} at that "
+                        f"time: {token} names no one instant here")
 
 
 def from_timestamp_file(folder: Path, zone: str = "") -> SubmissionTime:
