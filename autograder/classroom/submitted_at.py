@@ -1,7 +1,9 @@
 """When a submission was made, from the record its door keeps (autograder.classroom.deadlines weighs it):
 
-    nbgrader     submitted/<student>/<lab>/timestamp.txt: what `nbgrader submit` wrote into the exchange
-                 (`%Y-%m-%d %H:%M:%S.%f %Z` in Exchange.timezone), copied by `nbgrader collect`
+    nbgrader     submitted/<student>/<lab>/timestamp.txt: the course's collect writes it in UTC (the later of
+                 the hand-in's name, `%Y-%m-%d %H:%M:%S.%f %Z` in Exchange.timezone as `nbgrader submit`
+                 writes it, and its files' last change: autograder/doors/collect.py); nbgrader's own
+                 collect copies what `nbgrader submit` wrote
     Gradescope   the autograder's submission_metadata.json `created_at` (the otter door), an export's
                  submission_metadata.yml `:created_at` (grade-batch and the report of an export)
     a TA's CSV   `student,submitted_at` (optionally `lab`), for a platform download (`--timestamps`)
@@ -43,7 +45,6 @@ def _naive(text: str) -> datetime | None:
     return moment.replace(microsecond=int((match[2] or "0")[:6].ljust(6, "0")))
 
 
-OFFSET = re.compile(r"([+-])(\d\d)(?::?(\d\d))?")   # +09, +0900, +09:00 (a zone without a name: %Z of Asia/Dubai)
 ABBREVIATION = re.compile(r"[A-Za-z]{2,6}")           # JST, IST, AEDT, CEST: a zone's name for itself, not an instant
 
 
@@ -71,9 +72,9 @@ def nbgrader_time(text: str, zone: str = "") -> datetime:
     local = _naive(stamp)
     if local is None:
         raise ValueError(f"{text!r} is not a date-time")
-    if offset := OFFSET.fullmatch(token):
+    if offset := re.fullmatch(r"([+-])(\d\d):?(\d\d)", token):
         sign = -1 if offset[1] == "-" else 1
-        return local.replace(tzinfo=timezone(sign * timedelta(hours=int(offset[2]), minutes=int(offset[3] or 0))))
+        return local.replace(tzinfo=timezone(sign * timedelta(hours=int(offset[2]), minutes=int(offset[3]))))
     if not ABBREVIATION.fullmatch(token):
         raise ValueError(f"{text!r}: {token!r} is not an offset, UTC or a time zone's abbreviation")
     return _written_in(local, token, zone, text)

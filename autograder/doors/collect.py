@@ -1,4 +1,4 @@
-"""nbgrader's collect, with the exchange's inbound folder read as student data (issue 26).
+"""nbgrader's collect, with the exchange's inbound folder read as student data (issues 26 and 37).
 
 `nbgrader collect` copies each student's latest hand-in from `<exchange>/<course>/inbound/` into
 `submitted/<student>/<assignment>/`, running as course staff. Every student can write into that
@@ -241,18 +241,20 @@ class SafeCollect(ExchangeCollect):
         if not self.src_records:
             self.log.warning("No submissions of '%s' for course '%s' to collect",
                              self.coursedir.assignment_id, self.coursedir.course_id)
+        copied = 0
         for record in self.src_records:
             try:
                 self.collect_one(record)
+                copied += 1
             except Exception as exc:  # noqa: BLE001  (one student's hand-in never stops the class)
                 self.failed.append(record["username"])
                 self.log.error("%s not collected: %s (%s: %s); what submitted/ holds for them stays, and the rest "
                                "of the class is collected", record["username"], shown(record["filename"]),
                                type(exc).__name__, shown(str(exc)))
         if self.refused or self.failed or self.doubted:
-            self.log.error("collected %d; refused %d hand-ins, could not copy %d, and dated %d by their files alone "
-                           "for a person to check (each named above)", len(self.src_records) - len(self.failed),
-                           len(self.refused), len(self.failed), len(self.doubted))
+            self.log.error("collected %d; refused %d hand-ins, could not read or copy %d students' and dated %d by "
+                           "their files alone for a person to check (each named above)", copied, len(self.refused),
+                           len(self.failed), len(self.doubted))
 
     def collect_one(self, record: dict) -> None:
         student, assignment = record["username"], self.coursedir.assignment_id

@@ -164,7 +164,13 @@ def _hand_in_and_collect(work: Path) -> dict:
                 for s in (VICTIM, *HONEST)}
     inbound = exchange / course_id / "inbound"
     handed_in_from = _utcnow()
-    hand_ins = {s: _submit(homes[s], s, s, inbound, course_id, assignment) for s in STUDENTS}
+    hand_ins = {s: _submit(homes[s], s, s, inbound, course_id, assignment) for s in STUDENTS if s != REDATER}
+    # uucp's hand-in, renamed as soon as it is made to claim 120 s before it was begun (in UTC, which every
+    # zone reads alike): well within the 300 s the collect allowed a claim before the files' last change
+    redater_began = _utcnow()
+    hand_ins[REDATER] = _submit(homes[REDATER], REDATER, REDATER, inbound, course_id, assignment)
+    redated_to = redater_began - datetime.timedelta(seconds=120)
+    hand_ins[REDATER].rename(inbound / f"{REDATER}+{assignment.id}+{redated_to.strftime(TIMESTAMP_FORMAT)}+redated")
     # links added to their own hand-ins (nbgrader submit would follow them): sys's to the reference it
     # cannot read, beside its one-import module; games's to nothing
     os.symlink(private / "ref", hand_ins[LINKER] / "ref")
@@ -184,11 +190,8 @@ def _hand_in_and_collect(work: Path) -> dict:
     claimed = inbound / f"{BACKDATER}+{assignment.id}+{hour_ago}+backdated"
     ours.rename(claimed)
     (claimed / "timestamp.txt").write_text(hour_ago)
-    # news's 1,500 nested folders; uucp's hand-in renamed to claim 120 s before it was begun (in UTC, which
-    # every zone reads alike); proxy's named in India's time, as its own machine's nbgrader would write it
+    # news's 1,500 nested folders; proxy's hand-in named in India's time, as its own machine's nbgrader writes it
     _nest(hand_ins[DEEP], NESTED, DEEP)
-    redated_to = handed_in_from - datetime.timedelta(seconds=120)
-    hand_ins[REDATER].rename(inbound / f"{REDATER}+{assignment.id}+{redated_to.strftime(TIMESTAMP_FORMAT)}+redated")
     from dateutil.tz import gettz
     india = _utcnow().replace(tzinfo=datetime.timezone.utc).astimezone(gettz("Asia/Kolkata")).strftime(NBGRADER_STAMP)
     hand_ins[ELSEWHERE].rename(inbound / f"{ELSEWHERE}+{assignment.id}+{india}+elsewhere")
@@ -202,7 +205,7 @@ def _hand_in_and_collect(work: Path) -> dict:
     graded = {s: grade_submission(assignment, folders[s], s) for s in (VICTIM, LINKER, *HONEST) if folders[s].is_dir()}
     return dict(assignment=assignment, course=course, homes=homes, pristine=pristine, stock=stock, safe=safe,
                 folders=folders, graded=graded, hour_ago=hour_ago, inbound=inbound, india=india,
-                handed_in=(handed_in_from, handed_in_by))
+                handed_in=(handed_in_from, handed_in_by), redater_began=redater_began)
 
 
 def test_nbgrader_collect_alone_falls_to_every_attack(exchange_class):
@@ -280,8 +283,8 @@ def test_a_claim_never_dates_a_hand_in_before_its_own_files(exchange_class):
     """uucp claims 120 s before it began handing in: within the collect's old 300 s it was dated by
     that claim (a hand-in 120 s late collected as on time). Its files' change time dates it."""
     c = exchange_class
-    began, ended = c["handed_in"]
-    assert began <= _dated(c, REDATER) <= ended, (_dated(c, REDATER), began)
+    _, ended = c["handed_in"]
+    assert c["redater_began"] <= _dated(c, REDATER) <= ended, (_dated(c, REDATER), c["redater_began"])
     assert (c["folders"][REDATER] / "collectives.py").read_bytes() == \
         (c["homes"][REDATER] / c["assignment"].id / "collectives.py").read_bytes()
 
