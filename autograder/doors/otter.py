@@ -61,6 +61,7 @@ from autograder.build.publictests import CODE_TEMPLATES
 from autograder.classroom.deadlines import Deadlines, course_deadlines, known_labs
 from autograder.classroom.submitted_at import from_gradescope
 from autograder.course import course_root, package_dirs
+from autograder.doors.uploads import holds_submission, put_provided
 from autograder.engine.config import config_from_table, course_document, feedback_from_table
 from autograder.engine.sandbox import SandboxUnavailable
 from autograder.engine.secret import ZIP_NAME as SECRET_IN_ZIP, CourseSecret, create_secret, read_secret
@@ -352,10 +353,8 @@ def graded_folder(top: Path, assignment: Assignment) -> Path | None:
     student's module or notebook lies there, else the one folder below (two levels at most: a zip of
     `Downloads/lab06_collectives/`) that holds them; None where there is none, or several. Links are
     never followed; a macOS zip's `__MACOSX/` is not a folder of the student's."""
-    wanted = (f"{assignment.module}.py", f"{assignment.id}.ipynb")
-
     def holds(folder: Path) -> bool:
-        return any((folder / name).is_file() and not (folder / name).is_symlink() for name in wanted)
+        return holds_submission(folder, assignment)
 
     if holds(top):
         return top
@@ -367,20 +366,6 @@ def graded_folder(top: Path, assignment: Assignment) -> Path | None:
         if found:
             break
     return found[0] if len(found) == 1 else None
-
-
-def put_provided(folder: Path, provided_dir: Path, names) -> None:
-    """The provided modules as the zip carries them, over whatever the upload holds under their names
-    (a student's edited or missing `_domain.py` grades like the released one, as on every door)."""
-    for name in names:
-        source, target = provided_dir / f"{name}.py", folder / f"{name}.py"
-        if not source.is_file():
-            continue
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        elif target.is_symlink():
-            target.unlink()
-        shutil.copyfile(source, target)
 
 
 try:
