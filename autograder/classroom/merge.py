@@ -21,11 +21,12 @@ otherwise; the gradebook and grades.csv are written from the whole record at the
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from autograder.classroom.batch import (OutputFolderError, all_results, check_output, class_attention, load_result,
+from autograder.classroom.batch import (OutputFolderError, check_output, class_attention, load_result,
                                         write_class_record)
 from autograder.classroom.deadlines import Lateness
 from autograder.classroom.feedback import render_feedback, write_atomic
@@ -149,23 +150,40 @@ def _other_grader(ours: dict, theirs: dict, there: str, here: str) -> str:
     return ", ".join(named[:4]) + (f" and {len(named) - 4} more" if len(named) > 4 else "")
 
 
-def _check_out(out_dir: Path, assignment: Assignment, shards: list[ShardFolder], reference: dict | None) -> None:
-    """Refuse an output folder that is one of the shards, or holds what the merge would mix with."""
+def _check_out(out_dir: Path, assignment: Assignment, shards: list[ShardFolder],
+               reference: dict | None) -> tuple[dict[str, str], dict[str, dict]]:
+    """Refuse an output folder that is one of the shards, or holds what the merge would mix with; else
+    (the text of each shard student's result already there, the results of students in no shard)."""
     for shard in shards:
         if shard.folder.resolve() == out_dir.resolve():
             raise MergeRefused(f"--out {out_dir} is {shard.name}: merge into a folder of its own")
-    merged = {s for shard in shards for s in shard.students}
+    texts = {student: text for shard in shards for student, (text, _) in shard.results.items()}
+    there: dict[str, str] = {}
+    others: dict[str, dict] = {}
     for path in sorted((out_dir / "results").glob("*.json")):
+        if path.stem in texts:       # replaced by the shard's, unless it is already the same text
+            try:
+                there[path.stem] = text = path.read_text(encoding="utf-8")
+                data = json.loads(text) if text != texts[path.stem] else None
+            except (OSError, ValueError):
+                continue
+            meta = data.get("scalelabs") if isinstance(data, dict) else None
+            if isinstance(meta, dict) and meta.get("assignment") != assignment.id:
+                raise MergeRefused(f"{out_dir} holds results of {meta.get('assignment')} ({path.name}): merge "
+                                   f"{assignment.id} into a folder of its own")
+            continue
         data = load_result(path)
         if data is None:
             continue
         if data["scalelabs"].get("assignment") != assignment.id:
             raise MergeRefused(f"{out_dir} holds results of {data['scalelabs'].get('assignment')} ({path.name}): merge "
                                f"{assignment.id} into a folder of its own")
-        if path.stem not in merged and reference is not None and (why := _other_grader(reference, data["scalelabs"], "in the shards",
-                                                                                     f"in {path.name}")):
+        why = _other_grader(reference, data["scalelabs"], "in the shards", f"in {path.name}") if reference else ""
+        if why:
             raise MergeRefused(f"{out_dir} holds {path.stem}'s result, in no shard, graded by another grader ({why}): "
                                "merge into another --out, or `scalelabs forget` that student there")
+        others[path.stem] = data
+    return there, others
 
 
 def _page(shard: ShardFolder, student: str, data: dict, title: str) -> str:
@@ -192,19 +210,14 @@ def merge(assignment: Assignment, folders: Sequence[Path], out_dir: Path, db_url
         check_output(out_dir)
     except OutputFolderError as exc:
         raise MergeRefused(str(exc)) from None
-    _check_out(out_dir, assignment, shards, reference)
+    there, others = _check_out(out_dir, assignment, shards, reference)
     summary = MergeSummary(out_dir, shards=len(shards))
     summary.db_url = db_url or sqlite_url(out_dir / "gradebook.db")
     with GradebookWriter(summary.db_url, assignment) as gradebook:   # nbgrader loads while the files are copied
         for shard in shards:
             for student, (text, data) in sorted(shard.results.items()):
-                target = out_dir / "results" / f"{student}.json"
-                page_path = out_dir / "feedback" / f"{student}.html"
-                try:
-                    same = target.read_text(encoding="utf-8") == text
-                except OSError:
-                    same = False
                 page = _page(shard, student, data, assignment.title)
+                page_path = out_dir / "feedback" / f"{student}.html"
                 try:
                     page_same = page_path.read_text(encoding="utf-8") == page
                 except OSError:
@@ -212,17 +225,18 @@ def merge(assignment: Assignment, folders: Sequence[Path], out_dir: Path, db_url
                 if not page_same:   # the page first, then the result that records it (as grade-batch)
                     write_atomic(page_path, page)
                     summary.pages += 1
-                if same:
+                if there.get(student) == text:
                     summary.unchanged.append(student)
                 else:
-                    write_atomic(target, text)
+                    write_atomic(out_dir / "results" / f"{student}.json", text)
                     summary.written.append(student)
-        results = all_results(out_dir, assignment.id)
-        merged = {s for shard in shards for s in shard.students}
-        late = {s: Lateness.from_json(results[s]["scalelabs"].get("late")) for s in merged if s in results}
+        merged = {s: data for shard in shards for s, (_, data) in shard.results.items()}
+        # the lab's whole record, in the order grade-batch reads it from results/ (all_results)
+        results = dict(sorted({**others, **merged}.items(), key=lambda kv: f"{kv[0]}.json"))
+        late = {s: Lateness.from_json(data["scalelabs"].get("late")) for s, data in merged.items()}
         summary.attention = class_attention(results, merged, late)
         summary.csv_path, summary.record = write_class_record(assignment, out_dir, results, gradebook, summary.db_url,
-                                                              summary.attention, merged)
+                                                              summary.attention, set(merged))
     summary.written.sort()
     summary.unchanged.sort()
     return summary

@@ -201,7 +201,7 @@ def results_json(assignment, result: Result, view: str) -> dict:
                       "message": ("every check passed" if not failed else "not passed: " + "; ".join(failed))[:500],
                       "output": item_feedback(shown, item, notes=False) if checks else "not graded"})
     total = shown.score
-    lines = [f"Score: {total:g} / {possible:g}"]
+    lines = [f"Score: {total:g} / {possible:g}, graded as {result.student_id} (the id this question shows you)"]
     if view == "before" and any(t.brief is not None for t in result.tests):
         from autograder.classroom.feedback import VIEW_NOTES
         lines.append(VIEW_NOTES["before"])

@@ -158,6 +158,9 @@ def test_each_sample_student_gets_the_native_doors_item_scores_as_fractions_of_t
         assert math.isclose(tests[item]["points"] / lab.total_points, score / lab.total_points, abs_tol=1e-9), item
         assert math.isclose(tests[item]["max_points"], max_score)
     assert math.isclose(results["score"], native[student].score / lab.total_points, abs_tol=1e-6)
+    assert f"graded as {door.student_id(SEEDS[student])} " in results["message"]
+    if student != USER_MODE:     # the same notes: the sandbox, the course secret's
+        assert results["output"] == native[student].output
 
 
 def test_the_sample_class_spans_full_partial_and_no_credit(jobs):
@@ -246,6 +249,7 @@ def test_results_are_cut_to_prairielearns_megabyte_keeping_every_score():
                       for i in range(6)]}
     fitted = door.fit(huge)
     assert len(json.dumps(fitted).encode()) < prairielearn_results.SIZE_CAP_BYTES
+    assert all(t["output"].startswith("yyy") for t in fitted["tests"]), "cut, not dropped, when cutting is enough"
     assert [(t["name"], t["points"]) for t in fitted["tests"]] == [(f"t{i}", i) for i in range(6)]
     assert fitted["score"] == 0.5 and prairielearn_results.schema_problems(fitted) == []
 
