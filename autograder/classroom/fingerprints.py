@@ -249,7 +249,7 @@ def grader_changes(old: dict | None, new: dict) -> list[str]:
         for key in sorted(set(before) | set(after)):
             if before.get(key) != after.get(key):
                 changes.append(f"scalelabs.toml {key}" if part == "settings" else key)
-    changes += [LABELS[part] for part in LABELS if old.get(part) != new[part]]
+    changes += [LABELS[part] for part in LABELS if old.get(part) != new.get(part)]
     return changes
 
 
