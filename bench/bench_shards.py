@@ -179,7 +179,8 @@ def main() -> None:
         print(f"\n2. scalelabs merge of {args.merge_size} results in {args.shards} shards (median of {args.runs}):")
         print(f"   the merge (read, check, copy results and pages) {m['own'][0]:7.2f} s wall {m['own'][1]:7.2f} s CPU: "
               f"{verdict} the target of {MERGE_TARGET_S:g} s")
-        print(f"   the record (gradebook, grades.csv; grade-batch's end) {m['record'][0]:7.2f} s wall {m['record'][1]:7.2f} s CPU")
+        print(f"   the record (gradebook, grades.csv; grade-batch's end) {m['record'][0]:7.2f} s wall "
+              f"{m['record'][1]:7.2f} s CPU")
         print(f"   run again into the same folder: merge {m['rerun']['own'][0]:.2f} s wall, record "
               f"{m['rerun']['record'][0]:.2f} s wall (nothing written)")
         print(f"   the whole `scalelabs merge` command: {m['cli'][0]:.2f} s wall, {m['cli'][1]:.2f} s CPU")

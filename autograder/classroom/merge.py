@@ -128,7 +128,8 @@ def check_shards(shards: list[ShardFolder]) -> None:
         for student, (_, data) in sorted(shard.results.items()):
             if reference is None:
                 reference = (shard, data["scalelabs"])
-            elif why := _other_grader(reference[1], data["scalelabs"], f"in shard {reference[0].k}", f"in shard {shard.k}"):
+            elif why := _other_grader(reference[1], data["scalelabs"], f"in shard {reference[0].k}",
+                                      f"in shard {shard.k}"):
                 raise MergeRefused(f"{shard.name} was graded by another grader than {reference[0].name} ({student}: "
                                    f"{why}): grade every shard with the same scalelabs, course files, settings, course "
                                    "secret and image, then merge")

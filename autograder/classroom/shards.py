@@ -80,8 +80,8 @@ class Shard:
                              f"{SLURM_TASK} (a Slurm array job), and neither is set: pass --shard K/{n}")
         if not 0 <= shard.k < n:
             where = f" ({shard.source})" if shard.source else ""
-            raise ShardError(f"--shard {text}: shard {shard.k}{where} is not one of 0 .. {n - 1}"
-                             + (f" (a Slurm array of {n} shards is --array=0-{n - 1})" if shard.source == SLURM_TASK else ""))
+            slurm = f" (a Slurm array of {n} shards is --array=0-{n - 1})" if shard.source == SLURM_TASK else ""
+            raise ShardError(f"--shard {text}: shard {shard.k}{where} is not one of 0 .. {n - 1}{slurm}")
         return shard
 
     def __str__(self) -> str:

@@ -81,7 +81,8 @@ def test_the_kubernetes_jobs_commands_grade_and_merge_a_class(manifest, tmp_path
     n = SHARDS
 
     def job_env(job: dict, **extra) -> dict:
-        own = env_of(job) | {"LAB": TOY, "CLASS": str(course / "class")} | ({"SHARDS": str(n)} if "SHARDS" in env_of(job) else {})
+        own = env_of(job) | {"LAB": TOY, "CLASS": str(course / "class")}
+        own |= {"SHARDS": str(n)} if "SHARDS" in own else {}
         own.pop("SCALELABS_COURSE_SECRET_FILE")        # the tests' course secret (tests/conftest.py)
         return environment(**own, **extra)
     running = [subprocess.Popen([*container(shards)["command"], *container(shards)["args"]], cwd=course,
@@ -98,7 +99,8 @@ def test_the_kubernetes_jobs_commands_grade_and_merge_a_class(manifest, tmp_path
 
 
 # An sbatch that runs what it is given at once, as Slurm would once its turn comes: an array's tasks side
-# by side with the array's variables, a job with afterok only when every task of its dependency exited 0.
+# by side with the array's variables; a job with afterok only when every task of its dependency exited 0,
+# with afterany once they all ended.
 FAKE_SBATCH = r'''#!{python}
 import json, os, subprocess, sys
 state_file = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jobs.json")
@@ -107,9 +109,11 @@ args = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and 
 job = str(1000 + len(state))
 first, last = map(int, args.get("array", "0-0").split("-"))
 tasks = range(first, last + 1) if "array" in args else [None]
-after = args.get("dependency", "").removeprefix("afterok:")
+kind, _, after = args.get("dependency", "").partition(":")
+if kind not in ("", "afterok", "afterany"):
+    sys.exit(f"sbatch: this stand-in knows afterok and afterany, not {{kind}}")
 running = {{}}
-if not after or all(code == 0 for code in state.get(after, {{"x": 1}}).values()):
+if not after or kind == "afterany" or all(code == 0 for code in state[after].values()):
     for task in tasks:
         env = dict(os.environ, SLURM_JOB_ID=job)
         if task is not None:

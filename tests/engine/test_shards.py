@@ -159,9 +159,11 @@ def refusals(graded: Path, tmp_path: Path) -> dict[str, tuple[list[Path], str, s
             said, said2 = f"shard {k} of {N} ({second}) was graded by another grader than", "0123456789ab in shard"
         elif case == "numpy":
             edit_results(second, lambda meta: meta["grader"].update(numpy="1.26.0"))
-            said, said2 = "was graded by another grader", f"numpy {numpy.__version__} in shard {shards.index(first)}, 1.26.0 in shard {k}"
+            said = "was graded by another grader"
+            said2 = f"numpy {numpy.__version__} in shard {shards.index(first)}, 1.26.0 in shard {k}"
         elif case == "declaration":
-            name = next(iter(json.loads(next((second / "results").glob("*.json")).read_text())["scalelabs"]["grader"]["declaration"]))
+            grader = json.loads(next((second / "results").glob("*.json")).read_text())["scalelabs"]["grader"]
+            name = next(iter(grader["declaration"]))
             edit_results(second, lambda meta: meta["grader"]["declaration"].update({name: "0" * 16}))
             said, said2 = "was graded by another grader", name
         elif case == "two shards":
