@@ -57,6 +57,10 @@ SLOWEST_FIRST = (
     "tests/security/test_door_otter.py",
     "tests/security/test_user_sandbox.py",
     "tests/security/test_feedback_policy.py",
+    # a class graded whole and as four shard processes, merged; Lab 06's sample class through PrairieLearn's
+    # grader, eight jobs (the cluster lane, issue 39)
+    "tests/engine/test_shards.py",
+    "tests/doors/test_prairielearn.py",
     "tests/labs/test_misconceptions.py",
     "tests/labs/test_labs.py",
 )
