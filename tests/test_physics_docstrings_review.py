@@ -22,3 +22,16 @@ def test_lab02s_reason_to_leave_latency_out_is_true_of_its_gradient():
     for latency, transfer in (inside, across):
         assert latency < 1e-3 * transfer, (latency, transfer)
     assert "under 0.1 %" in doc
+
+
+def test_the_memory_line_the_instruments_draw_is_named_as_the_capacity_they_draw():
+    """Lab 05's Act II instrument draws the H100's capacity, 80 GiB = 85.9 GB (constants, since issue 30);
+    its description and errata said "the 80 GB line" (80e9 in the project's units, which it is not)."""
+    from pathlib import Path
+
+    from reference.constants import H100_HBM_CAPACITY_BYTES
+    repo = Path(__file__).resolve().parents[1]
+    texts = [*repo.glob("labs/lab*/instruments.md"), *repo.glob("labs/lab*/errata.md"), repo / "docs/instruments.md"]
+    stale = [f"{p.relative_to(repo)}:{n}" for p in texts for n, line in enumerate(p.read_text().splitlines(), 1)
+             if re.search(r"\b80 GB (HBM )?line", line)]
+    assert not stale, f"the capacity line is 80 GiB ({H100_HBM_CAPACITY_BYTES / 1e9:.1f} GB), not 80 GB: {stale}"
