@@ -35,3 +35,18 @@ def test_the_memory_line_the_instruments_draw_is_named_as_the_capacity_they_draw
     stale = [f"{p.relative_to(repo)}:{n}" for p in texts for n, line in enumerate(p.read_text().splitlines(), 1)
              if re.search(r"\b80 GB (HBM )?line", line)]
     assert not stale, f"the capacity line is 80 GiB ({H100_HBM_CAPACITY_BYTES / 1e9:.1f} GB), not 80 GB: {stale}"
+
+
+def test_the_7b_models_shape_is_cited_to_one_paper_wherever_it_is_named():
+    """Labs 05 and 06 train a 7B model of 32 layers, hidden 4,096, 32 heads; docs/physics.md cites LLaMA 7B
+    (Touvron et al. 2023, arXiv:2302.13971, Table 2) while their errata and scenarios said Llama 2 7B
+    (arXiv:2307.09288): the same shape, two papers. One citation, the physics page's."""
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[1]
+    texts = [repo / f"labs/{lab}/{name}" for lab in ("lab05_parallelism", "lab06_collectives")
+             for name in ("errata.md", "physics.md", "scenario.py")] + [repo / "docs/errata/README.md"]
+    other = [f"{p.relative_to(repo)}:{n}" for p in texts for n, line in enumerate(p.read_text().splitlines(), 1)
+             if re.search(r"Llama 2 7B|2307\.09288|Llama's 7B", line)]
+    assert not other, f"the 7B shape cited to another paper than docs/physics.md's LLaMA 7B: {other}"
+    assert all("2302.13971" in (repo / f"labs/{lab}/physics.md").read_text()
+               for lab in ("lab05_parallelism", "lab06_collectives"))

@@ -65,7 +65,7 @@ ACT1_ZERO_STAGE = 1
 ACT1_STATES_GB_NO_ZERO = ref.model_state_bytes_per_gpu(ACT1["params"], dp=N_SMALL) / 1e9
 ACT1_STATES_GB_ZERO = ref.model_state_bytes_per_gpu(ACT1["params"], dp=N_SMALL, zero_stage=ACT1_ZERO_STAGE) / 1e9
 # ... and each GPU keeps one sequence's activations (micro-batches of one sequence, accumulated): the 7B's
-# shape is Llama 2 7B's (Touvron et al. 2023, arXiv:2307.09288: 32 layers, hidden 4,096, 32 heads)
+# shape is LLaMA 7B's (Touvron et al. 2023, arXiv:2302.13971, Table 2: 32 layers, hidden 4,096, 32 heads)
 ACT1_SHAPE = dict(layers=32, hidden=4096, heads=32)
 
 
