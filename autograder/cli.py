@@ -255,6 +255,9 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
         out.print(f"regraded {len(who)}: {escape(why)}{shown}", highlight=False, soft_wrap=True)
     if summary.late:
         out.print(late_summary(summary.late), highlight=False, soft_wrap=True)
+    for said, who in disagreements(summary.late).items():
+        out.print(f"due dates disagree: {escape(said)} ({', '.join(who[:5])}{', ...' if len(who) > 5 else ''})",
+                  highlight=False, soft_wrap=True)
     if summary.rewritten:
         out.print(f"feedback pages made whole again from their results: {', '.join(summary.rewritten)}", highlight=False, soft_wrap=True)
     if summary.kept:
@@ -300,6 +303,16 @@ def _course_of_class(submissions_root: Path) -> Path:
     fail(f"no course found: no {MARKER} in {Path.cwd()}, {submissions_root} or any folder above them, so no due date, "
          "late penalty or course secret would apply; run in the course folder, pass --course DIR, or pass --no-course "
          "to grade without a course")
+
+
+def disagreements(late: dict) -> dict[str, list[str]]:
+    """Where the platform's due dates and the course's differ (autograder.classroom.deadlines): what is said
+    -> the students it is said of."""
+    found: dict[str, list[str]] = {}
+    for student, lateness in sorted(late.items()):
+        if lateness is not None and lateness.disagreement:
+            found.setdefault(lateness.disagreement, []).append(student)
+    return found
 
 
 def late_summary(late: dict) -> str:

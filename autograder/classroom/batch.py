@@ -357,7 +357,7 @@ def class_lateness(assignment: Assignment, root: Path, roster: list[Submitter], 
         return {s: None for sub in roster for s in sub.students}
     if course_roster(deadlines.where) is None and any(l == lab for _, l in deadlines.extension_lines):
         everyone = {s for sub in class_roster(root, assignment) for s in sub.students}
-        deadlines.check_students(everyone, f"in the class folder {root} (and the course has no roster)", lab)
+        deadlines.check_students(everyone, f"in the class folder {root}", lab)
     times = class_times(root, roster, lab, deadlines.zone, timestamps)
     for name, when in kept.items():
         times[name] = from_gradescope(when, "Gradescope's submission_time of the kept submission")
@@ -450,7 +450,7 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
     roster = class_roster(root, assignment, only)
     deadlines = course_deadlines(labs=known_labs(assignment.id))
     late = class_lateness(assignment, root, roster, timestamps, deadlines=deadlines)
-    kept = export_record(root, roster)[2]      # over Gradescope's submission limit: recorded, not graded
+    kept_uploads = export_record(root, roster)[2]   # over Gradescope's submission limit: recorded, not graded
     if mode == "bubblewrap":    # a jail that shows a secret or cannot start refuses the class, not each student
         check_jail(config, [root])
     check_output(out_dir)
@@ -495,11 +495,11 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
                 summary.regraded[student] = why
             elif why is None:   # a group member whose own result stood: graded again with the group
                 summary.regraded[student] = "graded again with their group"
-    kept_todo = [(s, sha) for s, sha in todo if s.name in kept]
-    todo = [(s, sha) for s, sha in todo if s.name not in kept]
+    kept_todo = [(s, sha) for s, sha in todo if s.name in kept_uploads]
+    todo = [(s, sha) for s, sha in todo if s.name not in kept_uploads]
     for submitter, sha in kept_todo:
         try:
-            keep_results(assignment, read_export(root)[submitter.name].results, kept[submitter.name], submitter, out_dir,
+            keep_results(assignment, read_export(root)[submitter.name].results, kept_uploads[submitter.name], submitter, out_dir,
                          sha, grader, config.feedback.native, fingerprint_now, late)
         except ValueError as exc:
             for m in submitter.students:
@@ -508,8 +508,8 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
             continue
         summary.graded += [m for m in submitter.students if m not in summary.regraded]
     for submitter in roster:
-        if submitter.name in kept:
-            summary.kept.update({m: kept[submitter.name] for m in submitter.students})
+        if submitter.name in kept_uploads:
+            summary.kept.update({m: kept_uploads[submitter.name] for m in submitter.students})
     if on_start:
         on_start(len(roster), len(todo))
     summary.db_url = db_url or sqlite_url(out_dir / "gradebook.db")

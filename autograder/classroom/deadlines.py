@@ -263,7 +263,9 @@ class Deadlines:
             if (lab is None or row_lab == lab) and student not in known:
                 near = sorted(k for k in known if k.casefold() == student.casefold())
                 hint = f" (ids are exact: did you mean {near[0]}?)" if near else ""
-                raise ExtensionsError(f"{where}: the student {student} is not {what}{hint}: fix the id, or remove the row")
+                raise ExtensionsError(f"{where}: the student {student} is not {what}{hint}: fix the id, or remove the "
+                                      "row" + ("" if "roster" in what else "; a course roster ([course] roster) checks "
+                                               "ids against the whole class instead"))
 
     def tz(self):
         """The course's time zone (a tzinfo), or None."""

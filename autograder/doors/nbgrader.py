@@ -75,8 +75,7 @@ def door_lateness(assignment_id: str, student: str, folder: Path, labs=()):
         return None
     submitted = Path(folder).parent.parent
     if course_roster(deadlines.where) is None and submitted.is_dir():
-        course_setting(lambda: deadlines.check_students(students(submitted), f"in {submitted} (and the course has no "
-                                                                              "roster)", assignment_id))
+        course_setting(lambda: deadlines.check_students(students(submitted), f"in {submitted}", assignment_id))
     return deadlines.assess(assignment_id, student, from_timestamp_file(folder, deadlines.zone))
 
 

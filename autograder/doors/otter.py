@@ -316,6 +316,8 @@ class EngineOverride(AbstractOtterPlugin):
             platform = platform_dates(metadata)
             when = from_gradescope(metadata.get("created_at"))
             self.late = {m: deadlines.assess(self.assignment.id, m, when, platform=platform) for m in self.members}
+            for said in sorted({v.disagreement for v in self.late.values() if v is not None and v.disagreement}):
+                print(f"scalelabs: {said}")   # the autograder's output, which only staff see (the student's: the late test)
             self.policy = feedback_from_table(self.plugin_config.get("feedback", {}), "otter_config.json [feedback]")
             config = replace(config, feedback=self.policy)
         except ValueError as error:   # a zip built by hand: say so in every result rather than crash

@@ -210,6 +210,9 @@ def test_an_extension_for_a_student_not_in_the_class_is_refused_by_name(tmp_path
     assert str(raised.value) == ("extensions.csv line 3: the student Carol is not on the course's roster roster.csv "
                                  "(ids are exact: did you mean carol?): fix the id, or remove the row")
     d.check_students({"kim", "Carol"}, "in the class folder")
+    with pytest.raises(ExtensionsError, match=r"line 2: the student kim is not in the class folder: fix the id, or "
+                                              r"remove the row; a course roster \(\[course\] roster\) checks ids"):
+        d.check_students({"Carol"}, "in the class folder")
 
 
 def test_a_course_with_a_roster_refuses_an_extension_for_someone_not_on_it(tmp_path):
