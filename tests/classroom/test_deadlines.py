@@ -225,3 +225,32 @@ def test_a_course_with_a_roster_refuses_an_extension_for_someone_not_on_it(tmp_p
                                              '"extensions.csv"\n\n[deadlines.lab]\ndue = 2026-11-10T23:59:00\n')
     with pytest.raises(ExtensionsError, match=r"extensions.csv line 3: the student zed is not on the course's roster "):
         course_deadlines(tmp_path / "scalelabs.toml", {"lab"})
+
+
+def test_the_platforms_dates_apply_and_an_extension_is_the_later_of_the_two(tmp_path):
+    """Gradescope's due date (the class's, moved there) applies over [deadlines]'; of Gradescope's extension
+    and extensions.csv's the later applies; each disagreement is said, never resolved silently; a platform
+    that gives no date leaves [deadlines]'."""
+    from autograder.classroom.deadlines import PlatformDates
+
+    d = course(tmp_path)         # kim: extensions.csv to 2026-11-12 23:59
+    moved = DUE + timedelta(days=1)
+    given = PlatformDates("Gradescope", moved, None, {"ann": moved, "kim": DUE + timedelta(days=3), "lee": moved})
+    when = SubmissionTime(DUE + timedelta(days=1, hours=5), "Gradescope created_at")
+    ann = d.assess("lab", "ann", when, NOW, given)
+    assert (ann.due, ann.lab_due, ann.due_source) == (moved.isoformat(), moved.isoformat(), "Gradescope's due date")
+    assert ann.penalty_percent == 10 and ann.disagreement == (
+        "Gradescope's due date 2026-11-11 23:59 -08:00 is not the [deadlines] due date 2026-11-10 23:59 -08:00 this "
+        "autograder was built with: Gradescope's applies")
+    kim = d.assess("lab", "kim", when, NOW, given)
+    assert kim.due == (DUE + timedelta(days=3)).isoformat() and kim.due_source == "Gradescope's extension"
+    assert "Gradescope extends kim to 2026-11-13 23:59 -08:00, extensions.csv to 2026-11-12 23:59 -08:00: the later applies" \
+        in kim.disagreement and kim.status == "on_time"
+    shorter = PlatformDates("Gradescope", DUE, None, {"kim": DUE + timedelta(days=1)})
+    kim = d.assess("lab", "kim", when, NOW, shorter)
+    assert kim.due == datetime(2026, 11, 12, 23, 59, tzinfo=LA).isoformat() and kim.due_source == "extensions.csv"
+    assert "the later applies" in kim.disagreement
+    assert d.assess("lab", "ann", when, NOW, PlatformDates("Gradescope")).due == DUE.isoformat()
+    # the rule again on what was recorded: an extension added since, the policy changed since
+    again = course(tmp_path, penalty_percent=20).reassess("lab", "ann", ann, NOW)
+    assert again.penalty_percent == 20 and again.due == moved.isoformat() and again.platform_due == moved.isoformat()

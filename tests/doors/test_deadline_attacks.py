@@ -231,3 +231,69 @@ def test_grade_batch_outside_the_course_finds_it_or_refuses_and_never_grades_wit
     alone = subprocess.run([*scalelabs, str(tmp_path / "loose"), "--jobs", "1", "--no-course"], cwd=elsewhere,
                            env=env(True), capture_output=True, text=True)
     assert alone.returncode == 0 and (elsewhere / "grades" / assignment.id / "grades.csv").is_file(), alone.stderr[-2000:]
+
+
+def test_a_regrade_of_the_export_records_the_kept_results_not_the_upload_over_the_limit(assignment, submissions,
+                                                                                        half_marks, course_with_a_due_date):
+    """Gradescope kept an upload's earlier results (the submission limit): the export's folder holds the files
+    of the upload that was not graded. Before: grade-batch of the export graded those files at the upload's
+    time (Gradescope kept 21, grades.csv recorded 30). Now it records the kept results, priced at the time of
+    the submission they are from, and grades nothing."""
+    from autograder.classroom.batch import grade_batch
+
+    root = course_with_a_due_date
+    first = gradescope_door(assignment, submissions["ada"], root / "first",
+                            gradescope_metadata({"eve": DUE}, iso(DUE + timedelta(hours=5)), DUE))
+    previous = [{"submission_time": iso(DUE + timedelta(hours=5)), "score": first["score"], "results": first}]
+    kept = gradescope_door(assignment, submissions["dee"], root / "kept",
+                           gradescope_metadata({"eve": DUE}, iso(DUE + timedelta(hours=40)), DUE, previous),
+                           feedback={"submission_limit": 1})
+    export = export_of(root / "export", {"eve": submissions["dee"]}, [(["eve"], DUE + timedelta(hours=40), kept)])
+    summary = grade_batch(DECLARATION, export, root / "grades", jobs=1)
+    assert summary.kept == {"eve": previous[0]["submission_time"]}
+    row = next(__import__("csv").DictReader((root / "grades" / "grades.csv").open()))
+    assert float(row["raw_score"]) == half_marks and float(row["final_score"]) == pytest.approx(half_marks * 0.9)
+    assert kept["score"] == pytest.approx(float(row["final_score"]))
+
+
+def test_nbgrader_export_prices_the_penalty_on_the_score_of_record_as_it_is_now(assignment, course_with_a_due_date):
+    """A late student's record in the gradebook (a door wrote it: 20 % of the engine's 5 points), then a TA's
+    score by hand in formgrader and an extension granted: before, `nbgrader export` subtracted the old points
+    (27.9 instead of 27, here 6 - 1 = 5 instead of 4.8); now the percent of the score of record, under the
+    course's deadlines as they are at export time."""
+    from nbgrader.api import Gradebook
+
+    from autograder.classroom.deadlines import SubmissionTime, course_deadlines, known_labs
+    from autograder.classroom.gradebook import GradebookWriter
+    from autograder.doors.nbgrader_export import SafeCsvExport
+
+    root = course_with_a_due_date
+    late = course_deadlines(labs=known_labs(assignment.id)).assess(
+        assignment.id, "bo", SubmissionTime(DUE + timedelta(hours=26), "nbgrader timestamp.txt"))
+    result = Result(assignment.id, "bo", [TestResult(item, "check", "hidden", points / 2, float(points), "half")
+                                          for item, points in assignment.item_points.items()])
+    data = result.to_gradescope() | {"scalelabs": {"assignment": assignment.id, "student": "bo", "late": late.to_json()}}
+    db = f"sqlite:///{root / 'gradebook.db'}"
+    with GradebookWriter(db, assignment, "scalelabs") as book:
+        book.write({"bo": data})
+
+    def exported() -> dict:
+        with Gradebook(db, course_id="scalelabs") as gb:
+            SafeCsvExport(to=str(root / "grades.csv")).export(gb)
+        return next(r for r in __import__("csv").DictReader((root / "grades.csv").open()) if r["student_id"] == "bo")
+
+    raw = assignment.total_points / 2
+    assert float(exported()["final_score"]) == pytest.approx(raw * 0.8)
+    with Gradebook(db, course_id="scalelabs") as gb:
+        item = assignment.item_ids[0]
+        grade = gb.find_grade(item, assignment.id, assignment.id, "bo")
+        grade.manual_score = float(assignment.item_points[item])
+        gb.db.commit()
+    raw += assignment.item_points[assignment.item_ids[0]] / 2
+    row = exported()
+    assert float(row["raw_score"]) == pytest.approx(raw) and float(row["final_score"]) == pytest.approx(raw * 0.8)
+    assert float(row["late_submission_penalty"]) == pytest.approx(raw * 0.2)
+    (root / "extensions.csv").write_text(f"student,lab,due\nbo,{assignment.id},{iso(DUE + timedelta(days=2))}\n")
+    (root / "scalelabs.toml").write_text((root / "scalelabs.toml").read_text().replace(
+        'max_penalty_percent = 30\n', 'max_penalty_percent = 30\nextensions = "extensions.csv"\n'))
+    assert float(exported()["final_score"]) == pytest.approx(raw)
