@@ -298,7 +298,8 @@ def upload_steps(assignment, zip_path, policy: FeedbackPolicy) -> str:
         f"  1. Create a Programming Assignment \"{assignment.title}\" worth {assignment.total_points:g} points.",
         f"  2. Configure Autograder: upload {zip_path} (Zip file upload), then Update Autograder and wait for "
         "the build to pass.",
-        "  3. Set the due date (and a late due date if you take late work).",
+        "  3. Set the due date (and a late due date if you take late work); move it and grant extensions there too: "
+        "the autograder takes each student's due date from Gradescope, and the late policy from [deadlines].",
         f"  4. Students upload {files} from their {assignment.id} folder (the two files, or the folder zipped).",
         f"  5. Test Autograder with a student's files; locally: otter run -a {zip_path} SUBMISSION.zip",
         f"Feedback ([feedback] gradescope = \"{policy.gradescope}\"): {shown}.",
