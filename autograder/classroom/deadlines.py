@@ -158,7 +158,8 @@ class Lateness:
         when = f"submitted {_shown(self.submitted_at)} ({self.source})"
         if self.status == "on_time":
             return f"Late work: {due}; {when}: on time" + (f" ({self.note})" if self.note else "") + "." + said
-        text = f"Late work: {due}; {when}: {_duration(self.late_by_s)} late. Policy: {self.policy}"
+        text = (f"Late work: {due}; {when}: {_duration(self.late_by_s)} late" + (f" ({self.note})" if self.note else "")
+                + f". Policy: {self.policy}")
         if score is None:
             return text + f": a penalty of {self.penalty_percent:g} % of the points earned." + said
         points = self.penalty_points(score)

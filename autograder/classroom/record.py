@@ -105,8 +105,9 @@ def record_rows(assignment: Assignment, results: dict[str, dict], book: LabRecor
                 late: dict[str, BookLate] | None = None, deadlines=None) -> list[Row]:
     """Every student of the lab in the record: those with a results file and those the gradebook holds
     (e.g. graded by `nbgrader autograde`), sorted. Without a gradebook (it could not be read) the
-    engine's scores are the grades. Lateness: a results file's, else the one the gradebook keeps
-    (`late`), reassessed under `deadlines` (the course's, autograder.classroom.deadlines) when given."""
+    engine's scores are the grades. Lateness: the one the gradebook keeps (`late`: the last door to
+    write it), else a results file's, reassessed under `deadlines` (the course's,
+    autograder.classroom.deadlines) when given."""
     book, late = book or {}, late or {}
     items = assignment.item_ids
     rows = []
@@ -117,7 +118,8 @@ def record_rows(assignment: Assignment, results: dict[str, dict], book: LabRecor
         engine = {i: engine.get(i, cells[i].auto if i in cells and cells[i].auto is not None else 0.0) for i in items}
         grades = {i: cells[i].score if i in cells else engine[i] for i in items}
         meta = data.get("scalelabs", {}) if data else {}
-        lateness = Lateness.from_json(meta.get("late")) or getattr(late.get(student), "lateness", None)
+        # the gradebook's late record first (grades.csv is a view of the record), a results file's where it has none
+        lateness = getattr(late.get(student), "lateness", None) or Lateness.from_json(meta.get("late"))
         if deadlines is not None:
             lateness = deadlines.reassess(assignment.id, student, lateness)
         attention = list(meta.get("attention", [])) + [line for line in [late_attention(lateness)] if line]

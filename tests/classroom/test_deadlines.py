@@ -254,3 +254,19 @@ def test_the_platforms_dates_apply_and_an_extension_is_the_later_of_the_two(tmp_
     # the rule again on what was recorded: an extension added since, the policy changed since
     again = course(tmp_path, penalty_percent=20).reassess("lab", "ann", ann, NOW)
     assert again.penalty_percent == 20 and again.due == moved.isoformat() and again.platform_due == moved.isoformat()
+
+
+def test_a_course_policy_without_a_lab_due_date_takes_the_platforms_and_the_zip_carries_it(tmp_path):
+    """[deadlines] with a policy and no [deadlines.<lab>]: Gradescope's due date is the one; natively there is
+    none (no late work); the zip's copy of the settings reads back the same."""
+    from autograder.classroom.deadlines import PlatformDates
+
+    d = deadlines_from_table({"timezone": "America/Los_Angeles", "policy": "per_day", "penalty_percent": 10},
+                             tmp_path / "scalelabs.toml", {"lab"})
+    when = SubmissionTime(DUE + timedelta(hours=30), "Gradescope created_at")
+    assert d.assess("lab", "ann", when, NOW) is None
+    given = PlatformDates("Gradescope", DUE, None, {})
+    assert d.assess("lab", "ann", when, NOW, given).penalty_percent == 20
+    again = Deadlines.from_settings("lab", d.settings("lab"), "otter_config.json")
+    assert again.assess("lab", "ann", when, NOW, given) == d.assess("lab", "ann", when, NOW, given)
+    assert Deadlines().settings("lab") == {} and Deadlines().assess("lab", "ann", when, NOW, given) is None

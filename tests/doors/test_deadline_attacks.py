@@ -79,11 +79,11 @@ def test_a_group_is_priced_per_member_whoever_has_the_smaller_id(extended, late,
     assert penalty["output"] in results["output"] and penalty["visibility"] == "visible"
 
 
-def test_what_an_upload_says_of_its_own_time_or_dates_is_never_read(assignment, submissions, half_marks, tmp_path):
+def test_what_an_upload_says_of_its_own_time_or_dates_is_never_read(assignment, course, submissions, half_marks, tmp_path):
     """An upload carrying its own submission_metadata.json (an early created_at, an extension) and a
     timestamp.txt of the day before: the time and dates are Gradescope's, so it is late all the same."""
     folder = tmp_path / "upload"
-    shutil.copytree(submissions["ada"], folder)
+    shutil.copytree(course / "submitted" / "ada" / assignment.id, folder)     # ada's hand-in (`submissions`)
     forged = gradescope_metadata({"eve": EXTENDED + timedelta(days=30)}, iso(DUE - timedelta(days=1)), DUE + timedelta(days=30))
     (folder / "submission_metadata.json").write_text(json.dumps(forged))
     (folder / "timestamp.txt").write_text((DUE - timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S.%f UTC"))
