@@ -301,8 +301,7 @@ class Deadlines:
         said = list(platform.problems) if platform else []
         if given_lab is not None and configured is not None and given_lab != configured:
             said.append(f"{name}'s due date {_shown(self.local(given_lab).isoformat())} is not the [deadlines] due "
-                        f"date {_shown(self.local(configured).isoformat())} this autograder was built with: "
-                        f"{name}'s applies")
+                        f"date {_shown(self.local(configured).isoformat())}: {name}'s applies")
         if extension is not None and given_own is not None and given_own != lab_due and given_own != extension:
             said.append(f"{name} extends {student} to {_shown(self.local(given_own).isoformat())}, extensions.csv to "
                         f"{_shown(self.local(extension).isoformat())}: the later applies")

@@ -240,8 +240,8 @@ def test_the_platforms_dates_apply_and_an_extension_is_the_later_of_the_two(tmp_
     ann = d.assess("lab", "ann", when, NOW, given)
     assert (ann.due, ann.lab_due, ann.due_source) == (moved.isoformat(), moved.isoformat(), "Gradescope's due date")
     assert ann.penalty_percent == 10 and ann.disagreement == (
-        "Gradescope's due date 2026-11-11 23:59 -08:00 is not the [deadlines] due date 2026-11-10 23:59 -08:00 this "
-        "autograder was built with: Gradescope's applies")
+        "Gradescope's due date 2026-11-11 23:59 -08:00 is not the [deadlines] due date 2026-11-10 23:59 -08:00: "
+        "Gradescope's applies")
     kim = d.assess("lab", "kim", when, NOW, given)
     assert kim.due == (DUE + timedelta(days=3)).isoformat() and kim.due_source == "Gradescope's extension"
     assert "Gradescope extends kim to 2026-11-13 23:59 -08:00, extensions.csv to 2026-11-12 23:59 -08:00: the later applies" \
