@@ -132,11 +132,13 @@ def _start_ahead() -> None:
 
 
 def grade_student(graded_as: str, folder: str, out_dir: str, sha: str, grader: dict,
-                  members: tuple[str, ...] = (), root: str = "", late: dict | None = None) -> str:
+                  members: tuple[str, ...] = (), root: str = "", late: dict | None = None,
+                  provided_from: str = "") -> str:
     """Grade one submission under `graded_as` and write, for each student whose record it is
     (`members`, default the one), the feedback page then the results file (which marks it finished);
     `late`: member -> their Lateness as JSON (None: the lab has no due date), kept beside the score.
-    The class root is a secret and the output folder off-limits to the student's code."""
+    The class root is a secret and the output folder off-limits to the student's code. `provided_from`: the
+    released provided modules, graded in place of the folder's own (a Gradescope export's upload)."""
     from autograder.engine.grade import grade_submission
 
     ahead = _ahead
@@ -144,7 +146,8 @@ def grade_student(graded_as: str, folder: str, out_dir: str, sha: str, grader: d
     secrets = [Path(root)] if root else []
     result = grade_submission(_assignment, Path(folder), graded_as, sandbox=_mode or None, config=_config,
                               secrets=secrets, outputs=[Path(out_dir), Path(out_dir) / "results",
-                                                        Path(out_dir) / "feedback"], ahead=ahead, secret=_secret)
+                                                        Path(out_dir) / "feedback"], ahead=ahead, secret=_secret,
+                              provided_from=Path(provided_from) if provided_from else None)
     for student in members or (graded_as,):
         data = record_data(result, _assignment.id, student, graded_as, sha, grader, _config.feedback.native,
                            _secret.fingerprint if _secret else "", (late or {}).get(student))
@@ -587,6 +590,12 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
             summary.kept.update({m: kept_uploads[submitter.name] for m in submitter.students})
     if shard is not None:
         write_manifest(out_dir, assignment.id, shard, whole, roster)
+    # an export's upload is graded as the otter door grades it: the provided modules as released, over
+    # the upload's own (autograder.classroom.upload.put_provided; `scalelabs release` copies them from reference/)
+    released = ""
+    if any(s.export for s, _ in todo):
+        from autograder.build.release import REFERENCE_DIR
+        released = str(REFERENCE_DIR)
     if on_start:
         on_start(len(roster), len(todo))
     summary.db_url = db_url or sqlite_url(out_dir / "gradebook.db")
@@ -595,7 +604,8 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
             with _graders(jobs, assignment_name, mode) as pool:
                 with _ctrl_c_held_while_starting():   # the grading processes start at the first submits
                     futures = {pool.submit(grade_student, s.graded_as, str(s.folder), str(out_dir), sha, grader,
-                                           s.students, str(root), {m: late[m] and late[m].to_json() for m in s.students}): s
+                                           s.students, str(root), {m: late[m] and late[m].to_json() for m in s.students},
+                                           released if s.export else ""): s
                                for s, sha in todo}
                 for future in as_completed(futures):
                     submitter = futures[future]
