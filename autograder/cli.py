@@ -4,6 +4,7 @@
     scalelabs grade-batch ASSIGNMENT SUBMISSIONS_ROOT --jobs N [--out DIR] [--db URL] [--student ID ...] [--force]
     scalelabs forget ASSIGNMENT STUDENT ... [--out DIR] [--db URL]
     scalelabs report ASSIGNMENT [GRADES_DIR]
+    scalelabs export LAB[=GRADES_DIR] ... --canvas [--out CSV] [--canvas-id login|sis] [--db URL]
     scalelabs feedback ASSIGNMENT [GRADES_DIR] --view before|after
     scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check | secret [--create]
     scalelabs lint [LAB ...] | new-lab LAB_ID --module NAME | docs [--check]   (lab authors)
@@ -251,6 +252,9 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
         out.print(f"regraded {len(who)}: {escape(why)}{shown}", highlight=False, soft_wrap=True)
     if summary.late:
         out.print(late_summary(summary.late), highlight=False, soft_wrap=True)
+    for student, own in summary.renamed.items():   # an id no file name or CSV cell can hold (identity.safe_id)
+        out.print(f"{escape(ascii(own))} is graded as {student}: Gradescope's id cannot be a file name or a safe CSV cell",
+                  highlight=False, soft_wrap=True)
     if summary.rewritten:
         out.print(f"feedback pages made whole again from their results: {', '.join(summary.rewritten)}", highlight=False, soft_wrap=True)
     for student, why in summary.failed.items():
@@ -337,6 +341,58 @@ def report(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collec
     except ValueError as exc:
         fail(str(exc))
     out.print("\n".join(f"{kind}: {path}" for kind, path in paths.items()), highlight=False)
+
+
+@app.command()
+def export(labs: List[str] = typer.Argument(..., help="lab ids, one column each; LAB=DIR reads that lab's grades "
+                                            "from DIR (default: grades/LAB)"),
+           canvas: bool = typer.Option(False, "--canvas", help="write the CSV Canvas's gradebook import accepts"),
+           out_file: Optional[Path] = typer.Option(None, "--out", help="the CSV to write (default: grades/canvas.csv)"),
+           id_column: str = typer.Option("login", "--canvas-id", help="the Canvas column the student id goes in: "
+                                         "login (SIS Login ID) or sis (SIS User ID)"),
+           db: Optional[str] = typer.Option(None, "--db", help="the course gradebook, e.g. sqlite:///gradebook.db "
+                                            "(default: each lab's, the one grade-batch wrote)"),
+           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Grades for a learning platform: with --canvas, a CSV for Canvas's gradebook import (Grades >
+    Import): one column per lab, each student's final score (the grade of record less any late penalty)."""
+    from autograder.classroom.canvas import ID_COLUMNS, canvas_csv
+    from autograder.classroom.feedback import write_atomic
+
+    if not canvas:
+        fail("say which platform: --canvas (Canvas's gradebook import CSV); nbgrader's CSV is `nbgrader export`")
+    if id_column not in ID_COLUMNS:
+        fail(f"--canvas-id {id_column}: must be one of {', '.join(ID_COLUMNS)}")
+    named = [(lab.split("=", 1)[0], Path(lab.split("=", 1)[1]).resolve() if "=" in lab else None) for lab in labs]
+    out_file = out_file.resolve() if out_file else None
+    root = _course(course, required=False)
+    chosen = []
+    for lab, folder in named:
+        spec = _assignment(lab)
+        chosen.append((spec, _folder(folder or _grades_dir(root, spec.id), f"{spec.id}'s grades folder"), db))
+    if len({spec.id for spec, _, _ in chosen}) < len(chosen):
+        fail("a lab is named twice")
+    try:
+        roster = None
+        if root is not None:
+            from autograder.classroom.names import read_roster
+            from autograder.course import course_settings
+            where = course_settings(root).roster
+            roster = read_roster(where) if where else None
+        text, missing = canvas_csv(chosen, id_column, roster)
+    except ValueError as exc:   # RosterError too
+        fail(str(exc))
+    target = out_file or (root or Path.cwd()) / "grades" / "canvas.csv"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, text)
+    students = len(text.splitlines()) - 2
+    out.print(f"canvas: {target} ({students} students, {len(chosen)} lab{'s' if len(chosen) != 1 else ''}; "
+              f"the id in {ID_COLUMNS[id_column]})", highlight=False, soft_wrap=True)
+    for lab, who in missing.items():
+        if who:
+            out.print(f"  {lab}: no record of {len(who)} ({', '.join(who[:5])}{', ...' if len(who) > 5 else ''}): "
+                      "their cells are blank, Canvas keeps what it has", highlight=False, soft_wrap=True)
+    out.print("In Canvas: Grades > Import > choose the file; Canvas lists students or columns it cannot match "
+              "before anything changes.", highlight=False, soft_wrap=True)
 
 
 @app.command()

@@ -55,6 +55,7 @@ SLOWEST_FIRST = (
     "tests/test_course_week.py",
     "tests/engine/test_grade_of_record.py",
     "tests/security/test_door_otter.py",
+    "tests/security/test_user_sandbox.py",
     "tests/security/test_feedback_policy.py",
     "tests/labs/test_misconceptions.py",
     "tests/labs/test_labs.py",

@@ -224,6 +224,7 @@ class BatchSummary:
     attention: dict[str, list[str]] = field(default_factory=dict)    # student -> what needs a person
     rewritten: list[str] = field(default_factory=list)               # feedback pages made whole again
     late: dict[str, Lateness] = field(default_factory=dict)           # student -> lateness (labs with a due date)
+    renamed: dict[str, str] = field(default_factory=dict)            # student id -> Gradescope's id it stands for
     csv_path: Path | None = None
     db_url: str = ""
     record: int = 0                                                  # students of the lab in the record
@@ -379,7 +380,8 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
         check_jail(config, [root])
     check_output(out_dir)
     grader = grader_fingerprint(assignment_name, assignment, config, mode, secret)
-    summary = BatchSummary(out_dir, late={s: v for s, v in late.items() if v is not None})
+    summary = BatchSummary(out_dir, late={s: v for s, v in late.items() if v is not None},
+                           renamed={student: own for sub in roster for student, own in sub.renamed})
     todo: list[tuple[Submitter, str]] = []
     reassess: dict[str, dict] = {}      # student -> their result, whose lateness alone changed
     for submitter in roster:
@@ -456,6 +458,9 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
         for student in sorted(graded_now):
             if line := late_attention(late.get(student)):
                 summary.attention.setdefault(student, []).append(line)
+        for submitter in roster:     # an export's upload that holds no lab (autograder.classroom.roster)
+            for student in submitter.students if submitter.upload else ():
+                summary.attention.setdefault(student, []).insert(0, submitter.upload)
         summary.csv_path = out_dir / "grades.csv"
         try:
             written = gradebook.write(results)
