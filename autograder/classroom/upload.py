@@ -1,5 +1,7 @@
-"""Which folder of a student's Gradescope upload is graded, read alike by both doors that see one: the otter
-door on Gradescope (autograder/doors/otter.py) and grade-batch of Gradescope's export (roster.py).
+"""What every door that takes a platform upload does with it before the engine grades it, alike: the otter
+door on Gradescope (autograder/doors/otter.py), PrairieLearn's (autograder/doors/prairielearn.py) and
+grade-batch of Gradescope's export (roster.py): find the lab's folder in it (`graded_folder`), and put the
+modules the release provides beside the student's module (`put_provided`).
 
 Students often zip their assignment folder, or the folder above it: the upload then holds
 `lab06_collectives/...` or `Downloads/lab06_collectives/...` instead of the files. Gradescope unpacks
@@ -8,12 +10,33 @@ lab and needs a person (`no_lab_line`).
 """
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from autograder.engine.spec import Assignment
 
 LEVELS = 2                                           # Downloads/lab06_collectives/: two folders down at most
 NOT_THE_STUDENTS = ("tests", "__MACOSX", "__pycache__")   # otter's tests/, a macOS zip's resource forks
+
+
+def holds_submission(folder: Path, assignment: Assignment) -> bool:
+    """Whether `folder` holds the student's module or notebook as a regular file (a link does not count)."""
+    return any((folder / name).is_file() and not (folder / name).is_symlink()
+               for name in (f"{assignment.module}.py", f"{assignment.id}.ipynb"))
+
+
+def put_provided(folder: Path, provided_dir: Path, names) -> None:
+    """The provided modules as the door carries them, over whatever the upload holds under their names
+    (a student's edited or missing `_domain.py` grades like the released one, as on every door)."""
+    for name in names:
+        source, target = provided_dir / f"{name}.py", folder / f"{name}.py"
+        if not source.is_file():
+            continue
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        elif target.is_symlink():
+            target.unlink()
+        shutil.copyfile(source, target)
 
 
 def _folders(folder: Path) -> list[Path]:
@@ -30,10 +53,8 @@ def graded_folder(top: Path, assignment: Assignment) -> Path | None:
     module or notebook lies there, else the one folder below (LEVELS at most: a zip of
     `Downloads/lab06_collectives/`) that holds them; None where there is none, or several. Links are
     never followed; a macOS zip's `__MACOSX/` is not a folder of the student's."""
-    wanted = (f"{assignment.module}.py", f"{assignment.id}.ipynb")
-
     def holds(folder: Path) -> bool:
-        return any((folder / name).is_file() and not (folder / name).is_symlink() for name in wanted)
+        return holds_submission(folder, assignment)
 
     if holds(top):
         return top

@@ -60,8 +60,8 @@ from otter.plugins import AbstractOtterPlugin
 from autograder.build.publictests import CODE_TEMPLATES
 from autograder.classroom.deadlines import Deadlines, course_deadlines, known_labs
 from autograder.classroom.submitted_at import from_gradescope
-from autograder.classroom.upload import graded_folder, no_lab_line   # noqa: F401  (graded_folder: the door's, shared)
 from autograder.course import course_root, package_dirs
+from autograder.classroom.upload import graded_folder, no_lab_line, put_provided
 from autograder.engine.config import config_from_table, course_document, feedback_from_table
 from autograder.engine.sandbox import SandboxUnavailable
 from autograder.engine.secret import ZIP_NAME as SECRET_IN_ZIP, CourseSecret, create_secret, read_secret
@@ -346,18 +346,6 @@ class EngineOverride(AbstractOtterPlugin):
                                                               self.student, self.error, self.late)
 
 
-def put_provided(folder: Path, provided_dir: Path, names) -> None:
-    """The provided modules as the zip carries them, over whatever the upload holds under their names
-    (a student's edited or missing `_domain.py` grades like the released one, as on every door)."""
-    for name in names:
-        source, target = provided_dir / f"{name}.py", folder / f"{name}.py"
-        if not source.is_file():
-            continue
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        elif target.is_symlink():
-            target.unlink()
-        shutil.copyfile(source, target)
 
 
 try:
