@@ -597,11 +597,11 @@ def test_a_student_who_renames_their_module_is_regraded_from_the_missing_modules
     named = submission_fingerprint(root / "bob")
     module.rename(misnamed)
     assert submission_fingerprint(root / "bob") != named
-    (root / "bob" / "sub").mkdir()
-    misnamed.rename(root / "bob" / "sub" / "collectives.py")
+    (root / "bob" / "code").mkdir()   # code/collectives.py sorts where collectives.py did: only its folder differs
+    misnamed.rename(root / "bob" / "code" / "collectives.py")
     assert submission_fingerprint(root / "bob") not in (named, submission_fingerprint(root / "alice"))
-    (root / "bob" / "sub" / "collectives.py").rename(misnamed)
-    (root / "bob" / "sub").rmdir()
+    (root / "bob" / "code" / "collectives.py").rename(misnamed)
+    (root / "bob" / "code").rmdir()
     first = run("grade-batch", TOY, root, "--jobs", "1", "--out", out)
     bob = rows(out)["bob"]
     functions = [f.name for f in toy.ASSIGNMENT.functions]

@@ -388,6 +388,23 @@ def test_a_students_two_honest_hand_ins_the_latest_wins(tmp_path):
     assert _written(course, "ada") == third
 
 
+def test_of_two_hand_ins_the_one_changed_last_wins_whatever_their_names_claim(tmp_path):
+    """ada's hand-in named for 2 h ago was changed after her one named for 1 h ago (both claims are far
+    before their files, so each is dated by its files): the one changed last is her latest and is
+    collected, not the one whose name sorts last."""
+    from autograder.doors.collect import last_change
+
+    made = _now()
+    collect, inbound, course = _safe_collect(tmp_path)
+    named_later = _hand_in(inbound, "ada", made - datetime.timedelta(hours=1), "named later")
+    changed_later = _hand_in(inbound, "ada", made - datetime.timedelta(hours=2), "changed later")
+    while last_change(changed_later) <= last_change(named_later):    # the file clock is coarse: write until it moves
+        (changed_later / "collectives.py").write_text("changed later")
+    _collect_now(collect)
+    assert (course / "submitted" / "ada" / "lab" / "collectives.py").read_text() == "changed later"
+    assert _written(course, "ada") >= made      # dated by its files, not by its name
+
+
 def _safe_collect_of(course: Path, inbound: Path, **options):
     """SafeCollect of the course folder and inbound folder _safe_collect made (a second collect run)."""
     from nbgrader.coursedir import CourseDirectory
