@@ -10,6 +10,7 @@
     scalelabs export LAB[=GRADES_DIR] ... --canvas [--out CSV] [--canvas-id login|sis] [--db URL]
     scalelabs feedback ASSIGNMENT [GRADES_DIR] --view before|after
     scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check | secret [--create]
+    scalelabs otter-try ZIP UPLOAD ... [--submitted-at TIME] [--due TIME] [--late-due TIME]
     scalelabs lint [LAB ...] | new-lab LAB_ID --module NAME | docs [--check]   (lab authors)
 
 ASSIGNMENT is a lab id (labs/) or `package.module:NAME` of an Assignment. Bad arguments
@@ -31,8 +32,40 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperGroup
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+
+def plain_help(command) -> None:
+    """Escape the rich markup of `command`'s help texts, its parameters' and its subcommands' (once)."""
+    from rich.markup import escape
+
+    if getattr(command, "_scalelabs_plain_help", False):
+        return
+    command._scalelabs_plain_help = True
+    for holder in (command, *getattr(command, "params", ())):
+        for attribute in ("help", "short_help", "epilog"):
+            text = getattr(holder, attribute, None)
+            if isinstance(text, str):
+                setattr(holder, attribute, escape(text))
+    for sub in getattr(command, "commands", {}).values():
+        plain_help(sub)
+
+
+class PlainHelpGroup(TyperGroup):
+    """Every help text printed as written. Typer renders help as rich markup, where the `[otter]` of
+    `pip install 'scalelabs[otter]'`, `[deadlines]` or `[feedback] native` is a style tag and vanishes;
+    here every command's and option's text is escaped once, whoever declares it
+    (tests/test_help_texts.py holds every bracketed word of every source to its --help)."""
+
+    def __init__(self, **attrs) -> None:
+        super().__init__(**attrs)
+        from typer.core import HAS_RICH
+
+        if HAS_RICH and self.rich_markup_mode == "rich":   # plain click prints text as it is
+            plain_help(self)
+
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, cls=PlainHelpGroup,
                   help="Autograded ML-systems-at-scale labs: release, grade, grade a class.")
 err = Console(stderr=True)
 out = Console()
@@ -209,9 +242,12 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
                                                           "nbgrader's submitted/ and a Gradescope export say it themselves"),
                 allow_unsandboxed: bool = typer.Option(False, "--allow-unsandboxed", help=UNSANDBOXED_HELP),
                 shard: Optional[str] = typer.Option(None, "--shard", help=SHARD_HELP),
-                course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+                course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP + "; else the nearest "
+                                                      "folder above SUBMISSIONS_ROOT holding it"),
+                no_course: bool = typer.Option(False, "--no-course", help="where no course is found, grade without one: no due dates "
+                                               "or late penalties, no course secret, a gradebook of its own")) -> None:
     """Grade a class in parallel; writes results, feedback pages, the gradebook (the grade of record)
-    and grades.csv (default: grades/ASSIGNMENT in the course, or here when there is no course).
+    and grades.csv (default: grades/ASSIGNMENT in the course, or here with --no-course).
     Resumable: after Ctrl-C or a crash run the same command again (graded students are skipped, those
     whose files or grader changed regraded, those whose due date, extension or late policy changed
     have their lateness recorded again). Exit status 1 when a student needs a person. With --shard,
@@ -232,7 +268,8 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     submissions_root = _folder(submissions_root, "submissions root").resolve()
     out_dir = out_dir.resolve() if out_dir else None
     timestamps = timestamps.resolve() if timestamps else None
-    root = _course(course, required=False)
+    db = _absolute_sqlite(db)
+    root = _course(course, required=False) or (None if no_course else _course_of_class(submissions_root))
     try:   # asked here too, so that a wrong folder or missing times are one line before the progress bar shows
         class_lateness(spec, submissions_root, class_roster(submissions_root, spec, tuple(only or ())), timestamps)
     except (NotAClass, NoSubmissionTimes) as exc:
@@ -264,11 +301,18 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
         out.print(f"regraded {len(who)}: {escape(why)}{shown}", highlight=False, soft_wrap=True)
     if summary.late:
         out.print(late_summary(summary.late), highlight=False, soft_wrap=True)
+    for said, who in disagreements(summary.late).items():
+        out.print(f"due dates disagree: {escape(said)} ({', '.join(who[:5])}{', ...' if len(who) > 5 else ''})",
+                  highlight=False, soft_wrap=True)
     for student, own in summary.renamed.items():   # an id no file name or CSV cell can hold (identity.safe_id)
         out.print(f"{escape(ascii(own))} is graded as {student}: Gradescope's id cannot be a file name or a safe CSV cell",
                   highlight=False, soft_wrap=True)
     if summary.rewritten:
         out.print(f"feedback pages made whole again from their results: {', '.join(summary.rewritten)}", highlight=False, soft_wrap=True)
+    if summary.kept:
+        out.print(f"over Gradescope's submission limit, not graded: {', '.join(sorted(summary.kept))} (the results "
+                  "Gradescope kept are recorded, with the time of the submission they are from)",
+                  highlight=False, soft_wrap=True)
     for student, why in summary.failed.items():
         err.print(f"[red]{student}[/]: grader error {escape(why)}", highlight=False, soft_wrap=True)
     _print_record(summary, summary.needs_attention)
@@ -307,6 +351,43 @@ def _print_record(summary, needs: list[str]) -> None:
                                                    if needs else ""), highlight=False, soft_wrap=True)
     if needs:
         raise typer.Exit(1)
+
+
+def _absolute_sqlite(db: Optional[str]) -> Optional[str]:
+    """A relative SQLite URL made absolute where it was typed (grade-batch may work from the course)."""
+    prefix = "sqlite:///"
+    if db and db.startswith(prefix) and not db[len(prefix):].startswith("/"):
+        return prefix + str(Path(db[len(prefix):]).resolve())
+    return db
+
+
+def _course_of_class(submissions_root: Path) -> Path:
+    """The course a class folder belongs to when grade-batch is not run in one: the nearest folder at or
+    above the class holding nbgrader_config.py (as --course DIR, it becomes the working directory), or,
+    with a scalelabs.toml here, none (its settings apply); else a refusal in one line: grading with no
+    course would apply no due date, no course secret and no course gradebook, and say nothing."""
+    from autograder.course import MARKER, SETTINGS, find_course
+
+    found = find_course(submissions_root)
+    if found is not None:
+        err.print(f"course: {found} (found above {submissions_root}; its scalelabs.toml, course secret and gradebook "
+                  "apply)", highlight=False, soft_wrap=True)
+        return _course(found)
+    if (Path.cwd() / SETTINGS).is_file():
+        return None
+    fail(f"no course found: no {MARKER} in {Path.cwd()}, {submissions_root} or any folder above them, so no due date, "
+         "late penalty or course secret would apply; run in the course folder, pass --course DIR, or pass --no-course "
+         "to grade without a course")
+
+
+def disagreements(late: dict) -> dict[str, list[str]]:
+    """Where the platform's due dates and the course's differ (autograder.classroom.deadlines): what is said
+    -> the students it is said of."""
+    found: dict[str, list[str]] = {}
+    for student, lateness in sorted(late.items()):
+        if lateness is not None and lateness.disagreement:
+            found.setdefault(lateness.disagreement, []).append(student)
+    return found
 
 
 def late_summary(late: dict) -> str:
@@ -385,7 +466,9 @@ def forget(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collec
     except GradebookUnavailable as exc:
         fail(str(exc))
     if (target / "grades.csv").exists() or results:
-        write_atomic(target / "grades.csv", grades_csv(spec, record_rows(spec, results, book, late)))
+        from autograder.classroom.deadlines import course_deadlines, known_labs
+        deadlines = course_deadlines(labs=known_labs(spec.id))
+        write_atomic(target / "grades.csv", grades_csv(spec, record_rows(spec, results, book, late, deadlines)))
         out.print(f"class CSV rebuilt: {target / 'grades.csv'}", highlight=False, soft_wrap=True)
 
 
@@ -509,6 +592,9 @@ def release(assignments: Optional[List[str]] = typer.Argument(None, help="defaul
         fail(str(exc))
     for path in released:
         out.print(f"released {path}", highlight=False)
+    from autograder.classroom.private_files import ignore_private_files
+    for line in ignore_private_files(root):     # roster, extensions, nbgrader export's grades: never in git
+        out.print(line, highlight=False, soft_wrap=True)
     if created:
         out.print(f"created the course secret {secret.path} (fingerprint {secret.fingerprint}): it keys every "
                   "student's hidden inputs. Keep it out of git and copy it to every machine that grades this "
@@ -545,6 +631,52 @@ def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     zip_path = build_zip(spec.id, out_zip, assignment=spec, course=root)   # with the course's [grading], [feedback]
     print(zip_path)
     print(upload_steps(spec, zip_path, load_config(root / "scalelabs.toml").feedback))
+    _zip_settings(zip_path)
+
+
+def _zip_settings(zip_path: Path) -> None:
+    """What the built zip carries about time and feedback, beside the Gradescope settings that must match,
+    and how to try it on an upload (autograder/doors/gradescope_settings.py)."""
+    from autograder.doors.gradescope_settings import carried, settings_text
+
+    print(settings_text(carried(zip_path)))
+    print(f"Try it on an upload before students do: scalelabs otter-try {zip_path} UPLOAD [--submitted-at TIME] "
+          "[--due TIME] (the student's and the staff's view)")
+
+
+@app.command("otter-try")
+def otter_try(zip_path: Path = typer.Argument(..., help="the autograder zip `scalelabs otter` built"),
+              uploads: List[Path] = typer.Argument(..., help="what a student uploads: the notebook and module, their "
+                                                   "folder, or the folder zipped"),
+              submitted_at: Optional[str] = typer.Option(None, "--submitted-at", help="when the upload is made, e.g. "
+                                                         "2026-12-05T09:30 (the zip's [deadlines] timezone unless it "
+                                                         "has an offset); default: now"),
+              due: Optional[str] = typer.Option(None, "--due", help="Gradescope's due date, if not the zip's own"),
+              late_due: Optional[str] = typer.Option(None, "--late-due", help="Gradescope's late due date, if set"),
+              student: str = typer.Option("try_student", "--student", help="the submitter's Gradescope sid (seeds "
+                                          "the hidden inputs)")) -> None:
+    """Run a Gradescope autograder zip on an upload as Gradescope does (its /autograder layout in a
+    temporary folder, the upload's time and the due dates in submission_metadata.json, otter's
+    run_autograder), then print what the student sees at the upload, what is added after the due date,
+    and what only the staff see. Needs otter-grader (`pip install 'scalelabs[otter]'`); writes nothing."""
+    try:
+        import otter  # noqa: F401
+    except ModuleNotFoundError:
+        fail("scalelabs otter-try runs the zip with otter-grader, which the grader's install leaves out: "
+             "pip install 'scalelabs[otter]' (in a clone: pip install -e '.[otter]'), then rerun")
+    from autograder.doors.gradescope_settings import carried, settings_text
+    from autograder.doors.otter_try import TryError, try_zip, views
+    from autograder.engine.sandbox import SandboxUnavailable
+
+    if not zip_path.is_file():
+        fail(f"autograder zip {zip_path} does not exist: `scalelabs otter LAB` builds it (dist/LAB-autograder.zip)")
+    try:
+        print(settings_text(carried(zip_path)))
+        tried = try_zip(zip_path.resolve(), [u.resolve() for u in uploads], submitted_at, due, late_due, student)
+    except (TryError, ValueError, SandboxUnavailable) as exc:
+        fail(str(exc))
+    print()
+    print(views(tried))
 
 
 @app.command()
@@ -640,20 +772,26 @@ def new_lab(lab_id: str = typer.Argument(..., help="lab<NN>_<topic>, e.g. lab07_
             title: Optional[str] = typer.Option(None, "--title", help="the lab's title (default: from the id)"),
             source_lab: Optional[str] = typer.Option(None, "--source-lab",
                                                      help="'Vol II Lab NN, Title: where it is published'"),
-            summary: Optional[str] = typer.Option(None, "--summary", help="what students build, one line")) -> None:
-    """Write a new lab's skeleton (reference module, lab folder, its tests) that releases, grades its
-    sample class and passes lint as generated, and add it to the generated docs."""
+            summary: Optional[str] = typer.Option(None, "--summary", help="what students build, one line"),
+            course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Write a new lab's skeleton (reference module, lab folder, its tests) into the course that
+    releases, grades its sample class and passes lint as generated, and add it to the generated docs."""
     from autograder.author.docs import REPO
-    from autograder.author.scaffold import ScaffoldError, new_lab as scaffold
+    from autograder.author.scaffold import ScaffoldError, imports_from, new_lab as scaffold
 
+    root = _course(course)
     try:
-        written = scaffold(lab_id, module, title=title, source_lab=source_lab, summary=summary)
+        written = scaffold(lab_id, module, root=root, title=title, source_lab=source_lab, summary=summary)
     except ScaffoldError as exc:
         fail(str(exc))
     for path in written:
-        out.print(f"wrote {path.relative_to(REPO)}", highlight=False)
-    out.print(f"next: scalelabs lint {lab_id}; scalelabs release {lab_id}; pytest tests/labs -k {lab_id} "
-              "(docs/adding-a-lab.md walks every file)", highlight=False)
+        out.print(f"wrote {path.relative_to(root)}", highlight=False)
+    if not imports_from(root):
+        err.print(f"[yellow]warning:[/] this scalelabs grades the labs of {REPO}, not of the course {root}: install "
+                  f"the course editable (pip install -e {root}) so that lint, release and grading see {lab_id}, "
+                  "then run scalelabs docs", highlight=False, soft_wrap=True)
+    out.print(f"next: scalelabs lint {lab_id}; pytest tests/labs/{lab_id}; scalelabs release {lab_id}; "
+              f"pytest tests/labs -k {lab_id} (docs/adding-a-lab.md walks every file)", highlight=False)
 
 
 @app.command()

@@ -8,8 +8,13 @@ and a batch's write is one transaction: all of its scores are stored, or none.
 
 Lateness goes where nbgrader keeps it (`record_lateness`): the lab's due date in Assignment.duedate, the
 submission's time in SubmittedAssignment.timestamp and an extension in its `extension`, the penalty in
-points in SubmittedNotebook.late_submission_penalty, so formgrader, `nbgrader export` (raw_score,
-late_submission_penalty, score) and nbgrader's feedback show it; the engine's auto scores never change.
+points in SubmittedNotebook.late_submission_penalty, so formgrader and nbgrader's feedback show it; the
+engine's auto scores never change. Those points are of the score of record when written: a penalty is a
+rule (autograder.classroom.deadlines), so the Lateness itself (the time and its source, the platform's
+dates, the percent) is kept beside them in a table of our own, `scalelabs_lateness` (assignment,
+student, the Lateness as JSON; nbgrader ignores a table it does not know), from which `nbgrader export`
+(autograder.doors.nbgrader_export), grades.csv and the report take the penalty again on the score of
+record as it is then (a manual override since, an extension added since).
 """
 from __future__ import annotations
 
@@ -238,9 +243,8 @@ class GradebookWriter:
                     review.setdefault(student, []).append(item)
                 grade.auto_score = auto
             late = Lateness.from_json(results.get("scalelabs", {}).get("late"))
-            if late is not None:
-                gb.db.flush()
-                record_lateness(gb, aid, student, late, sum(_cell(g).score for g in submitted_nb.grades))
+            gb.db.flush()
+            record_lateness(gb, aid, student, late, sum(_cell(g).score for g in submitted_nb.grades))
         return review
 
     def _close(self) -> None:
@@ -290,6 +294,7 @@ class BookLate:
     due: str              # its due date, an extension's included ("" when the lab has none)
     late_by_s: float      # SubmittedAssignment.total_seconds_late
     penalty: float        # SubmittedNotebook.late_submission_penalty, points (0 when none)
+    lateness: Lateness | None = None   # the Lateness kept beside them (scalelabs_lateness), the rule's facts
 
 
 def _utc_naive(iso: str) -> datetime | None:
@@ -303,21 +308,74 @@ def _iso_utc(moment: datetime | None) -> str:
     return moment.replace(tzinfo=timezone.utc).isoformat() if moment is not None else ""
 
 
-def record_lateness(gb, assignment_id: str, student: str, late: Lateness, score: float, notebook_id: str = "") -> None:
+def record_lateness(gb, assignment_id: str, student: str, late: Lateness | None, score: float,
+                    notebook_id: str = "") -> None:
     """Put a student's lateness in nbgrader's model (module docstring): the penalty is its percent of
-    `score`, the grade of record of the notebook (no penalty where the time is unknown or on time)."""
+    `score`, the grade of record of the notebook (no penalty where the time is unknown or on time); and the
+    Lateness in `scalelabs_lateness`. None: the lab has no due date (no penalty, no record)."""
     api = _nbgrader_api()
-    assignment = gb.find_assignment(assignment_id)
-    assignment.duedate = _utc_naive(late.lab_due)
-    submission = gb.find_submission(assignment_id, student)
-    if late.submitted_at:
-        submission.timestamp = _utc_naive(late.submitted_at)
-    submission.extension = (_utc_naive(late.due) - assignment.duedate) if late.extended else None
+    write_late_record(gb, assignment_id, student, late)
     try:
         notebook = gb.find_submission_notebook(notebook_id or assignment_id, assignment_id, student)
     except api.MissingEntry:
+        notebook = None
+    if late is None:
+        if notebook is not None:
+            notebook.late_submission_penalty = None
         return
-    notebook.late_submission_penalty = late.penalty_points(score) if late.status == "late" else None
+    assignment = gb.find_assignment(assignment_id)
+    assignment.duedate = _utc_naive(late.lab_due)
+    submission = gb.find_submission(assignment_id, student)
+    # no usable time: none kept (a time kept from an earlier write would be priced by nbgrader's views)
+    submission.timestamp = _utc_naive(late.submitted_at) if late.submitted_at else None
+    submission.extension = (_utc_naive(late.due) - assignment.duedate) if late.extended else None
+    if notebook is not None:
+        notebook.late_submission_penalty = late.penalty_points(score) if late.status == "late" else None
+
+
+LATE_TABLE = "scalelabs_lateness"
+
+
+def _late_table():
+    """The `scalelabs_lateness` table (module docstring), as SQLAlchemy Core describes it."""
+    from sqlalchemy import Column, MetaData, String, Table, Text
+
+    return Table(LATE_TABLE, MetaData(), Column("assignment", String(128), primary_key=True),
+                 Column("student", String(128), primary_key=True), Column("lateness", Text, nullable=False))
+
+
+def write_late_record(gb, assignment_id: str, student: str, late: Lateness | None) -> None:
+    """Keep (or, with None, remove) the student's Lateness of the lab, in the gradebook's transaction."""
+    import json
+
+    table = _late_table()
+    connection = gb.db.connection()
+    table.create(connection, checkfirst=True)
+    connection.execute(table.delete().where(table.c.assignment == assignment_id).where(table.c.student == student))
+    if late is not None:
+        connection.execute(table.insert().values(assignment=assignment_id, student=student,
+                                                 lateness=json.dumps(late.to_json(), sort_keys=True)))
+
+
+def read_late_records(gb, assignment_id: str) -> dict[str, Lateness]:
+    """student -> the Lateness kept for the lab ({} where the gradebook has no such table)."""
+    import json
+
+    from sqlalchemy import inspect
+
+    connection = gb.db.connection()
+    if not inspect(connection).has_table(LATE_TABLE):
+        return {}
+    table = _late_table()
+    out = {}
+    for row in connection.execute(table.select().where(table.c.assignment == assignment_id)):
+        try:
+            late = Lateness.from_json(json.loads(row.lateness))
+        except ValueError:
+            late = None
+        if late is not None:
+            out[row.student] = late
+    return out
 
 
 def lab_lateness(gb, assignment_id: str) -> dict[str, BookLate]:
@@ -328,14 +386,16 @@ def lab_lateness(gb, assignment_id: str) -> dict[str, BookLate]:
         notebook = gb.find_notebook(assignment_id, assignment_id)
     except api.MissingEntry:
         return {}
+    kept = read_late_records(gb, assignment_id)
     out = {}
     for sub in notebook.submissions:
         submitted = sub.assignment
         due = submitted.duedate if submitted.assignment.duedate is not None else None
-        if submitted.timestamp is None and due is None and not sub.late_submission_penalty:
+        if submitted.timestamp is None and due is None and not sub.late_submission_penalty and sub.student.id not in kept:
             continue
         out[sub.student.id] = BookLate(_iso_utc(submitted.timestamp), _iso_utc(due),
-                                       float(submitted.total_seconds_late), float(sub.late_submission_penalty or 0.0))
+                                       float(submitted.total_seconds_late), float(sub.late_submission_penalty or 0.0),
+                                       kept.get(sub.student.id))
     return out
 
 
@@ -385,6 +445,8 @@ def forget_submission(db_url: str, assignment_id: str, student: str, course_id: 
                 removed.append(f"{student}'s {assignment_id} submission and its grades in the gradebook {db_url}")
             except api.MissingEntry:
                 return []
+            write_late_record(gb, assignment_id, student, None)
+            gb.db.commit()
             try:
                 if not gb.find_student(student).submissions:
                     gb.remove_student(student)

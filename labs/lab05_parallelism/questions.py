@@ -7,7 +7,8 @@ from functools import partial
 
 from labs.authoring import Option, fmt, fmt_bytes, letters, questions, render
 from labs.lab05_parallelism import scenario
-from labs.lab05_parallelism.measurements import MEGATRON_GPUS, MEGATRON_SEQUENCES, REPLICA_GPUS, STRONG_SCALING
+from labs.lab05_parallelism.measurements import (MEGATRON_BASE_MFU, MEGATRON_GPUS, MEGATRON_SEQUENCES, REPLICA_GPUS,
+                                                 STRONG_SCALING)
 from labs.lab05_parallelism.scenario import (
     ACT1, ACT2, ACT2_COMPUTE_S, ACT2_KEY_INDEX, CROSS_LAYOUT, CROSS_NODES, ACT2_LAYOUTS, COMM512, COMM8, COMPUTE512, COMPUTE8, FAST_GPU_MFU512,
     FAST_GPU_PEAK_FACTOR, GPN, GRAD_GB, INT8_BYTES, INT8_MFU512, LATENCY_SHARE512, MFU512, NVLINK_OVER_IB, N_LARGE,

@@ -197,7 +197,7 @@ def test_a_manual_override_is_the_grade_in_the_csv_and_the_report_with_the_engin
     db = f"sqlite:///{tmp_path / 'gradebook.db'}"
     assert run("grade-batch", TOY, root, "--jobs", "1", "--out", out, "--db", db).returncode == 0
     engine = rows(out)["bob"]
-    assert float(engine["comm_fraction"]) < 2.0 and engine["score"] == engine["engine_score"]
+    assert float(engine["comm_fraction"]) < 2.0 and engine["raw_score"] == engine["engine_score"]
     from nbgrader.api import Gradebook
     with Gradebook(db, course_id=current_course_id()) as gb:
         flagged = [g for s in ("alice", "bob") for g in gb.find_submission_notebook(
@@ -209,16 +209,16 @@ def test_a_manual_override_is_the_grade_in_the_csv_and_the_report_with_the_engin
     assert "skipped 2 already graded" in again.stdout, again.stdout
     bob = rows(out)["bob"]
     assert float(bob["comm_fraction"]) == 2.0 and bob["overridden"] == "comm_fraction"
-    assert float(bob["score"]) == pytest.approx(float(engine["score"]) - float(engine["comm_fraction"]) + 2.0)
-    assert float(bob["engine_score"]) == float(engine["score"])
+    assert float(bob["raw_score"]) == pytest.approx(float(engine["raw_score"]) - float(engine["comm_fraction"]) + 2.0)
+    assert float(bob["engine_score"]) == float(engine["raw_score"])
 
     report = run("report", TOY, out)
     assert report.returncode == 0, report.stderr
     data = json.loads((out / "report.json").read_text())
-    assert data["scores"]["bob"] == float(bob["score"]) and data["engine_scores"]["bob"] == float(engine["score"])
+    assert data["scores"]["bob"] == float(bob["raw_score"]) and data["engine_scores"]["bob"] == float(engine["raw_score"])
     assert data["overridden"] == {"bob": ["comm_fraction"]} and data["gradebook"] == db
     page = (out / "report.html").read_text()
-    assert f"{float(bob['score']):.2f}" in page and f"{float(engine['score']):.2f}" in page
+    assert f"{float(bob['raw_score']):.2f}" in page and f"{float(engine['raw_score']):.2f}" in page
 
     # bob's files change under the override: the override stands, formgrader flags it, the summary says so
     toy.make_submission(root / "bob", toy.reference_source(), toy.key)   # comm_fraction fixed
@@ -249,7 +249,7 @@ def test_grades_csv_holds_every_student_of_the_lab_graded_into_the_record(tmp_pa
         gb.db.commit()
     assert run("grade-batch", TOY, tmp_path / "section2", "--jobs", "1", "--out", out).returncode == 0
     erin = rows(out)["erin"]
-    assert float(erin["score"]) == 4.0 and float(erin["ring_allreduce_time"]) == 4.0 and erin["engine_score"] == "4.0"
+    assert float(erin["raw_score"]) == 4.0 and float(erin["ring_allreduce_time"]) == 4.0 and erin["engine_score"] == "4.0"
 
 
 # --- the summary names who needs a person; the exit status says so ----------------------------------
@@ -371,9 +371,9 @@ def test_a_due_date_needs_each_students_time_and_a_tas_csv_gives_it(tmp_path):
     assert ("late work: 1 on time, 1 late (bob), 0 with an extension, 0 with no usable submission time"
             in proc.stdout), proc.stdout
     bob, alice = rows(out)["bob"], rows(out)["alice"]
-    assert float(bob["late_by_hours"]) == 26.0 and float(bob["late_penalty"]) == pytest.approx(float(bob["score"]) * 0.2)
-    assert float(bob["final_score"]) == pytest.approx(float(bob["score"]) * 0.8)
-    assert float(alice["late_penalty"]) == 0 and alice["final_score"] == alice["score"]
+    assert float(bob["late_by_hours"]) == 26.0 and float(bob["late_penalty"]) == pytest.approx(float(bob["raw_score"]) * 0.2)
+    assert float(bob["final_score"]) == pytest.approx(float(bob["raw_score"]) * 0.8)
+    assert float(alice["late_penalty"]) == 0 and alice["final_score"] == alice["raw_score"]
 
 
 def test_a_student_whose_grading_raises_makes_the_batch_exit_nonzero_and_the_class_is_graded(tmp_path):
@@ -510,9 +510,9 @@ def test_nbgrader_export_subtracts_the_late_penalty_from_the_score(tmp_path):
         gb.db.commit()
         SafeCsvExport(to=str(tmp_path / "grades.csv")).export(gb)
     table = {row["student_id"]: row for row in csv.DictReader((tmp_path / "grades.csv").open())}
-    assert {k: float(table["late"][k]) for k in ("raw_score", "late_submission_penalty", "score", "max_score")} == \
-        {"raw_score": 8.0, "late_submission_penalty": 2.0, "score": 6.0, "max_score": 10.0}
-    assert float(table["on_time"]["score"]) == 7.0 and float(table["on_time"]["late_submission_penalty"] or 0) == 0.0
+    assert {k: float(table["late"][k]) for k in ("raw_score", "late_submission_penalty", "final_score", "max_score")} == \
+        {"raw_score": 8.0, "late_submission_penalty": 2.0, "final_score": 6.0, "max_score": 10.0}
+    assert float(table["on_time"]["final_score"]) == 7.0 and float(table["on_time"]["late_submission_penalty"] or 0) == 0.0
 
 
 def test_nbgrader_export_of_one_assignment_or_student_holds_only_their_rows(tmp_path):
