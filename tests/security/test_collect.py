@@ -405,6 +405,17 @@ def test_of_two_hand_ins_the_one_changed_last_wins_whatever_their_names_claim(tm
     assert _written(course, "ada") >= made      # dated by its files, not by its name
 
 
+def test_collect_of_one_student_collects_that_student_alone(tmp_path):
+    """`nbgrader collect --student ada`: ada's hand-in is collected, bob's stays in inbound/ and out of submitted/."""
+    collect, inbound, course = _safe_collect(tmp_path)
+    for student in ("ada", "bob"):
+        _hand_in(inbound, student, _now(), f"{student}'s")
+    collect.coursedir.student_id = "ada"
+    _collect_now(collect)
+    assert (course / "submitted" / "ada" / "lab" / "collectives.py").read_text() == "ada's"
+    assert not (course / "submitted" / "bob").exists() and len(list(inbound.iterdir())) == 2
+
+
 def _safe_collect_of(course: Path, inbound: Path, **options):
     """SafeCollect of the course folder and inbound folder _safe_collect made (a second collect run)."""
     from nbgrader.coursedir import CourseDirectory
