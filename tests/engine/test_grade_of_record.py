@@ -287,6 +287,36 @@ def test_the_summary_names_each_incomplete_submission_with_its_reason_and_the_co
     assert again.returncode == 1
 
 
+def test_a_regrade_reads_the_course_secret_where_the_class_was_graded(tmp_path):
+    """The course folder keeps a secret and SCALELABS_COURSE_SECRET_FILE names another (kept outside it):
+    grade-batch in the course grades under the named one (its fingerprint in every result). A rerun
+    without the variable reads the course's, which draws other hidden inputs: it refuses and changes
+    nothing; with the variable set again it resumes and skips the class byte for byte."""
+    from autograder.engine.secret import ENV, RELATIVE, read_secret
+    course = tmp_path / "course"
+    root = two_students(course / "class")
+    (course / "nbgrader_config.py").write_text("")
+    (course / RELATIVE).parent.mkdir()
+    (course / RELATIVE).write_text("c0ffee00" * 8 + "\n")
+    named = tmp_path / "kept_secret"
+    named.write_text("00decade" * 8 + "\n")
+    out = course / "out"
+    base = {k: v for k, v in os.environ.items() if k != ENV}
+    base["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
+
+    def batch(env):
+        return subprocess.run([*SCALELABS, "grade-batch", TOY, str(root), "--jobs", "1", "--out", str(out)], cwd=course,
+                              env=env, capture_output=True, text=True, timeout=600)
+    assert batch({**base, ENV: str(named)}).returncode == 0
+    graded = results_bytes(out)
+    assert {json.loads(data)["scalelabs"]["course_secret"] for data in graded.values()} == {read_secret(named).fingerprint}
+    refused = batch(base)
+    assert refused.returncode == 2 and "graded under course secret" in refused.stderr, refused.stderr[-2000:]
+    assert read_secret(course / RELATIVE).fingerprint in refused.stderr and results_bytes(out) == graded
+    again = batch({**base, ENV: str(named)})
+    assert again.returncode == 0 and "skipped 2 already graded" in again.stdout and results_bytes(out) == graded
+
+
 def test_a_complete_class_exits_zero_with_a_zero_count(tmp_path):
     proc = run("grade-batch", TOY, two_students(tmp_path / "class"), "--jobs", "1", "--out", tmp_path / "out")
     assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "needs attention: 0", proc.stdout
@@ -554,6 +584,35 @@ def test_a_student_who_changes_an_answer_deep_in_a_large_notebook_is_regraded(tm
     proc = run("grade-batch", TOY, root, "--jobs", "1", "--out", out, cwd=tmp_path)
     assert "regraded 1: their files changed (bob)" in proc.stdout, proc.stdout
     assert float(rows(out)["bob"]["act1_prediction"]) == 0.0
+
+
+def test_a_student_who_renames_their_module_is_regraded_from_the_missing_modules_zero(tmp_path):
+    """bob hands in his module as collective.py: collectives.py is missing, his function items score 0
+    and he needs a person. He renames it to collectives.py without changing a byte: the rerun regrades
+    him (the same bytes under another name, or in another folder, are another submission) and his items
+    score as alice's module's do."""
+    from autograder.classroom.fingerprints import submission_fingerprint
+    root, out = two_students(tmp_path / "class"), tmp_path / "out"
+    module, misnamed = root / "bob" / "collectives.py", root / "bob" / "collective.py"
+    named = submission_fingerprint(root / "bob")
+    module.rename(misnamed)
+    assert submission_fingerprint(root / "bob") != named
+    (root / "bob" / "code").mkdir()   # code/collectives.py sorts where collectives.py did: only its folder differs
+    misnamed.rename(root / "bob" / "code" / "collectives.py")
+    assert submission_fingerprint(root / "bob") not in (named, submission_fingerprint(root / "alice"))
+    (root / "bob" / "code" / "collectives.py").rename(misnamed)
+    (root / "bob" / "code").rmdir()
+    first = run("grade-batch", TOY, root, "--jobs", "1", "--out", out)
+    bob = rows(out)["bob"]
+    functions = [f.name for f in toy.ASSIGNMENT.functions]
+    assert [float(bob[f]) for f in functions] == [0.0] * len(functions), first.stdout
+    assert bob["needs_attention"] == "collectives.py is not in the submission", first.stdout
+    misnamed.rename(module)
+    again = run("grade-batch", TOY, root, "--jobs", "1", "--out", out)
+    assert "regraded 1: their files changed (bob)" in again.stdout, again.stdout
+    bob, alice = rows(out)["bob"], rows(out)["alice"]
+    assert bob["needs_attention"] == "" and float(bob["raw_score"]) > float(rows(out)["bob"]["act1_prediction"])
+    assert float(bob["ring_allreduce_time"]) == float(alice["ring_allreduce_time"]) > 0
 
 
 # A crash (SIGKILL of the whole batch) at a chosen moment: "results" -- after the second student's feedback
