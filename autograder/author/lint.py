@@ -607,14 +607,23 @@ def rule_giveaways(lab: Lab) -> Iterable[Problem]:
 # --- leaks ---------------------------------------------------------------------------------------
 
 def rule_leaks(lab: Lab) -> Iterable[Problem]:
-    from autograder.build.leakscan import scan_text, secrets_for
+    """The notebook as built for a course of each predictions mode, decoded where encoded, holds no staff
+    code line and no key that can still earn points there."""
+    from autograder.build.leakscan import scan_shipped, secrets_for
     from autograder.build.notebook import build_notebook
+    from autograder.engine.config import PREDICTION_MODES
 
     a = lab.assignment
-    text = "\n".join(cell.source for cell in build_notebook(a).cells)
-    for finding in scan_text(f"{a.id}.ipynb", text, secrets_for([a])):
-        yield Problem("leaks", lab.file("notebook.py"), 1, f"the built notebook leaks: {finding}",
-                      "keep staff code (items.py, scenario.py, challenges.py, the reference) and keys out of the notebook")
+    seen = set()
+    for mode in PREDICTION_MODES:
+        text = "\n".join(cell.source for cell in build_notebook(a, predictions=mode).cells)
+        for finding in scan_shipped(f"{a.id}.ipynb", text, secrets_for([a], predictions=mode)):
+            if finding in seen:
+                continue
+            seen.add(finding)
+            yield Problem("leaks", lab.file("notebook.py"), 1, f"the built notebook leaks (predictions = {mode!r}): "
+                          f"{finding}", "keep staff code (items.py, scenario.py, challenges.py, the reference) and "
+                          "keys that can earn points out of the notebook")
 
 
 # --- samples -------------------------------------------------------------------------------------

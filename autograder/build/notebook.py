@@ -142,7 +142,9 @@ def grade_cells(assignment: Assignment, asked: list[str], names) -> list:
         [grade_cell(f.name, f.points, function_grade_source(assignment, f.name, f.points)) for f in functions]
 
 
-def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:
+def build_notebook(assignment: Assignment, *, predictions: str = "commitment") -> nbformat.NotebookNode:
+    """The source notebook; `predictions` (the course's `[grading] predictions`) decides whether the
+    reveals may carry their keys (autograder.build.predictions.keys_ship)."""
     declared = with_reveals(assignment, list(assignment.notebook))
     shown_at_reveal = peeks(assignment, declared)
     cells, asked, grades_at = [], [], None
@@ -161,7 +163,8 @@ def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:
             explain = explained_here(declared, index)
             peek = "\n\n".join(shown_at_reveal[q] for q in cell.requires
                                 if q in shown_at_reveal and last_reveal[q] == index)
-            source = locked_source(cell.source, cell.requires, assignment, explain, peek, first_here(declared, index))
+            source = locked_source(cell.source, cell.requires, assignment, explain, peek, first_here(declared, index),
+                                   predictions)
             grade_id = f"code-{number[id(cell)]:03d}" if id(cell) in number else f"reveal-{cell.requires[0]}"
             cells.append(_code(grade_id, source, locked=True, hidden=cell.hidden))
         elif isinstance(cell, Answer):
@@ -202,8 +205,8 @@ def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:
     return nb
 
 
-def write_notebook(assignment: Assignment, dest: Path) -> Path:
+def write_notebook(assignment: Assignment, dest: Path, *, predictions: str = "commitment") -> Path:
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(build_notebook(assignment), str(dest))
+    nbformat.write(build_notebook(assignment, predictions=predictions), str(dest))
     return dest

@@ -84,8 +84,17 @@ def copy_student_files(source_dir: Path) -> list[Path]:
     return copied
 
 
-def build_source(assignment: Assignment, root: Path, properties: Path | None = None) -> Path:
-    """source/<id>/ from scratch: stub, provided modules, student toolkit, public checks, notebook."""
+def course_config(root: Path):
+    """The `[grading]` settings of the course at `root` (its scalelabs.toml; the defaults without one):
+    what the notebook depends on (whether its reveals may carry keys)."""
+    from autograder.engine.config import load_config
+    return load_config(Path(root) / "scalelabs.toml")
+
+
+def build_source(assignment: Assignment, root: Path, properties: Path | None = None, config=None) -> Path:
+    """source/<id>/ from scratch: stub, provided modules, student toolkit, public checks, notebook;
+    `config` (default: the course's at `root`) decides what the notebook's reveals carry."""
+    config = config or course_config(root)
     source_dir = Path(root) / "source" / assignment.id
     if source_dir.exists():
         shutil.rmtree(source_dir)
@@ -95,7 +104,7 @@ def build_source(assignment: Assignment, root: Path, properties: Path | None = N
     write_notebook_modules(assignment, source_dir)
     copy_student_files(source_dir)
     publictests.write_public_tests(assignment, source_dir, properties)
-    notebook.write_notebook(assignment, source_dir / f"{assignment.id}.ipynb")
+    notebook.write_notebook(assignment, source_dir / f"{assignment.id}.ipynb", predictions=config.predictions)
     return source_dir
 
 

@@ -155,6 +155,24 @@ def test_explanations_show_after_the_functions_ran_one_card_per_option(kernel):
     assert predictions.explained_here(a.notebook, 2) == ("act1_prediction",)
 
 
+def test_under_correctness_the_reveal_records_and_measures_but_the_best_answer_waits(kernel, capsys):
+    """A course grading predictions for correctness: the reveal records the prediction and runs the
+    lab's code (the measurement), then says the best answer comes with the feedback: no key, no
+    explanation, no card per option, in what it shows or in what it carries."""
+    a = toy.make()
+    q = a.questions[0]
+    cell = next(c for c in a.notebook if getattr(c, "requires", ()))
+    source = predictions.locked_source(cell.source, cell.requires, a, cell.requires, predictions="correctness")
+    shown = kernel.run(source, act1_prediction="A")
+    text = _text(shown)
+    assert _records(shown) == ["A"] and "ring:" in capsys.readouterr().out
+    assert "come with your feedback after the due date" in text
+    assert "best answer" not in text.replace("the best answer to", "") and "scalelabs-option" not in text
+    assert not any(why in text for why in q.why.values())
+    carried = predictions.decode(source.split("'")[-2])
+    assert "key" not in carried["questions"][q.id] and "why" not in carried["questions"][q.id]
+
+
 def test_a_missing_function_stops_the_reveal_cleanly_without_a_key(kernel):
     """The student's function still raises NotImplementedError: the reveal records the prediction,
     names the function to implement, shows no key and no explanation, and raises nothing (Run All

@@ -15,7 +15,8 @@ A reveal cell reads
   outputs (do not clear them): a prediction without a record earns no points.
 * Then the cell runs. If one of your functions is not written yet it says which one to implement
   and stops (Run All goes on); once your functions have computed the numbers, the last reveal of a
-  prediction explains every option, yours marked, and what to check your derivation against.
+  prediction explains every option, yours marked, and what to check your derivation against (where
+  your course grades predictions for correctness, that comes with your feedback after the due date).
 """
 from __future__ import annotations
 
@@ -266,6 +267,10 @@ class Reveal:
             _why_cards(qid, self.questions[qid], self.recorded.get(qid, ""))
         if self.data.get("peek"):
             _markdown(self.data["peek"])
+        later = [q for q in self.data.get("later", ()) if q in self.recorded]
+        if later:
+            _note(f"Your course grades predictions for correctness: the best answer to {', '.join(later)} and why "
+                  "each option is right or wrong come with your feedback after the due date.")
         return False
 
 
