@@ -67,7 +67,7 @@ class Secrets:
     explanations: set[str] = field(default_factory=set)     # normalised Question.why texts
     earning: set[str] = field(default_factory=set)          # question ids whose key can still earn points
     earning_explanations: set[str] = field(default_factory=set)   # their Question.why texts, normalised
-    designs: dict[str, str] = field(default_factory=dict)   # challenge id -> its reference design's source, normalised
+    designs: dict[str, str] = field(default_factory=dict)   # "<challenge id>@<version>" -> its reference design's source, normalised
     course_secret: str = ""                                 # its hex digits (lower case), when the course has one
 
 
@@ -150,14 +150,16 @@ def secrets_for(assignments: Iterable[Assignment], declarations: dict[str, Path]
             challenges = path.parent / "challenges.py"
             if challenges.is_file():
                 secrets.declaration_lines |= declaration_lines(challenges.read_text(encoding="utf-8"))
-        for q in a.questions:
+        versions = [a.variants.assignment(i) for i in range(a.variant_count)] if a.variant_count > 1 else [a]
+        for q in (q for version in versions for q in version.questions):   # every version's keys and explanations
             secrets.keys.setdefault(q.id, set()).add(q.key)
             whys = {n for text in q.why.values() if len(n := _WS.sub("", text)) >= MIN_CHARS}
             secrets.explanations |= whys
             if earns(q, predictions):
                 secrets.earning.add(q.id)
                 secrets.earning_explanations |= whys
-        secrets.designs.update({c.id: normalise(design_source(c, c.reference_answer)) for c in a.challenges})
+        secrets.designs.update({f"{c.id}@{version.variant}": normalise(design_source(c, c.reference_answer))
+                                for version in versions for c in version.challenges})
     from autograder.engine.secret import load_secret
     course_secret = load_secret()
     secrets.course_secret = course_secret.key.hex() if course_secret else ""
@@ -334,8 +336,8 @@ def scan_text(name: str, text: str, secrets: Secrets, keys: bool = True, own: st
                 if re.search(rf"\b{re.escape(qid)}\s*=\s*['\"]{re.escape(key)}['\"]", text):
                     problems.append(f"{name}: key: {qid} = {key!r}")
         problems += [f"{name}: explanation: {s[:60]}" for s in sorted(secrets.explanations) if s in flat]
-        problems += [f"{name}: key: the reference design of {cid}" for cid, design in secrets.designs.items()
-                     if design in flat]
+        problems += [f"{name}: key: the reference design of {cid}"
+                     for cid in sorted({c.partition("@")[0] for c, design in secrets.designs.items() if design in flat})]
     return problems
 
 

@@ -7,7 +7,9 @@
     write_report(assignment, grades_dir) -> {"html", "csv", "json": Path}
 
 Everything comes from the typed records of the results files (autograder.engine.results): item
-scores, each check's kind and score, the graded letter of each question (`TestResult.answer`) and
+scores, each check's kind and score, the graded option of each question (`TestResult.option`, its
+identity: the letter the lab as written gives it, whatever letter the student's version showed; else
+`TestResult.answer`) and
 the misconception the engine named (`TestResult.misconception`); the declaration adds only what a
 results file does not hold (question keys, which prediction each reflection follows, points). The
 page is one self-contained HTML file (plots as PNG data URIs, matplotlib's Agg backend, no script),
@@ -103,6 +105,7 @@ class ClassReport:
     # student -> (hours late, penalty points, score after it): late submissions (autograder.classroom.deadlines)
     late: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     source: str = "results"                                          # results | Gradescope export
+    versions: int = 1          # the lab's versions (issue 45): answers are counted by option identity
 
 
 PAIRS = ("right/right", "wrong/right", "right/wrong", "wrong/wrong")
@@ -175,14 +178,17 @@ def _pairs(assignment: Assignment) -> list[tuple[str, str]]:
 
 
 def build_report(assignment: Assignment, grades_dir: Path, db_url: str | None = None) -> ClassReport:
-    """The report of the lab's record: scores and item rates from the gradebook at db_url (default: the
+    """The report of the lab's record (questions counted by option identity, in the lab as written:
+    `assignment`'s version 0): scores and item rates from the gradebook at db_url (default: the
     one grade-batch wrote, record.json), a manual override included, every student of the lab there;
     what students answered and misunderstood from their results files."""
+    from autograder.engine.variants import base_of
+    assignment = base_of(assignment)
     exported = read_export_results(grades_dir, assignment.id)
     raw, unreadable = exported or read_results(grades_dir, assignment.id)
     records = {s: Result.from_gradescope(data, student_id=s) for s, data in raw.items()}
     report = ClassReport(assignment.id, assignment.title, assignment.total_points, unreadable=unreadable,
-                         source="Gradescope export" if exported else "results")
+                         source="Gradescope export" if exported else "results", versions=assignment.variant_count)
     db_url = db_url or read_pointer(grades_dir)
     try:
         book, late = read_book(db_url, assignment.id) if db_url else (None, None)
@@ -216,7 +222,8 @@ def build_report(assignment: Assignment, grades_dir: Path, db_url: str | None = 
             if t.kind == "property" and t.output.startswith(PROPERTY_FAILED):
                 failed.setdefault((t.item, t.check), []).append(student)
             if t.item in answers and t.kind in ("prediction", "reflection"):
-                answers[t.item][student] = t.answer
+                # by option identity: students of other versions saw the same option under another letter
+                answers[t.item][student] = t.option or t.answer
                 if t.output.startswith(UNRECORDED):
                     unrecorded[t.item].append(student)
     report.misconceptions = [Found(i, m, s) for (i, m), s in sorted(found.items(), key=lambda kv: -len(kv[1]))]

@@ -190,8 +190,9 @@ def power(lab, tmp_path_factory):
         if name in modules:
             (folder / f"{a.module}.py").write_text(modules[name], encoding="utf-8")
         else:
-            samples.write_answers(a, folder / f"{lab}.ipynb", samples.reference_answers(a),   # keys, valid designs,
-                                  record=True)                                                 # the reveals run
+            mine = samples.version(a, "power-reference")   # the version it is graded in (_grade's id)
+            samples.write_answers(mine, folder / f"{lab}.ipynb", samples.reference_answers(mine),   # keys, valid designs,
+                                  record=True, student="power-reference")                      # the reveals run
         folders[name] = folder
     with ProcessPoolExecutor(max_workers=2) as pool:
         futures = {name: pool.submit(_grade, lab, folder, name) for name, folder in folders.items()}

@@ -269,6 +269,7 @@ def test_explanations_are_not_readable_in_the_released_notebook(toy_root, toy_as
 # --- a real lab, executed headless as a student would ---
 
 LAB = "lab06_collectives"
+STUDENT = "ada"   # the id the notebooks below are run under (typed in their student_id cell)
 
 
 def _saved_records(nb) -> list[dict]:
@@ -287,14 +288,14 @@ def executed_lab(tmp_path_factory):
     then act1_prediction changed to a wrong letter, the record file deleted and the notebook
     executed again (a fresh kernel)."""
     from labs import load
-    lab = load(LAB)
+    lab = samples.version(load(LAB), STUDENT)   # the version the student's id gives (its notebook shows it)
     folder = samples.reference_submission(lab, tmp_path_factory.mktemp("lab") / LAB, REPO / "release" / LAB,
-                                          recorded=False)
+                                          recorded=False, student=STUDENT)
     notebook = folder / f"{LAB}.ipynb"
     first = execute_notebook(notebook)
     record_after_first = json.loads((folder / predictions.RECORD_FILE).read_text())
     q = lab.question("act1_prediction")
-    samples.write_answers(lab, notebook, {q.id: "@wrong"})
+    samples.write_answers(lab, notebook, {q.id: "@wrong"}, student=STUDENT)
     (folder / predictions.RECORD_FILE).unlink()
     second = execute_notebook(notebook)
     return lab, folder, first, record_after_first, second
@@ -342,12 +343,12 @@ def test_the_stub_with_every_prediction_answered_runs_to_the_end_with_no_key_sho
     letter) ends without an error output, and no key or explanation is shown; each prediction is
     recorded."""
     from labs import load
-    lab = load(lab_id)
+    lab = samples.version(load(lab_id), STUDENT)
     folder = tmp_path / lab_id
     shutil.copytree(REPO / "release" / lab_id, folder)
     notebook = folder / f"{lab_id}.ipynb"
     predicted = [q for q in lab.questions if q.kind == "prediction"]
-    samples.write_answers(lab, notebook, {q.id: "@wrong" for q in predicted})
+    samples.write_answers(lab, notebook, {q.id: "@wrong" for q in predicted}, student=STUDENT)
     nb = execute_notebook(notebook)
     outputs = [o for c in nb.cells for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
