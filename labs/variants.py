@@ -5,12 +5,14 @@ A lab declares, in `labs/<lab>/variants.py`, which inputs of its scenario vary a
     VARY = {
         "N_GPUS": (64, 128, 256),                 # a top-level name assigned once in scenario.py
         "ACT2.n_gpus": (512, 1024, 2048),         # a key of a top-level dict(...) or {...} there
+        ("C_S", "M_S"): ((240, 28800), (120, 14400)),   # inputs that vary together: a tuple per version
     }
     COUNT = 8                                     # versions, at least MIN_VARIANTS
 
-Version 0 is the lab as written. Versions 1 .. COUNT-1 are drawn deterministically (no course secret:
-the order is SHA-256 of the lab and the combination) from the combinations of the declared values,
-the written one excepted. A version is computed by running the lab's scenario.py with those inputs
+Version 0 is the lab as written. Versions 1 .. COUNT-1 are drawn deterministically (no course secret)
+from the combinations of the declared values, the written one excepted: each next the one whose values
+the versions so far use least (every value comes up about equally often), ties in the order of
+SHA-256 of the lab and the combination. A version is computed by running the lab's scenario.py with those inputs
 (its text is not changed: the assignments named are given the version's values) and then its
 questions.py and challenges.py against that scenario, so every number of every version, in the story,
 an option, a key or a design target, is computed from reference/ exactly as the lab's own. The
@@ -74,6 +76,16 @@ def laid_out(question: Question, order: Sequence[int]) -> Question:
                    identity={s: question.option_identity(w) for s, w in source.items()})
 
 
+def rekey_letters(module: types.ModuleType, questions: Mapping[str, Question]) -> None:
+    """A version's questions module with each dict it names in `LETTER_KEYED` (name -> question id: a
+    dict keyed by that question's option letters, e.g. what a readout prints per option) keyed by the
+    letters the version shows; the notebook's setup reads it from there."""
+    for name, qid in getattr(module, "LETTER_KEYED", {}).items():
+        written = getattr(module, name)
+        q = questions[qid]
+        setattr(module, name, {shown: written[q.option_identity(shown)] for shown in q.options})
+
+
 # --- running the scenario at other inputs ----------------------------------------------------------
 
 class VariantError(ValueError):
@@ -113,13 +125,13 @@ def _with_inputs(tree: ast.Module, values: Mapping[str, Any], path: Path) -> ast
     return ast.fix_missing_locations(tree)
 
 
-def run_with_inputs(package: str, values: Mapping[str, Any]) -> dict[str, types.ModuleType]:
-    """The lab's scenario, questions and challenges modules run again with scenario.py's named inputs
-    given `values` (each module sees the others of this run under their own names), as new module
-    objects; the lab's own modules are untouched."""
+def run_with_inputs(package: str, values: Mapping[str, Any], parts: Sequence[str] = PARTS) -> dict[str, types.ModuleType]:
+    """The lab's scenario, questions and challenges modules (`parts` of them, in that order) run again
+    with scenario.py's named inputs given `values` (each module sees the others of this run under their
+    own names), as new module objects; the lab's own modules are untouched."""
     pkg = importlib.import_module(package)
     folder = Path(pkg.__file__).parent
-    parts = [p for p in PARTS if (folder / f"{p}.py").is_file()]
+    parts = [p for p in PARTS if p in parts and (folder / f"{p}.py").is_file()]
     names = [f"{package}.{p}" for p in parts]
     with _LOCK:
         for name in names:
@@ -156,10 +168,28 @@ def _current(package: str, name: str) -> Any:
     return value[key] if key else value
 
 
+def _spread(written: dict, others: list[dict], count: int) -> list[dict]:
+    """`count` versions, the written one first: each next the combination (in `others`' order) whose values
+    the versions so far use least, so every declared value of every input comes up about equally often."""
+    used: dict[tuple[str, str], int] = {}
+    chosen, pool = [written], list(others)
+    for combo in chosen:
+        for name, value in combo.items():
+            used[name, repr(value)] = used.get((name, repr(value)), 0) + 1
+    while len(chosen) < count:
+        best = min(range(len(pool)), key=lambda i: (sum(used.get((k, repr(v)), 0) for k, v in pool[i].items()), i))
+        combo = pool.pop(best)
+        chosen.append(combo)
+        for name, value in combo.items():
+            used[name, repr(value)] = used.get((name, repr(value)), 0) + 1
+    return chosen
+
+
 class LabVariants:
     """A lab's versions (`Assignment.variants`): `count`, `values(index)`, `assignment(index)`."""
 
-    def __init__(self, package: str, vary: Mapping[str, Sequence[Any]], count: int) -> None:
+    def __init__(self, package: str, vary: Mapping[Any, Sequence[Any]], count: int) -> None:
+        # a key is one input, or a tuple of inputs that vary together (each value then a tuple of theirs)
         self.package, self.vary, self.count = package, {k: tuple(v) for k, v in vary.items()}, int(count)
         self.base: Assignment | None = None     # the lab as written, set by labs.authoring.assemble
         self._built: dict[int, Assignment] = {}
@@ -170,9 +200,27 @@ class LabVariants:
     def declaration(self) -> Path:
         return Path(importlib.import_module(self.package).__file__).parent / DECLARATION
 
+    @property
+    def names(self) -> list[str]:
+        """Every varied input, those varying together one by one."""
+        return [name for key in self.vary for name in (key if isinstance(key, tuple) else (key,))]
+
     def written(self) -> dict[str, Any]:
         """The inputs as the lab writes them (version 0)."""
-        return {name: _current(self.package, name) for name in self.vary}
+        return {name: _current(self.package, name) for name in self.names}
+
+    def _inputs(self, combination: Sequence[Any]) -> dict[str, Any]:
+        """One value per VARY key -> one value per input."""
+        inputs = {}
+        for key, value in zip(self.vary, combination):
+            if isinstance(key, tuple):
+                if not isinstance(value, (tuple, list)) or len(value) != len(key):
+                    raise VariantError(f"{self.declaration}: each value of {key} is a tuple of {len(key)} values, not "
+                                       f"{value!r}")
+                inputs.update(zip(key, value))
+            else:
+                inputs[key] = value
+        return inputs
 
     def drawn(self) -> list[dict[str, Any]]:
         """Every version's inputs: the written ones, then COUNT-1 other combinations of the declared
@@ -181,14 +229,13 @@ class LabVariants:
             if self.count < 1 or not self.vary or any(not v for v in self.vary.values()):
                 raise VariantError(f"{self.declaration}: VARY names at least one input with its values, and COUNT >= 1")
             written = self.written()
-            names = list(self.vary)
-            combos = [dict(zip(names, c)) for c in itertools.product(*self.vary.values())]
+            combos = [self._inputs(c) for c in itertools.product(*self.vary.values())]
             others = sorted((c for c in combos if c != written),
                             key=lambda c: hashlib.sha256(f"{self.package}\n{sorted(c.items())!r}".encode()).hexdigest())
             if len(others) < self.count - 1:
                 raise VariantError(f"{self.declaration}: {len(others)} combinations of the declared values besides the "
                                    f"lab's own, fewer than the {self.count - 1} other versions COUNT asks for")
-            self._drawn = [written, *others[:self.count - 1]]
+            self._drawn = _spread(written, others, self.count)
         return self._drawn
 
     def values(self, index: int) -> dict[str, Any]:
@@ -224,6 +271,7 @@ class LabVariants:
                 made = self.modules(index)
                 questions = tuple(laid_out(q, option_order(base.id, q.id, len(q.options), index))
                                   for q in made["questions"].QUESTIONS)
+                rekey_letters(made["questions"], {q.id: q for q in questions})
                 challenges = made["challenges"].CHALLENGES if "challenges" in made else ()
                 notebook = NotebookFile(base.notebook.path, scenario_namespace(made["scenario"], made["questions"]),
                                         self.package, modules={f"{self.package}.{p}": m for p, m in made.items()})

@@ -7,8 +7,8 @@ For a lab that declares variants (labs/<lab>/variants.py, labs/variants.py), eac
   range question whose value falls in no range or in two has no unique key and does not compute;
 * keep its options apart: no two options of a question read alike (the same text once formatted:
   one within rounding of another), none the key's text;
-* keep its key robust: every float input nudged by ROBUST_NUDGE up and down together leaves every
-  question's key on the same option;
+* keep its key robust: every float input (mappings such as a profile's shares excepted) nudged by
+  ROBUST_NUDGE up and down together leaves every question's key on the same option;
 * keep the give-away guard's rules (options of comparable length, each explained; no keyed figure
   or keyed option's own words readable before its question, in the version's own notebook).
 
@@ -99,12 +99,14 @@ def problems(a) -> Iterator[tuple[int | None, str, str]]:
                 yield index, f"{message} at {at}", fix
             for message in guard.option_problems(q):
                 yield index, f"{message} at {at}", "keep the options of comparable length at every version"
-        floats = {k: _nudged(v, 1.0) for k, v in values.items() if _nudged(v, 2.0) != v}
+        # every float input but mappings (a profile's shares sum to 1: nudged, it is no profile)
+        floats = {k: v for k, v in values.items() if not isinstance(v, dict) and _nudged(v, 2.0) != v}
         if index and floats:
             keys = _key_identities(version.questions)
             for factor in (1 - ROBUST_NUDGE, 1 + ROBUST_NUDGE):
                 try:
-                    made = run_with_inputs(a.variants.package, {**values, **{k: _nudged(v, factor) for k, v in floats.items()}})
+                    made = run_with_inputs(a.variants.package, {**values, **{k: _nudged(v, factor) for k, v in floats.items()}},
+                                           parts=("scenario", "questions"))   # the keys; designs have none
                     moved = {q.id for q in made["questions"].QUESTIONS if keys.get(q.id) != q.key}
                 except Exception as exc:   # noqa: BLE001
                     moved = {f"(it does not compute: {type(exc).__name__}: {str(exc)[:100]})"}

@@ -111,7 +111,7 @@ def declaration_lines(declaration_text: str, public_text: str = "") -> set[str]:
 
 # Files of a lab folder that ship (properties.py as _properties.py; notebook.py's code is the notebook)
 # or are sample students: not secret declaration code.
-SHIPPED_LAB_FILES = ("properties.py", "notebook.py")
+SHIPPED_LAB_FILES = ("properties.py", "notebook.py", "variants.py")   # variants.py: its numbers ship in every notebook
 
 
 def declaration_paths(assignment: Assignment) -> list[Path]:

@@ -11,7 +11,8 @@ from labs.lab07_fault_tolerance import scenario
 from labs.lab07_fault_tolerance.measurements import LLAMA3_AT_200_H, LLAMA3_AT_50000_H
 from labs.lab07_fault_tolerance.scenario import (ACT1_CHECKPOINT_S, ACT1_INTERVAL_S, ACT1_RANGES, ACT1_RATIO,
                                                  ACT1_SCALE, ACT1_SCALED_FACTOR, ACT1_STALL_NOW, ACT1_VERDICTS,
-                                                 ACT1_WASTE_BEST, ACT1_WASTE_NOW, ACT1_YOUNG_S, ACT2_CHECKPOINT_BYTES,
+                                                 ACT1_MTBF_S, ACT1_WASTE_BEST, ACT1_WASTE_NOW, ACT1_YOUNG_S,
+                                                 ACT2_CHECKPOINT_BYTES, ACT2_GPUS,
                                                  ACT2_MTBF_S, ACT2_RANGES, ACT2_SNAPSHOT_S, ACT2_WRITE_S, ACT2_YOUNG_S,
                                                  LAB_MTBF_S)
 
@@ -24,11 +25,11 @@ _LOSS = (f"30-minute intervals lose {fmt_percent(ACT1_WASTE_NOW)} of the run, Yo
          f"intervals {fmt_percent(ACT1_WASTE_BEST)}")
 _act1_choices = ("rare", "frequent", "optimal", "irrelevant")
 _act1 = letters([
-    Option("Too rare: with a failure every 8 hours, checkpoint every 10 minutes",
+    Option(f"Too rare: with a failure every {ACT1_MTBF_S / 3600:g} hours, checkpoint every 10 minutes",
            f"Ten-minute intervals stall training {fmt_percent(ACT1_CHECKPOINT_S / 600)} of the time to save "
            f"little rework; {_LOSS}."),
     Option(f"Too often: the interval that loses least is about {minutes(ACT1_YOUNG_S)}",
-           f"Right: √(2·C·M) = {minutes(ACT1_YOUNG_S)} for C = {minutes(ACT1_CHECKPOINT_S)}, M = 8 h; {_LOSS}."),
+           f"Right: √(2·C·M) = {minutes(ACT1_YOUNG_S)} for C = {minutes(ACT1_CHECKPOINT_S)}, M = {ACT1_MTBF_S / 3600:g} h; {_LOSS}."),
     Option("About right: 30 minutes is already near the least-loss interval",
            f"30 minutes is {ACT1_RATIO:.2f} of the least-loss interval, {minutes(ACT1_YOUNG_S)}; {_LOSS}."),
     Option("It barely matters: the interval changes little of the time lost",
@@ -57,7 +58,7 @@ _act2 = letters([
     Option("30 minutes to 2 hours: a multi-terabyte write is too costly to repeat",
            f"The write is costly, but so is redone work: {_WHY2}."),
     Option("over 2 hours: one checkpoint per expected failure is enough",
-           f"A failure then redoes over an hour of 16,384 GPUs' work; {_WHY2}."),
+           f"A failure then redoes over an hour of {ACT2_GPUS:,} GPUs' work; {_WHY2}."),
 ], range_key(ACT2_YOUNG_S, ACT2_RANGES), offset=2)   # ranges stay in ascending order: offset 2 wraps them
 
 _act2_refl = letters([
