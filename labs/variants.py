@@ -28,6 +28,7 @@ The student's version is chosen from the assignment id and the student id
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib
 import itertools
@@ -47,17 +48,33 @@ PARTS = ("scenario", "questions", "challenges")   # run again per version, in th
 _LOCK = threading.RLock()   # a version is computed with the lab's modules swapped in sys.modules
 
 
+@functools.lru_cache(maxsize=4096)
+def _bases(assignment_id: str, qid: str, n: int, groups: int) -> tuple[tuple[int, ...], ...]:
+    """Each run of n versions' base layout (option -> position): the written order first, then shuffles
+    (seeded by the lab, the question and the run) in which no option stands where an earlier run's base
+    puts it (rows of a Latin square, while n allows), so two versions of different runs never show an
+    option at the same letter at the same shift."""
+    bases = [tuple(range(n))]
+    for group in range(1, groups):
+        seed = hashlib.sha256(f"{assignment_id}\n{qid}\n{group}".encode()).digest()
+        rng = random.Random(int.from_bytes(seed[:8], "big"))
+        base = list(range(n))
+        for _ in range(1000):
+            rng.shuffle(base)
+            if len(bases) >= n or all(base[i] != b[i] for b in bases for i in range(n)):
+                break
+        bases.append(tuple(base))
+    return tuple(bases)
+
+
 def option_order(assignment_id: str, qid: str, n: int, index: int) -> list[int]:
     """Version `index`'s layout of a question's n options: shown position -> the option's position in
-    the lab as written. Version 0 keeps the written order; versions k*n .. k*n+n-1 rotate one shuffle
-    (seeded by the lab, the question and k) through every position, so over each run of n versions
-    every option stands at every letter once, the key included: a letter copied from a classmate of
-    another version is the key about 1 time in n."""
+    the lab as written. Version 0 keeps the written order; versions k*n .. k*n+n-1 rotate one base
+    layout (`_bases`) through every position, so over each run of n versions every option stands at
+    every letter once, the key included, and versions of different runs put it elsewhere: a letter
+    copied from a classmate of another version is the key about 1 time in n."""
     group, shift = divmod(index, n)
-    base = list(range(n))
-    if group:
-        seed = hashlib.sha256(f"{assignment_id}\n{qid}\n{group}".encode()).digest()
-        random.Random(int.from_bytes(seed[:8], "big")).shuffle(base)
+    base = _bases(assignment_id, qid, n, group + 1)[group]
     shown = [0] * n
     for written, position in enumerate(base):
         shown[(position + shift) % n] = written

@@ -35,8 +35,14 @@ def _sections(text: str) -> dict[str, str]:
 
 
 def _table_rows(body: str) -> list[str]:
-    """The data rows of the section's first table (header and separator dropped)."""
-    rows = [line.strip() for line in body.splitlines() if line.strip().startswith("|")]
+    """The data rows of the section's first table (header and separator dropped); a later table (a lab's
+    story inputs) is not the contract's."""
+    rows = []
+    for line in body.splitlines():
+        if line.strip().startswith("|"):
+            rows.append(line.strip())
+        elif rows:
+            break
     if len(rows) < 3 or not set(rows[1]) <= set("|-: "):
         raise ContractError(f"no table in section starting {body.strip()[:60]!r}")
     return rows[2:]

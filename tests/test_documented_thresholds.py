@@ -76,7 +76,8 @@ def test_each_labs_failure_threshold_is_the_documented_one():
 def test_each_labs_scenario_limits_are_the_source_labs():
     """The limits a lab's story and keys are computed against, as the source labs and the errata state
     them: Lab 01's $50M cloud cap, Lab 05's (and Lab 02's design challenge's) 10 % bubble ceiling on an
-    80 GiB H100 (physics.md), Lab 09's 8 engineer-weeks and its industry MFU of 50-60 %."""
+    80 GiB H100 (physics.md), Lab 09's 8 engineer-weeks and its 50 % MFU target (the source lab's "industry"
+    50-60 %, which no published run the course cites reaches: the story quotes 41-47 %, issue 43)."""
     from labs.lab01_scale import scenario as lab01
     from labs.lab02_interconnect.challenges import BUBBLE_CEILING
     from labs.lab05_parallelism import scenario as lab05
@@ -86,4 +87,4 @@ def test_each_labs_scenario_limits_are_the_source_labs():
     assert lab01.BUDGET_USD == 1e6 * _number(r"\$(\d+)M (?:cloud cap|budget)", errata["lab01_scale"]) == 50e6
     assert lab05.ACT2["bubble_ceiling"] == _number(r"under the (\d+)% ceiling", errata["lab05_parallelism"]) / 100 == 0.10
     assert BUBBLE_CEILING == 0.10 and lab05.ACT2["capacity_bytes"] == 80 * 2**30   # the datasheet's "80GB": GiB
-    assert lab09.BUDGET_WEEKS == 8.0 and lab09.INDUSTRY_MFU == (0.50, 0.60) and lab09.MFU_TARGET == 0.50
+    assert lab09.BUDGET_WEEKS == 8.0 and lab09.PUBLISHED_MFU == (0.41, 0.47) and lab09.MFU_TARGET == 0.50

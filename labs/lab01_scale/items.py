@@ -13,9 +13,9 @@ import reference.scaling as ref
 from autograder.engine import spec
 from labs.authoring import anchored, decades, public_properties
 from labs.lab01_scale import properties as public
-from labs.lab01_scale.scenario import (CAPEX_PER_GPU, FLEET_GPUS, FULL_UTILIZATION, GRAD_BYTES,
+from labs.lab01_scale.scenario import (CAPEX_PER_GPU, FIT_GPUS, FLEET_GPUS, FULL_UTILIZATION, SYNC_BYTES,
                                        LAB_IDLE_POWER_FRACTION, LAB_N, LAB_SPEEDUP, LAB_TOTAL_FLOPS, LARGE_FLEET,
-                                       LONG_YEARS, MFU, N_FLEET, NDR_GBIT, NODE_GPUS, PARAMS, PEAK_FLOPS, PLANT, PUE,
+                                       LONG_YEARS, MFU, N_FLEET, NDR_GBIT, PARAMS, PEAK_FLOPS, PLANT, PUE,
                                        RESERVED_DISCOUNT, SHORT_YEARS, SPARSE_PEAK_FLOPS, SPEEDUP,
                                        STAFF_USD_PER_GPU_YEAR, STEP_S_1GPU, TOKENS_PER_STEP, TOTAL_FLOPS,
                                        USD_PER_GPU_HOUR, USD_PER_KWH, UTILIZATION, WATTS_PER_GPU, YEARS)
@@ -78,7 +78,7 @@ def _no_near_tie(d) -> bool:
     return costs[1] - costs[0] > 1e-6 * costs[1]
 
 
-_STEP_KW = dict(compute_s_1gpu=STEP_S_1GPU, grad_bytes=GRAD_BYTES)
+_STEP_KW = dict(compute_s_1gpu=STEP_S_1GPU, grad_bytes=SYNC_BYTES)   # ZeRO-3's exchange, as an AllReduce
 _step = lambda n: dict(n=n, **_STEP_KW, **ring_link(n))     # the DGX H100 cluster's ring link at n GPUs
 _FLEET_KW = dict(n_gpus=FLEET_GPUS, years=YEARS, usd_per_gpu_hour=USD_PER_GPU_HOUR)
 _ON_PREM_KW = dict(n_gpus=FLEET_GPUS, years=YEARS, capex_per_gpu=CAPEX_PER_GPU, watts_per_gpu=WATTS_PER_GPU,
@@ -123,7 +123,7 @@ def _cheapest_domain():
 FUNCTIONS = [
     spec.FunctionItem(
         "training_time_s", 2.0,
-        [spec.Example(f"Act I: {TOTAL_FLOPS:.3g} FLOP (6ND, Chinchilla {PARAMS / 1e9:.0f}B) on one H100 at {MFU:.0%} MFU",
+        [spec.Example(f"Act I: {TOTAL_FLOPS:.3g} FLOP (6ND, Chinchilla {PARAMS / 1e9:.0f}B) at one H100's pace, {MFU:.0%} MFU",
                       dict(total_flops=TOTAL_FLOPS, n_gpus=1, peak_flops=PEAK_FLOPS, mfu=MFU)),
          spec.Example(f"Act I: the same on {N_FLEET:,} H100s with perfect scaling",
                       dict(total_flops=TOTAL_FLOPS, n_gpus=N_FLEET, peak_flops=PEAK_FLOPS, mfu=MFU)),
@@ -137,9 +137,9 @@ FUNCTIONS = [
         "data_parallel_speedup", 4.0,
         [spec.Example(f"Act I: one {TOKENS_PER_STEP / 1e6:.0f}M-token step on {N_FLEET:,} H100s in DGX nodes",
                       _step(N_FLEET)),
-         spec.Example(f"Act I: the same step on {NODE_GPUS} H100s, one node over NVLink", _step(NODE_GPUS)),
-         spec.Example(f"Act I: the same step on {LARGE_FLEET:,} H100s", _step(LARGE_FLEET)),
-         spec.Example("one GPU: no AllReduce", _step(1))],
+         spec.Example(f"Act I: the same step on {FIT_GPUS} H100s, the fewest that hold the model", _step(FIT_GPUS)),
+         spec.Example(f"Act I: the same step on {LARGE_FLEET:,} H100s, one sequence each", _step(LARGE_FLEET)),
+         spec.Example("n = 1: nothing to exchange, S = 1", _step(1))],
         domain=st.fixed_dictionaries(dict(compute_s_1gpu=decades(-3, 6), n=st.one_of(st.integers(1, 64), st.integers(1, 65_536)),
                                           grad_bytes=st.one_of(decades(3, 13), _f(0, 1e12)),
                                           alpha_s=st.one_of(decades(-8, -3), _f(0, 1e-4)), bandwidth=decades(8, 13))),

@@ -45,8 +45,8 @@ LLAMA_FLOP_COUNT = Measurement(
         "and token); attention's own FLOP at 8K context are a few percent more.")
 
 FLEET_ALLREDUCE = Measurement(
-    id="fleet_busbw", quantity="Bus bandwidth of Act I's gradient AllReduce on the DGX H100 fleet",
-    setup=f"The {GRAD_BYTES / 1e9:.0f} GB bf16 gradient over {N_FLEET:,} H100 in {N_FLEET // C.GPUS_PER_DGX_H100} "
+    id="fleet_busbw", quantity="Bus bandwidth of a ring AllReduce of Act I's size on the DGX H100 fleet",
+    setup=f"An AllReduce of {GRAD_BYTES / 1e9:.0f} GB (Act I's bf16 gradient; ZeRO-3's ring passes run on the same link) over {N_FLEET:,} H100 in {N_FLEET // C.GPUS_PER_DGX_H100} "
           "DGX nodes (8 NDR NICs each), the ring on the cluster's link (cluster.ring_link); measured: NVIDIA's "
           "NCCL AllReduce at 16 GB from 32 to 8K H100 (GTC24 S62129, quoted in NVIDIA/nccl#1649).",
     model=c.bus_bandwidth(message_bytes=GRAD_BYTES, n=N_FLEET, time_s=c.ring_allreduce_time(

@@ -12,8 +12,9 @@ from labs.lab01_scale import scenario
 from labs.lab01_scale.measurements import LLAMA_GPUS, LLAMA_HOURS, LLAMA_MFU
 from labs.lab01_scale.scenario import (CHEAPEST, COMPUTE_S_FLEET, COSTS, ENERGY_USD_PER_HOUR, FIXED_USD,
                                        FLAT_SPEEDUP, FULL_UTILIZATION, LOW_UTILIZATION, N_FLEET, NICS,
-                                       ON_PREM_LOW_USD_PER_HOUR, PEAK_FLOPS, RESERVED_DISCOUNT, RING_S_8, RING_S_FLEET,
-                                       SPARSE_PEAK_FLOPS, SPEEDUP, SPEEDUP_CUTS, SPEEDUP_RANGES, SPREAD, STEP_S_1GPU, TIE_SPREAD,
+                                       ON_PREM_LOW_USD_PER_HOUR, PEAK_FLOPS, RESERVED_DISCOUNT,
+                                       SPARSE_PEAK_FLOPS, SPEEDUP, SPEEDUP_CUTS, SPEEDUP_RANGES, SPREAD, STEP_S_1GPU,
+                                       SYNC_S_FIT, SYNC_S_FLEET, FIT_GPUS, COMPUTE_S_FIT, GRAD_BYTES, TIE_SPREAD,
                                        USD_PER_GPU_HOUR, UTILIZATION, YEARS, on_prem_usd)
 
 
@@ -22,49 +23,51 @@ def _m(usd: float) -> str:
 
 
 _LO, _MID, _HI = SPEEDUP_CUTS
-_STEP = (f"At N = {N_FLEET:,} a step is {COMPUTE_S_FLEET:.2f} s of compute per GPU plus {RING_S_FLEET:.2f} s of "
-         f"ring AllReduce: a speedup of {SPEEDUP:,.0f}x.")
-_SHARE = RING_S_FLEET / COMPUTE_S_FLEET
+_STEP = (f"At N = {N_FLEET:,} a step is {COMPUTE_S_FLEET:.2f} s of compute per GPU plus {SYNC_S_FLEET:.2f} s of "
+         f"ZeRO-3 ring passes: a speedup of {SPEEDUP:,.0f}x.")
+_SHARE = SYNC_S_FLEET / COMPUTE_S_FLEET
 _act1 = letters([
     Option(f"{_HI:,}x or more: near-linear scaling, efficiency {_HI / N_FLEET:.0%}+, the network keeps up",
-           f"{_STEP} Near-linear needs an AllReduce small next to the compute; here it adds {_SHARE:.0%} to it."),
+           f"{_STEP} Near-linear needs an exchange small next to the compute; here it adds {_SHARE:.0%} to it."),
     Option(f"{_MID:,}-{_HI:,}x: efficiency {_MID / N_FLEET:.0%}-{_HI / N_FLEET:.0%}, the exchange adds a "
            "fraction of a step",
            f"Right: {_STEP} The {NICS} NICs of each node carry the ring at {NICS}x one port's rate, so the "
            f"exchange adds {_SHARE:.0%} to the compute."),
     Option(f"{_LO:,}-{_MID:,}x: efficiency {_LO / N_FLEET:.0%}-{_MID / N_FLEET:.0%}, syncing costs about as much "
            "as computing",
-           f"{_STEP} That would need an AllReduce as long as the compute; it is {_SHARE:.0%} of it."),
+           f"{_STEP} That would need an exchange as long as the compute; it is {_SHARE:.0%} of it."),
     Option(f"under {_LO:,}x: efficiency below {_LO / N_FLEET:.0%}, communication dominates every step",
            f"{_STEP} Under {_LO:,}x is what a flat ring at one NIC per GPU gives ({FLAT_SPEEDUP:,.0f}x): each "
            f"DGX node has {NICS} NICs and the ring uses them all."),
 ], range_key(SPEEDUP, SPEEDUP_RANGES), offset=0)   # ranges stay in descending order
 
-# the premise of the key: the AllReduce hardly changes from one node to the fleet, compute shrinks 1/N
-assert RING_S_FLEET < 1.5 * RING_S_8 and STEP_S_1GPU / N_FLEET < STEP_S_1GPU / RING_S_8
+# the premise of the key: the exchange hardly changes from the fewest GPUs that hold the model to the fleet,
+# while the compute shrinks as 1/N
+assert SYNC_S_FLEET < 1.5 * SYNC_S_FIT and COMPUTE_S_FLEET < COMPUTE_S_FIT / 10
 # and the key keeps a margin to both cuts of its range (10 %)
 assert all(abs(SPEEDUP - cut) > 0.1 * cut for cut in SPEEDUP_CUTS)
 _act1_refl = letters([
     Option("GPUs run slower when many of them share one network, so per-GPU speed falls with N",
            "Per-GPU speed (peak x MFU) is the same at every N in this model; only the step's parts change."),
-    Option("The gradient AllReduce takes about as long at any N, while each GPU's compute shrinks as 1/N",
-           f"Right: the ring moves 2(N-1)/N of the gradient per GPU, {RING_S_8:.2f} s on 8 GPUs (one node, "
-           f"NVLink) and {RING_S_FLEET:.2f} s on {N_FLEET:,}, while the compute falls to {COMPUTE_S_FLEET:.2f} s."),
+    Option("Each step's exchange lasts about as long at any N, while the work per GPU shrinks as 1/N",
+           f"Right: each ring pass moves (N-1)/N of the {GRAD_BYTES / 1e9:.0f} GB per GPU, {SYNC_S_FIT:.2f} s on {FIT_GPUS} GPUs (the "
+           f"fewest that hold the model) and {SYNC_S_FLEET:.2f} s on {N_FLEET:,}, while the compute falls from "
+           f"{COMPUTE_S_FIT:.0f} s to {COMPUTE_S_FLEET:.2f} s."),
     Option("Power delivery limits each GPU's clock once a cluster grows past a few hundred GPUs",
            "Power does not enter the scaling model: every GPU runs at the same peak and MFU at any N."),
     Option("Larger models always reach a lower MFU, whatever the size of the cluster they train on",
-           "The MFU is fixed at the scenario's value for every N; the loss comes from the AllReduce."),
+           "The MFU is fixed at the scenario's value for every N; the loss comes from the exchange."),
 ], 1, offset=2)   # conceptual: index 1, premise asserted above
 
 _COSTS = ", ".join(f"{path} {_m(usd)}" for path, usd in COSTS.items())
 _act2 = letters([
     Option("On-demand is cheapest: you pay only for the hours the fleet is busy",
-           f"At {UTILIZATION:.0%}: {_COSTS}. Paying list price for {UTILIZATION:.0%} of the hours beats "
-           f"{1 - RESERVED_DISCOUNT:.0%} of list for all of them."),
+           f"At {UTILIZATION:.0%}: {_COSTS}. Paying the full price for {UTILIZATION:.0%} of the hours beats "
+           f"{1 - RESERVED_DISCOUNT:.0%} of it for all of them."),
     Option(f"On-prem is cheapest: a busy GPU-hour costs only {ENERGY_USD_PER_HOUR * 100:.1f} cents of energy",
            f"At {UTILIZATION:.0%}: {_COSTS}. The energy is cheap, but it is a small part of on-prem's bill: "
            "the reflection below asks what the rest is."),
-    Option("Reserved is cheapest: the discount on every hour beats list price for the hours used",
+    Option("Reserved is cheapest: the discount on every hour beats full price for the hours used",
            f"At {UTILIZATION:.0%}: {_COSTS}. Reserved pays for the idle {1 - UTILIZATION:.0%} too; it wins only "
            f"above {1 - RESERVED_DISCOUNT:.0%} utilization."),
     Option(f"All three paths are within {TIE_SPREAD:.0%} of each other over {YEARS} years",

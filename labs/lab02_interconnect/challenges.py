@@ -1,7 +1,7 @@
 """Lab 02's open design challenge: pipeline parallelism across the slow links, the architectural
 remedy the source lab named (its Act II reflection) but never let students build.
 
-The Act II story (16 DGX nodes, one NDR link each, the 70B model's gradient AllReduced every step)
+The Act II story (16 DGX nodes, one NDR link each, the model's gradient AllReduced every step)
 is in the danger state. Here the student cuts the model into pipeline stages across nodes: each
 node then holds only its stage's layers, its gradient AllReduce spans only the nodes holding the
 same stage, and what crosses between stages is one activation tensor per micro-batch (forward) and
@@ -11,18 +11,16 @@ the bubble is Lab 05's reference formula. Many cuts meet every constraint.
 from __future__ import annotations
 
 from autograder.engine.challenges import DesignChallenge, Field, Invalid, Verdict
-from labs.authoring import first_valid, fmt_bytes
-from labs.lab02_interconnect.scenario import (COMPUTE_S, DANGER_RATIO, GPUS, LINK_BW, MESSAGE_BYTES, PARAMS,
-                                              STORY_LINKS, STORY_NODES, STORY_RATIO, TOKENS_PER_GPU_STEP)
+from labs.authoring import first_valid, fmt_bytes, fmt_seconds
+from labs.lab02_interconnect.scenario import (COMPUTE_S, DANGER_RATIO, GPUS, HEADS, HIDDEN, LAYERS, LINK_BW, MESSAGE_BYTES,
+                                              PARAMS,
+                                              STORY_LINKS, STORY_NODES, STORY_RATIO, TOKENS_PER_GPU_STEP,
+                                              TRAFFIC_CUT)
 from reference import constants as C
 from reference import interconnect as ref
-from reference.parallelism import pipeline_bubble_fraction
+from reference.parallelism import peak_memory_bytes_per_gpu, pipeline_bubble_fraction
 
-# The 70B model's shape: Llama 2 70B (Touvron et al. 2023, arXiv:2307.09288, Table 1 / model card):
-# 80 layers, hidden size 8192.
-LAYERS, HIDDEN = 80, 8192
 BUBBLE_CEILING = 0.10          # the bubble ceiling of Lab 05's Act II as well (a test keeps them equal)
-TRAFFIC_CUT = 10               # cross-node bytes per sequence must fall at least this many times
 MAX_MICROBATCHES = 512
 # What one micro-batch of one sequence sends across a stage boundary: its s x h activation tensor
 # in 16 bits (Narayanan et al., SC'21, sec. 2.2); the backward pass sends its gradient, as large.
@@ -74,8 +72,8 @@ def check(design) -> list[Verdict]:
                                        f"{factor:.1f}x less than data parallelism's {_gigabytes(DP_BYTES_PER_SEQUENCE)}"),
         Verdict(cut["bubble"] <= BUBBLE_CEILING, f"bubble {100 * cut['bubble']:.1f}% with p={p}, m={m}"),
         Verdict(cut["overhead"] <= DANGER_RATIO,
-                f"step {cut['step_s']:.2f} s for {cut['ideal_s']:.2f} s of compute: overhead ratio {cut['overhead']:.2f} "
-                f"(gradient sync over {cut['copies']} node(s) {cut['sync_s']:.2f} s)"),
+                f"step {cut['step_s']:.3f} s for {cut['ideal_s']:.3f} s of compute: overhead ratio {cut['overhead']:.2f} "
+                f"(gradient sync over {cut['copies']} node(s) {cut['sync_s']:.3f} s)"),
     ]
 
 
@@ -94,6 +92,12 @@ def valid_cuts() -> list[tuple[int, int]]:
     return [cut for cut in _cuts() if _meets(cut)]
 
 
+# Every cut fits in memory: a GPU holds its stage's model states and, 1F1B, up to `stages` micro-batches'
+# activations of its layers (Lab 05's peak_memory_bytes_per_gpu)
+assert all(peak_memory_bytes_per_gpu(PARAMS, LAYERS, TOKENS_PER_GPU_STEP, 1, HIDDEN, HEADS, pp=p,
+                                     microbatches=MAX_MICROBATCHES) <= C.H100_HBM_CAPACITY_BYTES
+           for p in range(1, STORY_NODES + 1) if not (STORY_NODES % p or LAYERS % p))
+
 # the fewest stages, with the fewest micro-batches that then suffice
 _FIRST = first_valid(_cuts(), _meets)
 
@@ -101,13 +105,13 @@ LAB02_PIPELINE = DesignChallenge(
     id="lab02_pipeline", points=2.0,
     prompt=("## Design challenge — the architectural remedy\n\n"
             f"More links are one way out of the danger state. The other keeps the story's {STORY_LINKS} NDR link "
-            f"per node and changes what crosses it: cut the {PARAMS / 1e9:.0f}B model ({LAYERS} layers, hidden "
+            f"per node and changes what crosses it: cut the {PARAMS / 1e9:g}B model ({LAYERS} layers, hidden "
             f"{HIDDEN:,}) into pipeline stages across the {STORY_NODES} nodes. A node then holds only its stage's "
             f"layers; its gradient ({fmt_bytes(MESSAGE_BYTES)} / stages) is AllReduced only with the other nodes holding "
             "the same stage (hierarchically, as in Act II), and between stages each micro-batch of one "
             f"{TOKENS_PER_GPU_STEP:,}-token sequence sends its activations forward and their gradient back "
             f"({BOUNDARY_BYTES / 1e6:.1f} MB each, per GPU). Each GPU's compute per micro-batch is "
-            f"{COMPUTE_S:.2f} s / stages; the pipeline idles (p - 1)/(m + p - 1) of the step. The story's "
+            f"{fmt_seconds(COMPUTE_S)} / stages; the pipeline idles (p - 1)/(m + p - 1) of the step. The story's "
             f"data-parallel cluster runs at an overhead ratio of {STORY_RATIO:.2f}. Use your "
             "`hierarchical_allreduce_time`, `transfer_time` and `comm_overhead_ratio` to try cuts before you commit."),
     fields=(Field("stages", "pipeline stages p (nodes per pipeline)", 1, STORY_NODES),

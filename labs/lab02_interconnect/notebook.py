@@ -5,6 +5,8 @@
 #
 # **Infrastructure Architect:** *"We need to gradient-sync a {{ PARAMS | fmt("g", 1e9) }}B model ({{ MESSAGE_BYTES | bytes }} FP16) across {{ GPUS }} GPUs. We have two options: a single NVLink DGX H100 node, or {{ GPUS }} separate PCIe servers. The PCIe option is {{ PCIE_DISCOUNT | fmt(".0%") }} cheaper. My manager is asking whether the bandwidth difference actually matters in practice. Can you model this out before we sign the purchase order?"*
 #
+# The model is GPT-3 {{ PARAMS | fmt("g", 1e9) }}B ({{ LAYERS }} layers, hidden size {{ HIDDEN | fmt(",") }}), trained data parallel: every GPU holds the whole model, {{ STATE_BYTES | bytes }} of mixed-precision Adam states (16 bytes a parameter) and one sequence's activations, {{ MEMORY_BYTES | fmt(".0f", 1e9) }} GB of an H100's {{ CAPACITY_BYTES | fmt(".1f", 1e9) }} GB; only the gradients travel. (The source lab's {{ SOURCE_PARAMS | fmt("g", 1e9) }}B model would need {{ SOURCE_STATE_BYTES | bytes }} on every GPU: data parallelism alone cannot train it. The lab's ratios do not depend on the model's size: its compute and its gradient grow together.)
+#
 # Every bandwidth here is **per direction**, the rate a ring AllReduce runs at:
 #
 # | link | per GPU, per direction |
@@ -13,7 +15,7 @@
 # | InfiniBand NDR port, {{ NDR_GBIT }} Gb/s = {{ NDR_GBIT }} × 1e9 / 8 bytes/s (not "{{ NDR_GBIT }} GB/s") | {{ LINK_BW | bytes }}/s |
 # | PCIe Gen4 x16 slot: every byte a PCIe server's GPU sends crosses it, even on the way to a network card | {{ PCIE_BW | bytes }}/s |
 #
-# NVLink to PCIe is a {{ CLIFF | fmt(".1f") }}× cliff in bandwidth. Each step every GPU computes on one {{ TOKENS_PER_GPU_STEP }}-token sequence, {{ FLOPS_PER_PARAM_TOKEN | fmt("g") }} × params × tokens = {{ STEP_FLOP | fmt(".3g") }} FLOP at {{ PEAK_FLOPS | fmt("g", 1e12) }} TFLOP/s (dense BF16) and {{ MFU | fmt(".0%") }} MFU: **{{ COMPUTE_S | fmt(".2f") }} s of compute**. Then the {{ GPUS }} GPUs AllReduce the {{ MESSAGE_BYTES | bytes }} gradient in a ring (reduce-scatter, then all-gather), and nothing overlaps.
+# NVLink to PCIe is a {{ CLIFF | fmt(".1f") }}× cliff in bandwidth. Each step every GPU computes on one {{ TOKENS_PER_GPU_STEP }}-token sequence, {{ FLOPS_PER_PARAM_TOKEN | fmt("g") }} × params × tokens = {{ STEP_FLOP | fmt(".3g") }} FLOP at {{ PEAK_FLOPS | fmt("g", 1e12) }} TFLOP/s (dense BF16) and {{ MFU | fmt(".0%") }} MFU: **{{ COMPUTE_S | seconds }} of compute**. Then the {{ GPUS }} GPUs AllReduce the {{ MESSAGE_BYTES | bytes }} gradient in a ring (reduce-scatter, then all-gather), and nothing overlaps.
 #
 # Implement `gradient_bytes`, `gbit_to_bytes_per_s`, `transfer_time`, `intra_node_allreduce_time` and `comm_overhead_ratio` in `interconnect.py` (run `pytest` in this folder to check them), then predict.
 
@@ -23,7 +25,7 @@ import interconnect
 import numpy as np
 import matplotlib.pyplot as plt
 from _instruments import Instrument, Buttons, Slider, Steps
-from labs.lab02_interconnect.scenario import PARAMS as params   # the 70B model
+from labs.lab02_interconnect.scenario import PARAMS as params   # the model's parameters, all of them on every GPU
 from labs.lab02_interconnect.scenario import FP16_BYTES as fp16_bytes
 from labs.lab02_interconnect.scenario import GPUS as gpus   # GPUs per DGX H100 node (or PCIe servers)
 from labs.lab02_interconnect.scenario import COMPUTE_S as compute_s   # one sequence per GPU per step, s
@@ -40,6 +42,7 @@ from labs.lab02_interconnect.scenario import MAX_SEQUENCES as max_sequences
 from labs.lab02_interconnect.scenario import MAX_NODES as max_nodes
 from labs.lab02_interconnect.scenario import MAX_LINKS as max_links
 from labs.lab02_interconnect.scenario import DESIGN_NODES as design_nodes
+from labs.lab02_interconnect.scenario import DESIGN_NIC_EFFICIENCY as design_nic_efficiency   # the share of line rate the lead plans for
 
 # %% answer="act1_prediction"
 
@@ -69,7 +72,7 @@ def draw_act1(fig, interconnect_name, sequences):
     compute, comm = steps[interconnect_name]
     ratio = interconnect.comm_overhead_ratio(comm, compute)
     state = "DANGER: communication exceeds compute" if ratio > danger_ratio else "compute-bound enough"
-    return (f"{interconnect_name}: step {compute + comm:.2f} s, communication {comm / (compute + comm):.0%} "
+    return (f"{interconnect_name}: step {compute + comm:.3f} s, communication {comm / (compute + comm):.0%} "
             f"of it (comm/compute {ratio:.2f}): {state}")
 
 
@@ -105,7 +108,7 @@ print(f"Your functions: the PCIe servers train {slowdown:.2f}x slower than the N
 #
 # **ML Infrastructure Lead:** *"We're scaling from 1 DGX H100 node ({{ GPUS }} GPUs, NVLink) to {{ STORY_NODES }} nodes ({{ STORY_NODES * GPUS }} GPUs, InfiniBand, {{ STORY_LINKS }} NDR link per node). We expected {{ STORY_NODES }}× more throughput — we budgeted {{ BUDGET_MONTHS }} months to hit this target. First week of benchmarking shows we're only getting {{ STORY_SPEEDUP | fmt(".1f") }}× throughput on {{ STORY_NODES * GPUS }} GPUs versus 1 DGX node. The engineering team is pointing at software bugs in distributed PyTorch. But I'm not convinced. What is actually happening?"*
 #
-# Each node keeps its {{ TOKENS_PER_GPU_STEP }}-token sequence per GPU ({{ COMPUTE_S | fmt(".2f") }} s of compute), so {{ STORY_NODES }} nodes do {{ STORY_NODES }}× the work per step. The gradient is reduced **hierarchically**: a reduce-scatter over NVLink inside each node, an AllReduce of each GPU's 1/{{ GPUS }} shard across the nodes over InfiniBand, and an all-gather over NVLink. The message goes through in chunks, so the NVLink stages and the network stage work at once (as NCCL's own two-level algorithms pipeline them): the slower of the two sets the time. A single node has no inter-node stage. When communication takes longer than compute (`comm_overhead_ratio` > {{ DANGER_RATIO | fmt("g") }}) the cluster is in the **danger state**: it spends more time waiting on the network than training.
+# Each node keeps its {{ TOKENS_PER_GPU_STEP }}-token sequence per GPU ({{ COMPUTE_S | seconds }} of compute), so {{ STORY_NODES }} nodes do {{ STORY_NODES }}× the work per step. The gradient is reduced **hierarchically**: a reduce-scatter over NVLink inside each node, an AllReduce of each GPU's 1/{{ GPUS }} shard across the nodes over InfiniBand, and an all-gather over NVLink. The message goes through in chunks, so the NVLink stages and the network stage work at once (as NCCL's own two-level algorithms pipeline them): the slower of the two sets the time. A single node has no inter-node stage. When communication takes longer than compute (`comm_overhead_ratio` > {{ DANGER_RATIO | fmt("g") }}) the cluster is in the **danger state**: it spends more time waiting on the network than training.
 #
 # Implement `hierarchical_allreduce_time`, `speedup`, `scaling_efficiency` and `min_ib_links`, then predict.
 
@@ -140,7 +143,7 @@ def draw_act2(fig, nodes, links_per_node, sequences):
     ratio = ratios[nodes - 1]
     state = "DANGER: communication exceeds compute" if ratio > danger_ratio else "out of the danger state"
     efficiency = interconnect.scaling_efficiency(speedups[nodes - 1], nodes)
-    return (f"{nodes} nodes x {links_per_node} link(s), {sequences} sequence(s) per GPU: step {compute + comm:.2f} s, "
+    return (f"{nodes} nodes x {links_per_node} link(s), {sequences} sequence(s) per GPU: step {compute + comm:.3f} s, "
             f"communication {comm / (compute + comm):.0%} of it, speedup {speedups[nodes - 1]:.1f}x "
             f"(efficiency {efficiency:.0%}): {state}")
 
@@ -157,7 +160,7 @@ compute_story, comm_story = act2_step(story_nodes, story_links, story_sequences)
 gain = interconnect.speedup(story_nodes * one_node_s, compute_story + comm_story)
 ratio = interconnect.comm_overhead_ratio(comm_story, compute_story)
 print(f"speedup {gain:.2f}x of an ideal {story_nodes}x, efficiency {interconnect.scaling_efficiency(gain, story_nodes):.0%}")
-print(f"AllReduce {comm_story:.2f} s vs compute {compute_story:.2f} s: comm/compute {ratio:.2f}"
+print(f"AllReduce {comm_story:.3f} s vs compute {compute_story:.3f} s: comm/compute {ratio:.2f}"
       + ("  -> DANGER: communication exceeds compute" if ratio > danger_ratio else ""))
 
 # %% [markdown] reveal="act2_prediction"
@@ -167,16 +170,20 @@ print(f"AllReduce {comm_story:.2f} s vs compute {compute_story:.2f} s: comm/comp
 #
 # t = max( 2(g−1)/g · M / B_nv  (reduce-scatter and all-gather inside each node),  2(k−1)/k · M / B_ib  (the shards' AllReduce across nodes) )
 #
-# Pipelined, the two stages overlap and the slower one sets the time; run one after the other they would add up ({{ STORY_ADDED_S | fmt(".2f") }} s instead of {{ STORY_COMM_S | fmt(".2f") }} s at the story's {{ STORY_NODES }} nodes), which bounds the time from above. Measured AllReduces across DGX H100 nodes lie between the two (the model vs measurement section below). The inter-node term carries almost 2M per node however many nodes join, through links far slower than NVLink: it does not shrink as k grows, while each node's compute stays the same.
+# Pipelined, the two stages overlap and the slower one sets the time; run one after the other they would add up ({{ STORY_ADDED_S | seconds }} instead of {{ STORY_COMM_S | seconds }} at the story's {{ STORY_NODES }} nodes), which bounds the time from above. Measured AllReduces across DGX H100 nodes lie between the two (the model vs measurement section below). The inter-node term carries almost 2M per node however many nodes join, through links far slower than NVLink: it does not shrink as k grows, while each node's compute stays the same.
 # </details>
 
 # %% answer="act2_reflection"
 
 # %% requires=["act2_reflection"]
-# Design: the fewest NDR links per node that keep comm/compute <= danger_ratio (your min_ib_links).
+# Design: the fewest NDR links per node that keep comm/compute <= danger_ratio (your min_ib_links), with
+# each link at its line rate and at the share of it the lead plans for.
 for k in design_nodes:
-    need = interconnect.min_ib_links(message_bytes, gpus, k, nvlink, link, compute_s, danger_ratio, max_links)
-    print(f"{k:3d} nodes: " + (f"{need} link(s) per node" if need else f"no count up to {max_links} suffices"))
+    needs = [interconnect.min_ib_links(message_bytes, gpus, k, nvlink, e * link, compute_s, danger_ratio, max_links)
+             for e in (1.0, design_nic_efficiency)]
+    print(f"{k:3d} nodes: " + ", ".join(f"{need} link(s) per node at {e:.0%} of line rate" if need
+                                        else f"no count up to {max_links} at {e:.0%} of line rate"
+                                        for need, e in zip(needs, (1.0, design_nic_efficiency))))
 
 # %% challenge="lab02_pipeline"
 

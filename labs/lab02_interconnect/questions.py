@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import math
 
-from labs.authoring import Option, fmt_bytes, letters, questions, range_key
+from labs.authoring import Option, fmt_bytes, fmt_seconds, letters, questions, range_key
 from labs.lab02_interconnect import scenario
 from labs.lab02_interconnect.measurements import MEASUREMENTS
 from labs.lab02_interconnect.scenario import (ACT1_COMM_S, ALPHA_S, CLIFF, COMPUTE_S, DANGER_RATIO, FP16_BYTES,
+                                              DESIGN_LINK_BW, DESIGN_NIC_EFFICIENCY, LINKS_AT_LINE_RATE, RATIO_AT_MAX,
+                                              RATIO_ONE_FEWER, RATIO_ONE_FEWER_LINE_RATE,
                                               GPUS, LINK_BW, LINKS_AT_MAX, MAX_LINKS, MAX_NODES, NVLINK, PCIE,
                                               PCIE_SLOWDOWN, RING_FACTOR, RING_FACTOR_LIMIT, STORY_INTER_S,
                                               STORY_LATENCY_S, STORY_LINKS, STORY_NODES, STORY_RATIO,
@@ -23,11 +25,11 @@ def _gbs(bandwidth: float) -> str:
 # --- Act I prediction: the throughput cost of PCIe -------------------------------------------------------
 ACT1_RANGES = ((1.0, 1.5), (1.5, 3.0), (3.0, 5.0), (math.inf, math.inf))   # the lab's option buckets
 _r = ACT1_RANGES
-_diluted = (f"the {CLIFF:.1f}× bandwidth cliff is diluted by the {COMPUTE_S:.2f} s of compute both systems share: "
+_diluted = (f"the {CLIFF:.1f}× bandwidth cliff is diluted by the {fmt_seconds(COMPUTE_S)} of compute both systems share: "
             f"step times differ {PCIE_SLOWDOWN:.2f}×")
 _act1 = letters([
     Option(f"Barely any difference (under {_r[0][1]:g}×): gradient compression will fix the gap",
-           f"The PCIe AllReduce alone takes {ACT1_COMM_S[PCIE]:.1f} s, longer than the {COMPUTE_S:.2f} s of "
+           f"The PCIe AllReduce alone takes {fmt_seconds(ACT1_COMM_S[PCIE])}, longer than the {fmt_seconds(COMPUTE_S)} of "
            "compute; compression would have to remove most of it, and none is modelled."),
     Option(f"Noticeably slower ({_r[1][0]:g}× to {_r[1][1]:g}×): slower, but practical for production",
            f"Too optimistic: {_diluted}."),
@@ -60,37 +62,44 @@ _act2 = letters([
     Option(f"InfiniBand latency: each message adds about {ALPHA_S * 1e6:g} µs, compounding at "
            f"{STORY_NODES * GPUS} GPUs",
            f"{2 * (STORY_NODES - 1)} messages cost {STORY_LATENCY_S * 1e6:.0f} µs per step, "
-           f"against {STORY_INTER_S:.2f} s of inter-node transfer."),
+           f"against {fmt_seconds(STORY_INTER_S)} of inter-node transfer."),
     Option("The node boundary is a bandwidth cliff: the AllReduce waits on InfiniBand",
-           f"Right: moving the gradient over {STORY_LINKS} NDR link per node takes {STORY_INTER_S:.2f} s "
+           f"Right: moving the gradient over {STORY_LINKS} NDR link per node takes {fmt_seconds(STORY_INTER_S)} "
            f"per step, {STORY_RATIO:.1f}× the compute in all."),
     Option(f"{STORY_NODES * GPUS} GPUs exceed the fat-tree topology's bisection bandwidth capacity",
            f"The analysis models an ideal non-blocking fabric. {_modelled}"),
 ], max(range(len(_ACT2_SECONDS)), key=_ACT2_SECONDS.__getitem__), offset=1)
 
-# --- Act II reflection: the fewest links at the largest cluster ------------------------------------------
-ACT2_COUNTS = (2, 3, MAX_LINKS, 0)      # 0: min_ib_links' "none suffices"
+# --- Act II reflection: the fewest links at the largest cluster, NICs planned below line rate -------------
+# The counts: the answer at line rate (the trap), the answer at the planned efficiency (the key), every GPU's
+# port, none. 0: min_ib_links' "none suffices".
+ACT2_COUNTS = (LINKS_AT_LINE_RATE, LINKS_AT_MAX, MAX_LINKS, 0)
 _c = ACT2_COUNTS
+_planned = f"{DESIGN_NIC_EFFICIENCY:.0%} of line rate"
 
 
 def _count_why(links: int) -> str:
     if links == LINKS_AT_MAX:
-        return (f"Right: {links} links keep comm/compute at or under {DANGER_RATIO:g} at {MAX_NODES} nodes, "
-                f"{links - 1} do not.")
+        return (f"Right: at {_planned} {links} links keep comm/compute at {RATIO_AT_MAX:.2f} at {MAX_NODES} nodes, "
+                f"{links - 1} give {RATIO_ONE_FEWER:.2f}.")
     if links == 0:
         return (f"Each node's links carry 2(k−1)/k of the gradient, under {RING_FACTOR_LIMIT}× however many "
                 f"nodes join, so a fixed count does catch up: {LINKS_AT_MAX} suffice.")
     if links < LINKS_AT_MAX:
-        return f"Too few: the danger state persists at {MAX_NODES} nodes with {links} links."
+        return (f"Enough only at the rated {_gbs(LINK_BW)} per NIC (ratio {RATIO_ONE_FEWER_LINE_RATE:.2f}); at {_planned} "
+                f"the ratio is {RATIO_ONE_FEWER:.2f}, the danger state.")
     return f"Enough, but not the fewest: {LINKS_AT_MAX} already suffice."
 
 
 _act2_refl = letters([
-    Option(f"{_c[0]} links per node ({_gbs(_c[0] * LINK_BW)}): doubling the bandwidth is enough", _count_why(_c[0])),
-    Option(f"{_c[1]} links per node ({_gbs(_c[1] * LINK_BW)}): fewer than half the GPUs get a port", _count_why(_c[1])),
-    Option(f"{_c[2]} links per node ({_gbs(_c[2] * LINK_BW)}): every GPU needs its own port", _count_why(_c[2])),
-    Option(f"No count up to {MAX_LINKS}: inter-node traffic grows with the nodes", _count_why(_c[3])),
-], ACT2_COUNTS.index(LINKS_AT_MAX), offset=3)  # reads "none", 2, 3, 8
+    Option(f"{_c[0]} links per node ({_gbs(_c[0] * LINK_BW)} at line rate): the rated bandwidth is enough",
+           _count_why(_c[0])),
+    Option(f"{_c[1]} links per node ({_gbs(_c[1] * DESIGN_LINK_BW)} at {_planned}): half the GPUs get a port",
+           _count_why(_c[1])),
+    Option(f"{_c[2]} links per node ({_gbs(_c[2] * LINK_BW)} at line rate): every GPU needs its own port",
+           _count_why(_c[2])),
+    Option(f"No count up to {MAX_LINKS}: inter-node traffic grows with the number of nodes", _count_why(_c[3])),
+], ACT2_COUNTS.index(LINKS_AT_MAX), offset=3)  # reads "none", 3, 4, 8
 assert links_needed(MAX_NODES) == LINKS_AT_MAX
 
 # --- Model vs measurement (measurements.py): the measured multi-node AllReduce between the two models -----

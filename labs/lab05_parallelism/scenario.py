@@ -21,9 +21,8 @@ INT8_BYTES = 1                                 # the reflection's INT8 gradients
 FAST_GPU_PEAK_FACTOR = 2                       # the reflection's faster GPU: twice the peak
 FLOPS_PER_PARAM_TOKEN = collectives.training_step_flops(1, 1)      # the 6 of 6 x params x tokens
 RING_FACTOR_LIMIT = round(collectives.ring_bytes_per_rank(1.0, 10**9))  # 2(N-1)/N as N grows: 2
-CURVE_GPUS = tuple(2 ** k for k in range(11))  # 1 .. 1024
 MFU_FLOOR = 0.40                               # the lab's "practical floor" line
-USD_PER_GPU_HOUR = 3.0                         # the price the stakeholder pays (scenario input)
+USD_PER_GPU_HOUR = 3.0                         # the price the stakeholder pays (an assumption: docs/physics.md)
 GPN = C.GPUS_PER_DGX_H100
 
 
@@ -65,6 +64,20 @@ GRAD_GB = ACT1["params"] * ACT1["bytes_per_grad"] / 1e9
 ACT1_ZERO_STAGE = 1
 ACT1_STATES_GB_NO_ZERO = ref.model_state_bytes_per_gpu(ACT1["params"], dp=N_SMALL) / 1e9
 ACT1_STATES_GB_ZERO = ref.model_state_bytes_per_gpu(ACT1["params"], dp=N_SMALL, zero_stage=ACT1_ZERO_STAGE) / 1e9
+# ... and each GPU keeps one sequence's activations (micro-batches of one sequence, accumulated): the 7B's
+# shape is Llama 2 7B's (Touvron et al. 2023, arXiv:2307.09288: 32 layers, hidden 4,096, 32 heads)
+ACT1_SHAPE = dict(layers=32, hidden=4096, heads=32)
+
+
+def act1_memory_bytes(n_gpus: int) -> float:
+    return ref.peak_memory_bytes_per_gpu(ACT1["params"], seq_len=SEQ_LEN, micro_batch=1, dp=n_gpus,
+                                         zero_stage=ACT1_ZERO_STAGE, **ACT1_SHAPE)
+
+
+ACT1_MEMORY_GB = act1_memory_bytes(N_SMALL) / 1e9
+# The instrument's cluster sizes: powers of two up to one sequence per GPU, from the fewest that hold the model
+CURVE_GPUS = tuple(2 ** k for k in range(11)
+                   if act1_memory_bytes(2 ** k) <= C.H100_HBM_CAPACITY_BYTES and 2 ** k <= ACT1_SEQUENCES)
 # Latency share of the largest AllReduce: the ring with an empty message is pure alpha.
 LATENCY_SHARE512 = collectives.ring_allreduce_time(0.0, N_LARGE, **act1_link(N_LARGE)) / COMM512
 INT8_MFU512 = ref.effective_mfu(ACT1["mfu"], COMPUTE512, collectives.ring_allreduce_time(

@@ -7,6 +7,8 @@
 #
 # > *A systems researcher writes:* "Our naive AllReduce — gather to a master, then broadcast from the master — of a {{ ACT1_PARAMS | fmt(".0f", 1e9) }}B-parameter model's FP16 gradient ({{ ACT1_MESSAGE_BYTES | bytes }}) takes {{ ACT1_NAIVE_S | fmt(",.0f") }} s per step on our {{ N_GPUS }} GPUs: {{ NODES }} DGX H100 nodes of {{ GPN }} GPUs on NVLink, each node with {{ NICS }} InfiniBand NDR NICs ({{ NDR | fmt(".0f", 1e9) }} GB/s per port and direction). Ring AllReduce on the same cluster is far faster. We thought our implementation was fine because it 'just works'. Can you show me the bandwidth ratio so I can explain it to leadership: how much traffic does the master absorb, versus what ring sends from every node?"
 #
+# The model trains data parallel: every GPU keeps the whole model and its own copy of the gradient, with the optimizer states sharded (ZeRO stage {{ ZERO_STAGE }}, which leaves the gradient AllReduce whole): {{ MEMORY_BYTES[ACT1_PARAMS] | fmt(".0f", 1e9) }} GB per GPU of an H100's {{ CAPACITY_BYTES | fmt(".1f", 1e9) }} GB with one sequence's activations. (The source lab's gradient, {{ (SOURCE_ACT1_PARAMS * FP16_BYTES) | bytes }}, fits on no GPU.)
+#
 # **The setup.** Each of the n GPUs holds a gradient of M bytes; afterwards each must hold the sum.
 # - *Naive:* each of the n−1 workers sends its M bytes to the master, which adds them and sends the M-byte result back to each worker. All of it crosses the master's one link, one message after another.
 # - *Ring:* reduce-scatter then all-gather, n−1 steps each. In every step each rank sends one M/n chunk to its right neighbour while receiving one from its left.
@@ -24,7 +26,7 @@ from labs.lab06_collectives.scenario import N_GPUS as n
 import cluster
 from labs.lab06_collectives.scenario import CLUSTER_ALPHA_S as alpha_s   # the cluster ring's latency per step, s
 from labs.lab06_collectives.scenario import CLUSTER_BW as bandwidth   # the cluster ring's bytes/s per rank per direction
-from labs.lab06_collectives.scenario import ACT1_MESSAGE_BYTES as message_bytes   # Act I: 70B params x 2 bytes (FP16)
+from labs.lab06_collectives.scenario import ACT1_MESSAGE_BYTES as message_bytes   # Act I: the model's parameters x 2 bytes (FP16)
 from labs.lab06_collectives.scenario import WORKLOAD_SIZES as workloads   # Act II: label -> (params, message_bytes)
 from labs.lab06_collectives.scenario import SEQ_LEN as seq_len   # tokens per sequence; one sequence per GPU
 from labs.lab06_collectives.scenario import PEAK_FLOPS as peak_flops   # H100 SXM dense BF16/FP16, FLOP/s
@@ -118,6 +120,8 @@ print(f"Time: naive {naive:,.1f} s vs ring {ring:.2f} s, {naive / ring:.2f}x "
 # ## Act II — Algorithm selection under constraints
 #
 # > *An MLOps lead writes:* "We run three gradient synchronisation workloads on the same {{ N_GPUS }}-GPU cluster ({{ NODES }} DGX H100 nodes, {{ NICS }} NDR NICs each): (1) a {{ WORKLOADS[0][1] | fmt("g", 1e9) }}B model's FP16 gradient, {{ WORKLOADS[0][2] | bytes }} per step; (2) a {{ WORKLOADS[1][1] | fmt("g", 1e9) }}B model's FP16 gradient, {{ WORKLOADS[1][2] | bytes }}; (3) embedding-table updates of a {{ WORKLOADS[2][1] | fmt(".1f", 1e9) }}B-parameter recommender, {{ WORKLOADS[2][2] | bytes }} per message. Our engineers want ring AllReduce for everything because 'ring is always fastest'. Show whether that is right and, if not, what each workload should use."
+#
+# Both models train data parallel with ZeRO stage {{ ZERO_STAGE }}, as in Act I: {{ MEMORY_BYTES[WORKLOADS[0][1]] | fmt(".0f", 1e9) }} and {{ MEMORY_BYTES[WORKLOADS[1][1]] | fmt(".0f", 1e9) }} GB per GPU. (The source lab's largest workload, a {{ SOURCE_BIG_PARAMS | fmt("g", 1e9) }}B model's {{ (SOURCE_BIG_PARAMS * FP16_BYTES) | bytes }} gradient, fits on no GPU: a model that size trains with tensor and pipeline parallelism, Lab 05.)
 #
 # Each training step processes one {{ SEQ_LEN }}-token sequence per GPU ({{ TOKENS_PER_STEP | fmt(",") }} tokens) at MFU {{ MFU }} of the H100's dense {{ PEAK_FLOPS | fmt(".0f", 1e12) }} TFLOP/s; compute is {{ FLOPS_PER_PARAM_TOKEN | fmt("g") }} · params · tokens (the {{ WORKLOADS[0][1] | fmt("g", 1e9) }}B step computes for {{ BIG.compute_s | seconds }}). Communication does not overlap compute. **Failure state:** communication above {{ FAILURE_FRACTION | fmt(".0%") }} of the step — the cluster spends more time talking than computing.
 #

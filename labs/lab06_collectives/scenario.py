@@ -7,6 +7,7 @@ from __future__ import annotations
 from reference import collectives as ref
 from reference import constants as C
 from reference.cluster import ring_link
+from reference.parallelism import peak_memory_bytes_per_gpu
 
 # --- inputs -------------------------------------------------------------------------------------------
 N_GPUS = 128                                   # the lab's default cluster: 16 DGX H100 nodes
@@ -24,14 +25,23 @@ ONE_NIC = dict(nics_per_node=1)                # the same nodes with one NDR NIC
 ONE_NIC_LINK = dict(n=N_GPUS, **ring_link(N_GPUS, **ONE_NIC))
 FP16_BYTES = C.FP16_BYTES
 
-# Act I: the lab's 140 GB default gradient is a 70B-parameter model in FP16 (the lab gives no origin).
-ACT1_PARAMS = 70e9
+# The models the story trains, data parallel over the 128 GPUs. A ring AllReduce of M bytes leaves M bytes on
+# every rank and every GPU keeps its model: the lab's 140 GB (70B) and 350 GB (175B) gradients fit on no
+# 80 GiB GPU (errata, issue 43). Their optimizer states are sharded with ZeRO stage 1, which keeps the
+# gradient AllReduce whole (Rajbhandari et al. 2020, sec. 7.2.1). Shapes: Llama 2 7B (Touvron et al. 2023,
+# arXiv:2307.09288: 32 layers, hidden 4,096, 32 heads); GPT-3 2.7B (Brown et al. 2020, Table 2.1).
+ZERO_STAGE = 1
+SHAPES = {7e9: dict(layers=32, hidden=4096, heads=32), 2.7e9: dict(layers=32, hidden=2560, heads=32)}
+SOURCE_ACT1_PARAMS, SOURCE_BIG_PARAMS = 70e9, 175e9     # the lab's: 140 GB and 350 GB gradients
+
+# Act I: the lab's 140 GB default gradient was a 70B-parameter model in FP16 (the lab gives no origin).
+ACT1_PARAMS = 7e9
 ACT1_MESSAGE_BYTES = ACT1_PARAMS * FP16_BYTES
 
 # Act II: the lab's three workloads; FP16 gradients are 2 bytes/param (the lab's 280 GB for 175B is
 # 1.6 bytes/param). The sub-MB embedding update belongs to the lab's 0.1B-parameter model; only the
 # rows a step touches are synchronised, so its message is far smaller than its parameter count.
-GRADIENT_PARAMS = (175e9, 7e9)
+GRADIENT_PARAMS = (7e9, 2.7e9)
 WORKLOADS = (
     *((f"{p / 1e9:g}B model gradient", p, p * FP16_BYTES) for p in GRADIENT_PARAMS),
     ("embedding-table update", 0.1e9, 0.5e6),
@@ -58,6 +68,12 @@ CHINCHILLA = dict(params=70e9, tokens=1.4e12)   # Hoffmann et al. 2022
 
 
 # --- derived from reference/ --------------------------------------------------------------------------
+
+# What one GPU holds for each model: its ZeRO-1 model states and one sequence's activations
+MEMORY_BYTES = {params: peak_memory_bytes_per_gpu(params, seq_len=SEQ_LEN, micro_batch=1, dp=N_GPUS,
+                                                  zero_stage=ZERO_STAGE, **shape) for params, shape in SHAPES.items()}
+CAPACITY_BYTES = C.H100_HBM_CAPACITY_BYTES
+assert max(MEMORY_BYTES.values()) <= CAPACITY_BYTES < SOURCE_ACT1_PARAMS * FP16_BYTES
 
 def _workload_numbers(params: float, message_bytes: float, link: dict = LINK) -> dict:
     times = {name: fn(message_bytes, **link) for name, fn in

@@ -29,8 +29,11 @@ TOKENS_PER_S = 422e3
 PEAK_FLOPS = C.H100_PEAK_FLOPS_BF16
 ACT2_PROFILE = {"compute": 0.45, "allreduce": 0.30, "pipeline_bubble": 0.15, "data_loading": 0.10}
 BUDGET_WEEKS = 8.0                 # the lab's quarterly engineering budget
-INDUSTRY_MFU = (0.50, 0.60)        # the lab's "industry leaders reach 50-60 %"
-MFU_TARGET = INDUSTRY_MFU[0]       # the lab's "industry" threshold
+# What published runs reach (docs/measurements.md): Llama 3 405B on 16,384 H100s, 41 % (arXiv:2407.21783,
+# Table 4); Megatron-LM's GPT-3 on 96 H100s, 47 % (its README). The source lab's "industry leaders reach
+# 50-60 %" is above every figure the course cites (errata); 50 % stays the lead's target.
+PUBLISHED_MFU = (0.41, 0.47)
+MFU_TARGET = 0.50                  # the lead's target (the source lab's "industry" threshold)
 SERIAL_SHARE = 0.10                # the math peek's serial share (Amdahl and Gustafson at N_GPUS)
 UNITS_EXAMPLE = 0.25               # the units line's example fraction
 COMPRESSION_RATIO = 2.0            # the AllReduce fix: 2x gradient compression

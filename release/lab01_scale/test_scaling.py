@@ -13,14 +13,14 @@ from _properties import PROPERTIES
 FUNCTIONS = ['training_time_s', 'data_parallel_speedup', 'scaling_efficiency', 'on_demand_cost', 'reserved_cost', 'on_prem_cost', 'breakeven_utilization', 'cheapest_option']
 
 EXAMPLES = [
-    ('training_time_s', 'Act I: 5.88e+23 FLOP (6ND, Chinchilla 70B) on one H100 at 50% MFU', {'total_flops': 5.88e+23, 'n_gpus': 1, 'peak_flops': 989000000000000.0, 'mfu': 0.5}, 1189079878.6653185, 1e-09, 1e-12),
+    ('training_time_s', "Act I: 5.88e+23 FLOP (6ND, Chinchilla 70B) at one H100's pace, 50% MFU", {'total_flops': 5.88e+23, 'n_gpus': 1, 'peak_flops': 989000000000000.0, 'mfu': 0.5}, 1189079878.6653185, 1e-09, 1e-12),
     ('training_time_s', 'Act I: the same on 1,000 H100s with perfect scaling', {'total_flops': 5.88e+23, 'n_gpus': 1000, 'peak_flops': 989000000000000.0, 'mfu': 0.5}, 1189079.8786653185, 1e-09, 1e-12),
     ('training_time_s', "the source lab's arithmetic: 2.2e+24 FLOP at 50% of the sparse 1,979 TFLOP/s", {'total_flops': 2.2e+24, 'n_gpus': 1, 'peak_flops': 1979000000000000.0, 'mfu': 0.5}, 2223345123.799899, 1e-09, 1e-12),
-    ('data_parallel_speedup', 'Act I: one 3M-token step on 1,000 H100s in DGX nodes', {'n': 1000, 'compute_s_1gpu': 2548.0283114256827, 'grad_bytes': 140000000000.0, 'alpha_s': 8.606606606606606e-07, 'bandwidth': 400000000000.0}, 784.2384541222748, 1e-09, 1e-12),
-    ('data_parallel_speedup', 'Act I: the same step on 8 H100s, one node over NVLink', {'n': 8, 'compute_s_1gpu': 2548.0283114256827, 'grad_bytes': 140000000000.0, 'alpha_s': 6e-07, 'bandwidth': 450000000000.0}, 7.986348064028376, 1e-09, 1e-12),
-    ('data_parallel_speedup', 'Act I: the same step on 4,096 H100s', {'n': 4096, 'compute_s_1gpu': 2548.0283114256827, 'grad_bytes': 140000000000.0, 'alpha_s': 8.62051282051282e-07, 'bandwidth': 400000000000.0}, 1917.300595248386, 1e-09, 1e-12),
-    ('data_parallel_speedup', 'one GPU: no AllReduce', {'n': 1, 'compute_s_1gpu': 2548.0283114256827, 'grad_bytes': 140000000000.0, 'alpha_s': 6e-07, 'bandwidth': 450000000000.0}, 1.0, 1e-09, 1e-12),
-    ('scaling_efficiency', 'Act I: the speedup on 1,000 H100s', {'speedup': 784.2384541222748, 'n': 1000}, 0.7842384541222748, 1e-09, 1e-12),
+    ('data_parallel_speedup', 'Act I: one 3M-token step on 1,000 H100s in DGX nodes', {'n': 1000, 'compute_s_1gpu': 2548.0283114256827, 'grad_bytes': 210000000000.0, 'alpha_s': 8.606606606606606e-07, 'bandwidth': 400000000000.0}, 708.0417345773377, 1e-09, 1e-12),
+    ('data_parallel_speedup', 'Act I: the same step on 16 H100s, the fewest that hold the model', {'n': 16, 'compute_s_1gpu': 2548.0283114256827, 'grad_bytes': 210000000000.0, 'alpha_s': 7.399999999999999e-07, 'bandwidth': 400000000000.0}, 15.901705366972386, 1e-09, 1e-12),
+    ('data_parallel_speedup', 'Act I: the same step on 1,464 H100s, one sequence each', {'n': 1464, 'compute_s_1gpu': 2548.0283114256827, 'grad_bytes': 210000000000.0, 'alpha_s': 8.612440191387559e-07, 'bandwidth': 400000000000.0}, 912.5328461595834, 1e-09, 1e-12),
+    ('data_parallel_speedup', 'n = 1: nothing to exchange, S = 1', {'n': 1, 'compute_s_1gpu': 2548.0283114256827, 'grad_bytes': 210000000000.0, 'alpha_s': 6e-07, 'bandwidth': 450000000000.0}, 1.0, 1e-09, 1e-12),
+    ('scaling_efficiency', 'Act I: the speedup on 1,000 H100s', {'speedup': 708.0417345773377, 'n': 1000}, 0.7080417345773377, 1e-09, 1e-12),
     ('scaling_efficiency', "the source lab's default: 320x on 1,000 GPUs", {'speedup': 320.0, 'n': 1000}, 0.32, 1e-09, 1e-12),
     ('on_demand_cost', 'Act II: 1,000 GPUs, 3 years, 60% busy', {'utilization': 0.6, 'n_gpus': 1000, 'years': 3, 'usd_per_gpu_hour': 2.1}, 33112800.0, 1e-09, 1e-12),
     ('on_demand_cost', 'Act II: running continuously (the failure state)', {'utilization': 1.0, 'n_gpus': 1000, 'years': 3, 'usd_per_gpu_hour': 2.1}, 55188000.0, 1e-09, 1e-12),

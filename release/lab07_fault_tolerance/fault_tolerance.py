@@ -53,8 +53,9 @@ def checkpoint_bytes(params: float, weight_bytes: float = 2.0, optimizer_bytes: 
 
     Derive: what a restart needs of every parameter: its 16-bit weight (weight_bytes) and its
     optimizer state (optimizer_bytes: an FP32 master copy, momentum and variance, 4 bytes each). The
-    gradients are not saved: the next step computes them afresh. The source lab's 2 TB for 175B
-    parameters counts the weights only.
+    gradients are not saved: the next step computes them afresh. The source lab's "roughly 2 TB" for its
+    1T-parameter model is the 16-bit weights alone (14 TB in all); its 2.1 TB for GPT-3's 175B parameters is
+    the optimizer state without the weights (2.45 TB in all).
     """
     check_nonneg("params", params)
     check_nonneg("weight_bytes", weight_bytes)

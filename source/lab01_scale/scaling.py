@@ -65,9 +65,11 @@ def data_parallel_speedup(compute_s_1gpu: float, n: int, grad_bytes: float, alph
                           bandwidth: float) -> float:
     """Strong-scaling speedup of one data-parallel training step on n GPUs over one GPU.
 
-    Derive: the step's compute (compute_s_1gpu seconds on one GPU) splits evenly over n GPUs; the
-    ring AllReduce of the whole gradient (grad_bytes, over a link of alpha_s and bandwidth bytes/s
-    per direction, Lab 06's ring_allreduce_time) does not shrink, and nothing overlaps. Speedup is
+    Derive: the step's compute (compute_s_1gpu seconds at one GPU's pace) splits evenly over n GPUs;
+    the ring AllReduce of the whole gradient (grad_bytes, over a link of alpha_s and bandwidth bytes/s
+    per direction, Lab 06's ring_allreduce_time) does not shrink, and nothing overlaps. (A model too
+    large for one GPU is sharded with ZeRO-3, which also all-gathers the weights twice a step: its
+    exchange moves what an AllReduce of 1.5x the gradient moves, Rajbhandari et al. 2020, sec. 7.2.2.) Speedup is
     one GPU's step time over n GPUs' step time. At n = 1 there is no AllReduce: S = 1; S never
     exceeds n (the source lab scaled n by two free sliders, an efficiency and a
     communication share, instead of timing the AllReduce).

@@ -21,7 +21,7 @@ def test_setup_imports_become_literals_with_their_comment():
               "                                             MFU)\n")
     out = literal_setup(source, "labs.lab06_collectives")
     assert out.splitlines()[:2] == ["import numpy as np", "n = 128   # the cluster"]
-    assert "workloads = {'175B model gradient': (175000000000.0, 350000000000.0)" in out
+    assert "workloads = {'7B model gradient': (7000000000.0, 14000000000.0)" in out
     assert "MFU = 0.5" in out and "from labs" not in out
 
 

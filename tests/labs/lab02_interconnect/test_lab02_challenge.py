@@ -1,7 +1,7 @@
 """Lab 02's design challenge (labs/lab02_interconnect/challenges.py): a pipeline cut across the
-story's slow links, measured with reference/interconnect.py; cuts of 2, 4, 8 and 16 stages all get
-full marks with enough micro-batches, each violated constraint loses its share, malformed cuts
-score 0 with a reason."""
+story's slow links, measured with reference/interconnect.py; cuts of 2 and 4 stages get full marks
+with enough micro-batches (8 and 16 send more activations across nodes than a model this small saves
+in gradient), each violated constraint loses its share, malformed cuts score 0 with a reason."""
 import pytest
 
 from autograder.engine.challenges import design_source, grade_answer
@@ -31,20 +31,21 @@ def test_the_bubble_ceiling_is_lab05s():
 
 
 def test_every_stage_count_has_right_answers():
-    assert {p for p, _ in valid_cuts()} == {2, 4, 8, 16}
+    assert {p for p, _ in valid_cuts()} == {2, 4}
     assert (C.reference_answer["stages"], C.reference_answer["microbatches"]) == min(valid_cuts())
 
 
-@pytest.mark.parametrize("cut", [(2, 10), (4, 27), (4, 32), (8, 63), (16, 135), (16, 512)])   # (4, 27): bubble 10 %
+@pytest.mark.parametrize("cut", [(2, 12), (2, 512), (4, 27), (4, 32), (4, 512)])   # (4, 27): bubble 10 %
 def test_several_cuts_get_full_marks(cut):
     grade = grade_answer(C, _cut(*cut))
     assert grade.score == C.points, grade.feedback
 
 
 @pytest.mark.parametrize("cut, missed", [
-    ((2, 9), [0]),                  # bubble 10 %, but half the gradient still crosses: 9.5x less traffic
+    ((2, 11), [0]),                 # bubble 8.3 %, but half the gradient still crosses: 9.9x less traffic
     ((2, 8), [0, 1]),               # and a bubble of 11.1 %
-    ((16, 16), [1, 2]),             # only activations cross, but the bubble alone is the danger state
+    ((16, 135), [0]),               # only activations cross, 30 times a sequence: 4x less traffic
+    ((16, 16), [0, 1, 2]),          # and the bubble alone is the danger state
 ])
 def test_each_violated_constraint_loses_its_share(cut, missed):
     grade = grade_answer(C, _cut(*cut))

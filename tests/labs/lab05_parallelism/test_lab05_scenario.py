@@ -63,3 +63,21 @@ def test_demo_class_design_answers_score_what_they_wrote():
         answer = declared[student].get("answers", {}).get(challenge.id)
         grade = grade_answer(challenge, answer["source"] if answer else answer_line(challenge))
         assert grade.score == pytest.approx(fraction * challenge.points), (student, grade.feedback)
+
+
+def test_act1_fits_in_memory_at_every_gpu_count_it_draws():
+    """Issue 43: Act I named the model states only. Each GPU also keeps one sequence's activations
+    (Korthikanti et al. 2022, micro-batches of one sequence); with ZeRO-1 the 7B model fits an H100 at every
+    cluster size the story and the instrument show, and the story names that memory."""
+    from reference.constants import H100_HBM_CAPACITY_BYTES as capacity
+    from reference.parallelism import peak_memory_bytes_per_gpu
+
+    shape = getattr(S, "ACT1_SHAPE", dict(layers=32, hidden=4096, heads=32))   # Llama 2 7B
+
+    def memory(n):
+        return peak_memory_bytes_per_gpu(S.ACT1["params"], seq_len=S.SEQ_LEN, micro_batch=1, dp=n,
+                                         zero_stage=S.ACT1_ZERO_STAGE, **shape)
+    for n in (*S.ACT1_GPUS, *S.CURVE_GPUS):
+        assert memory(n) <= capacity, f"{n} GPUs: {memory(n) / 1e9:.1f} GB per GPU"
+    story = " ".join(c.text for c in A.notebook if isinstance(c, Markdown))
+    assert f"{memory(S.N_SMALL) / 1e9:.1f} GB" in story

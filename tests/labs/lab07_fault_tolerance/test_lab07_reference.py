@@ -5,6 +5,7 @@ test_labs.py's, for every lab."""
 from __future__ import annotations
 
 import math
+import re
 import random
 
 import pytest
@@ -85,3 +86,34 @@ def test_min_storage_bandwidth_keeps_the_stall_share_at_young():
     bandwidth = ft.min_storage_bandwidth(size, mtbf, 0.02)
     stall = size / bandwidth
     assert stall / ft.young_daly_interval_s(stall, mtbf) == pytest.approx(0.02)
+
+
+def _checkpoint_claims(text: str):
+    """(terabytes, parameters, the part they count, sentence) for every checkpoint size in TB that a
+    sentence of `text` pairs with a model size ("175B", "1T-parameter"): "X TB in all" counts the whole
+    checkpoint, any other X TB the part the sentence names ("weights alone", "without the weights")."""
+    claims = []
+    for sentence in re.split(r"(?<=[.;])\s", " ".join(text.split())):
+        model = re.search(r"(\d+(?:\.\d+)?)(B|T)[- ]param", sentence) or re.search(r"(\d+(?:\.\d+)?)(B|T)\b(?! ?TB)", sentence)
+        if not model:
+            continue
+        params = float(model.group(1)) * (1e9 if model.group(2) == "B" else 1e12)
+        named = ("weights" if re.search(r"weights (alone|only)", sentence) else
+                 "optimizer" if re.search(r"without the weights|optimizer state alone", sentence) else "both")
+        for size in re.finditer(r"(\d+(?:\.\d+)?) TB( in all)?", sentence):
+            claims.append((float(size.group(1)), params, "both" if size.group(2) else named, sentence))
+    return claims
+
+
+def test_the_checkpoint_docstring_students_read_agrees_with_the_errata():
+    """Issue 43: the docstring said the source lab's "2 TB for 175B parameters counts the weights only";
+    the source lab's 2 TB is a 1T-parameter model's 16-bit weights (errata #7), and its 2.1 TB GPT-3 (175B)
+    checkpoint is the optimizer state without the weights (#13). Every such figure in the docstring must be
+    what checkpoint_bytes computes for the part it names."""
+    claims = _checkpoint_claims(ft.checkpoint_bytes.__doc__)
+    assert claims, "the docstring names no source-lab figure"
+    for terabytes, params, counts, sentence in claims:
+        part = {"weights": ft.checkpoint_bytes(params, optimizer_bytes=0.0),
+                "optimizer": ft.checkpoint_bytes(params, weight_bytes=0.0),
+                "both": ft.checkpoint_bytes(params)}[counts]
+        assert terabytes * 1e12 == pytest.approx(part, rel=0.01), (sentence, part / 1e12)
