@@ -28,7 +28,7 @@ from autograder.engine.secret import NO_SECRET_NOTE, CourseSecret
 from autograder.engine.spec import Assignment
 from autograder.engine.submission import read_submission
 from autograder.engine.variants import for_student, varies
-from autograder.engine.variants import note as variant_note
+from autograder.engine.variants import note as variant_note, other_version
 
 
 OUTPUT_CAP = 4096  # characters of one test's output (results.json and the feedback page)
@@ -144,6 +144,10 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     notes = [f"{assignment.title}: {mode_note(mode)}."]
     if varies(assignment, config):
         notes.append(variant_note(assignment, student_id))
+        other = other_version(assignment, submission)
+        if other:
+            notes.append(other[0].upper() + other[1:] + ".")
+            result.attention.append(other_version(assignment, submission, f"{student_id}'s"))
     if skipped:
         notes.append("Not graded from your folder: " + "; ".join(skipped[:5])
                      + (f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""))

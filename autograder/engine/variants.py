@@ -11,6 +11,8 @@ student is graded in the lab as written (variant 0).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from autograder.build.student._variant import normal_id, variant_index  # noqa: F401  (re-exported)
 from autograder.engine.config import GradingConfig
 from autograder.engine.spec import Assignment
@@ -29,11 +31,19 @@ def variant_of(assignment: Assignment, student_id: str, config: GradingConfig | 
 
 
 def for_student(assignment: Assignment, student_id: str, config: GradingConfig | None = None) -> Assignment:
-    """The assignment as the student's version declares it (questions with their options in the
-    student's order and keys, design challenges with their targets); itself without variants."""
-    base = base_of(assignment)
-    index = variant_of(base, student_id, config)
-    return base.variants.assignment(index) if base.variants is not None else base
+    """The assignment in the student's version: its questions (options in the student's order, keys),
+    design challenges (targets) and notebook are the version's, everything else `assignment`'s own (a
+    caller's functions, say); itself without variants or where it already is that version."""
+    if assignment.variants is None:
+        return assignment
+    index = variant_of(assignment, student_id, config)
+    if index == assignment.variant:
+        return assignment
+    version = assignment.variants.assignment(index)
+    if version.functions is assignment.functions and version.misconceptions is assignment.misconceptions:
+        return version    # the lab's own: its cached version
+    return replace(assignment, questions=version.questions, challenges=version.challenges, notebook=version.notebook,
+                   variant=index)
 
 
 def base_of(assignment: Assignment) -> Assignment:
@@ -70,3 +80,14 @@ def describe(assignment: Assignment, student_id: str, config: GradingConfig | No
     return {"assignment": base.id, "student": student_id, "variants": varies(base, config),
             "variant": version.variant, "version": version.variant + 1, "of": base.variant_count,
             "numbers": numbers, "questions": questions, "challenges": challenges}
+
+
+def other_version(assignment: Assignment, submission, whose: str = "your") -> str:
+    """What the notebook's own record says it showed, where that is another version than the one graded
+    (the student typed another id): one line, else "". The record is the student's to forge; it changes
+    no score, it only tells the student and staff why the letters read may not be the ones meant."""
+    shown = next((c["shown"] for c in (submission.cells or []) if c.get("shown")), None)
+    if shown is None or shown[1] == assignment.variant:
+        return ""
+    return (f"{whose} notebook showed version {shown[1] + 1} (the id {shown[0][:40]!r}), not the graded one: the answers "
+            f"were read in version {assignment.variant + 1}'s letters")

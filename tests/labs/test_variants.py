@@ -251,3 +251,32 @@ def test_copying_a_classmates_letters_and_designs_scores_at_chance_over_the_cour
     top = sum(sum(f["top"]) for f in labs)
     print(f"over {len(labs)} labs: copies score {copied / top:.1%}, a guess {chance / top:.1%}")
     assert abs(copied - chance) / top <= 0.10, f"copies score {copied / top:.1%}, a guess {chance / top:.1%}"
+
+
+def test_a_student_who_picks_another_ids_version_is_graded_in_their_own_and_told(tmp_path):
+    """A student types a classmate's id, sees that version and answers it right: graded as themselves, in
+    their own version, the letters are read there (the reflections mostly miss), and the result says which
+    version the notebook showed."""
+    from autograder.engine.variants import other_version
+    lab = "lab06_collectives"
+    a = all_assignments()[lab]
+    ids = ids_by_version(a)
+    me, them = ids[1], ids[2]
+    theirs = for_student(a, them)
+    folder = tmp_path / me
+    folder.mkdir()
+    notebook = _copy_answers(a, Path(shutil.copy(REPO / "release" / lab / f"{lab}.ipynb", folder)),
+                             {q.id: q.key for q in theirs.questions}, {})
+    nb = nbformat.read(str(notebook), as_version=4)
+    setup = next(c for c in nb.cells if c.id == "setup")
+    setup.outputs = [nbformat.v4.new_output("display_data", data={
+        _variant.MIMETYPE: {"student": them, "variant": theirs.variant, "count": a.variant_count}, "text/plain": ""})]
+    nbformat.write(nb, str(notebook))
+    mine = for_student(a, me)
+    submission = read_submission(folder, lab, [q.id for q in a.questions])
+    graded = grade_questions(list(mine.questions), submission, "correctness")
+    right = [q.id for q, g in zip(mine.questions, graded) if g.score == q.points]
+    assert len(right) < len(mine.questions)
+    said = other_version(mine, submission)
+    assert f"showed version {theirs.variant + 1} (the id {them!r})" in said and f"version {mine.variant + 1}'s letters" in said
+    assert other_version(theirs, submission) == ""
