@@ -280,3 +280,22 @@ def test_a_student_who_picks_another_ids_version_is_graded_in_their_own_and_told
     said = other_version(mine, submission)
     assert f"showed version {theirs.variant + 1} (the id {them!r})" in said and f"version {mine.variant + 1}'s letters" in said
     assert other_version(theirs, submission) == ""
+
+
+def test_a_course_can_turn_versions_off(tmp_path):
+    """`[grading] variants = false`: the release builds the lab as written (no id cell, no `pick`, one text
+    per cell) and every student is graded in it."""
+    from autograder.build.release import build_source
+    from autograder.engine.config import load_config
+    lab = "lab06_collectives"
+    a = all_assignments()[lab]
+    (tmp_path / "scalelabs.toml").write_text("[grading]\nvariants = false\n")
+    config = load_config(tmp_path / "scalelabs.toml")
+    assert config.variants is False
+    source = build_source(a, tmp_path)
+    nb = json.loads((source / f"{lab}.ipynb").read_text(encoding="utf-8"))
+    sources = ["".join(c["source"]) for c in nb["cells"]]
+    assert not any(ID_CELL == c["id"] for c in nb["cells"]) and not any(shown_texts(s) or " = pick(" in s for s in sources)
+    assert "choose(" not in next(s for c, s in zip(nb["cells"], sources) if c["id"] == "setup")
+    assert all(for_student(a, s, config) is a for s in ("alice", "bob", "s001"))
+    assert {for_student(a, s).variant for s in ("alice", "bob", "s001", "s002")} != {0}
