@@ -104,7 +104,8 @@ def env_with_only(tmp: Path, *tools: str) -> dict:
     for name in tools:
         found = shutil.which(name)
         assert found, name
-        (bindir / name).symlink_to(found)
+        if not (bindir / name).is_symlink():
+            (bindir / name).symlink_to(found)
     return dict(os.environ, PATH=str(bindir))
 
 

@@ -26,3 +26,4 @@ def debian_venv(where: Path) -> Path | None:
     [target] = (where / "lib").glob("python3*/site-packages")
     (target / "scalelabs_host.pth").write_text("import site; " + "; ".join(f"site.addsitedir({p!r})" for p in sites) + "\n")
     return where / "bin" / "python"
+

@@ -208,6 +208,11 @@ def test_unhooked_student_code_stays_in_the_jail(jail, mode):
     call = box.call
     assert call("ids", {})[0] != 0 and call("ids", {})[1] != 0
     assert call("caps", {}) in ("0000000000000000",) or call("caps", {}).startswith("denied")
+    if mode == "user":      # its Landlock rules keep it out of /proc: the grader reads the worker's own
+        status = dict(line.split(":\t", 1) for line in Path(f"/proc/{box.proc.pid}/status").read_text().splitlines()
+                      if line.startswith("Cap"))
+        assert {key: value.strip() for key, value in status.items()} == {
+            key: "0000000000000000" for key in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")}, status
     secrets = [REPO / "reference" / "collectives.py", REPO / "labs" / "lab06_collectives" / "__init__.py",
                classmate / "collectives.py", sub / "probe.py", REPO / "scalelabs.toml", REPO / "pyproject.toml"]
     for path in secrets:
@@ -293,6 +298,9 @@ def test_user_mode_jails_keep_their_copies_from_each_other(jail):
         # nor list it: the names of a classmate's files (a helper module, a notes file) are theirs too
         assert str(make("user").call("listdir", {"path": str(copy.parent)})).startswith("denied"), copy.parent
         assert victim.call("comm_fraction", {"comm_s": 1.0, "compute_s": 1.0}) == 0.5   # its own copy it reads
+        for path in [copy.parent, *copy.parent.rglob("*")]:     # behind Landlock, the file modes: its group's alone
+            found = path.stat()
+            assert found.st_mode & 0o007 == 0 and (found.st_uid, found.st_gid) == (0, victim.uid), path
     finally:
         victim.close()
 

@@ -4,9 +4,10 @@
 `SandboxUnavailable` is the refusal to grade where no boundary can run (and none was opted out of).
 
 One module per job: `modes` (which boundary), `jail` (the bubblewrap command), `seccomp` (its
-filter), `usermode` (the separate uid), `runtime` (what the worker needs of the grader's Python),
-`replies` (every reply checked as untrusted data), `roots` (the jails' folders), `client` (`Sandbox`),
-`worker` (the standalone worker itself). The submission's file tree is autograder.engine.filetree.
+filter), `usermode` (the separate uid), `landlock` (the kernel's rules of what that uid may open),
+`chroot` (the prepared tree where the kernel has no Landlock), `runtime` (what the worker needs of the
+grader's Python), `replies` (every reply checked as untrusted data), `roots` (the jails' folders),
+`client` (`Sandbox`), `worker` (the standalone worker itself). The submission's file tree is autograder.engine.filetree.
 """
 from autograder.engine.sandbox.client import Sandbox, check_jail
 from autograder.engine.sandbox.errors import SandboxUnavailable, StudentError

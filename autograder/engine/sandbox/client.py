@@ -8,12 +8,16 @@ Boundaries (`mode`, chosen by `modes.choose_mode`; docs/ARCHITECTURE.md "Trust m
   network, /usr and the base libraries, the stdlib (site-packages hidden), numpy in a private site
   dir, the worker script, a read-only *copy* of the submission and a size-capped tmpfs /tmp.
 * "user" (usermode.py; root without a usable bwrap, e.g. a Gradescope container): a uid of its own
-  (no capabilities, no_new_privs, via setpriv) on a private copy readable by that uid only; the
-  course files and the submissions are checked to be unreadable to it (made so, or grading refuses).
+  (no capabilities, no_new_privs) on a private copy readable by that uid only, and a Landlock
+  ruleset (landlock.py) that lets it open the interpreter, its stdlib, numpy, the copy, its tmp and
+  nothing else -- or, where the kernel has no Landlock, a chroot into a tree of those (chroot.py); no
+  secret may lie beneath what it allows (or grading refuses), checked from inside once per grader
+  process (check_jail).
 * "unsandboxed": a plain subprocess with rlimits; only when the course opts in explicitly.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import resource
@@ -30,14 +34,16 @@ from autograder.course import SECRET_PACKAGES
 from autograder.engine.config import GradingConfig
 from autograder.engine.filetree import copy_submission, read_regular
 from autograder.engine.sandbox.errors import BadReply, SandboxUnavailable, StudentError
+from autograder.engine.sandbox import chroot, landlock
 from autograder.engine.sandbox.jail import PATHS, bwrap_command, runtime_mounts, seen_through
 from autograder.engine.sandbox.modes import MODES, bwrap_available, choose_mode, user_mode_problem
 from autograder.engine.sandbox.replies import OWN_FILE, check_call, check_error, check_replies, check_signature
 from autograder.engine.sandbox.roots import ROOT_PREFIX, sweep_once
 from autograder.engine.sandbox.runtime import numpy_dirs, python_paths, site_dirs
 from autograder.engine.sandbox.seccomp import filter_fd, installer
-from autograder.engine.sandbox.usermode import (course_secrets, drop_command, give_back_uid, hand_over, jail_stdlib,
-                                                namespaces, private_numpy_site, protect_secrets, take_uid)
+from autograder.engine.sandbox.usermode import (become, chroot_tree, course_secrets, exposed_by, give_back_uid,
+                                                hand_over, jail_stdlib, landlock_rules, mechanism, namespaces,
+                                                private_numpy_site, take_uid)
 from autograder.engine.submission import Submission, read_submission
 
 WORKER = Path(__file__).with_name("worker.py")
@@ -81,14 +87,17 @@ class Sandbox:
                 raise SandboxUnavailable(f"the unprivileged-user sandbox cannot run: {problem}")
         self.taken_uid = take_uid() if self.mode == "user" else None
         self.uid = self.taken_uid       # "user" mode: this student's own uid
+        self.mechanism = mechanism()[0] if self.mode == "user" else ""     # "landlock" or "chroot"
+        self.tree: chroot.Tree | None = None    # the chroot's tree, where the jail's folder then lies
+        self.devnull_fd: int | None = None      # the user mode: the grader's /dev/null, passed while spawning
         self.secrets = [*course_secrets(), *([self.submission_dir] if self.submission_dir else []), *map(Path, secrets)]
         self.outputs = list(map(Path, outputs))
         self.probe = _probe             # the start check's own jail (check_jail): it reads anywhere the jail shows
         self.fault: SandboxUnavailable | None = None   # the jail could not start: the grader's fault
         self.stderr: Any = subprocess.DEVNULL
         self.before_exec: list[Callable[[], None]] = []     # _spawn's steps for the child (_limits)
-        if self.mode == "bubblewrap" and not _probe:
-            check_jail(config, self.secrets)
+        if self.mode in ("bubblewrap", "user") and not _probe:
+            check_jail(config, self.secrets, self.mode)
         self.root: Path | None = None
         self._source_lines: dict[str, list[str]] = {}   # file name -> lines of the graded copy (source_line)
         self.skipped: list[str] = []
@@ -154,10 +163,26 @@ class Sandbox:
             self.root = None
 
     def _prepare(self) -> None:
-        if self.mode == "user":
-            protect_secrets(self.uid, self.secrets, self.outputs)
         self._make_root()
+        if self.mode == "user":
+            self._check_rules()
         self._copy_in()
+
+    def _check_rules(self) -> None:
+        """The user mode: no secret or output may lie beneath what the worker's Landlock rules allow,
+        or what the chroot's tree holds (the course installed inside the stdlib's folder, say);
+        SandboxUnavailable naming it."""
+        if self.tree is not None:
+            rules = [(source, landlock.READ) for source in self.tree.sources]
+        else:
+            rules = landlock_rules(self.uid, self.root)
+        for path in (*self.secrets, *self.outputs):
+            allowed = exposed_by(path, rules)
+            if allowed is not None:
+                raise SandboxUnavailable(
+                    f"the unprivileged-user sandbox would let student code open {path}, because the worker needs "
+                    f"{allowed}, so grading refuses. Fix: keep the course, the packages and the submissions outside "
+                    f"the interpreter's folders ({python_paths()[2]})")
 
     def _copy_in(self) -> None:
         """The submission's copy in the jail's folder (_prepare, or take for a jail started ahead)."""
@@ -170,7 +195,11 @@ class Sandbox:
         """The jail's folder: an empty submission/ (filled by _prepare or take), tmp/, site/, the worker.
         Named by the grader's pid, so that a later grader can tell a dead one's folder (sweep_stale_roots)."""
         sweep_once()
-        self.root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-"))
+        if self.mechanism == "chroot":      # inside the tree (removed with it if the grader is killed)
+            self.tree = chroot_tree(self.uid)
+            self.root = self.tree.jail()
+        else:
+            self.root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-"))
         (self.root / "submission").mkdir()
         (self.root / "tmp").mkdir()
         site = self.root / "site"
@@ -184,7 +213,8 @@ class Sandbox:
         shutil.copyfile(WORKER, self.root / "worker.py")
 
     def _command(self, seccomp_fd: int | None = None) -> tuple[list[str], dict[str, Any]]:
-        """The worker's command line and its paths; bubblewrap loads the filter from `seccomp_fd`."""
+        """The worker's command line and its paths; bubblewrap loads the filter from `seccomp_fd`; the
+        user mode's worker gets the grader's /dev/null as fd `devnull_fd` (a chroot may have none)."""
         exe, libdir, stdlib = python_paths()
         roots = [stdlib, libdir]
         if self.mode == "bubblewrap":
@@ -192,16 +222,18 @@ class Sandbox:
             cmd = bwrap_command(self.bwrap, self.root, self.tmp_bytes, seccomp_fd)
             roots += ["/sandbox"]
         else:
-            paths = {k: str(self.root / k) for k in ("submission", "site", "tmp")}
-            cmd = [exe, "-I", "-S", str(self.root / "worker.py")]
+            seen = self.tree.inside if self.tree is not None else str      # the chrooted worker's names
+            paths = {k: seen(self.root / k) for k in ("submission", "site", "tmp")}
+            cmd = [exe, "-I", "-S", seen(self.root / "worker.py")]
             if self.mode == "user":
-                cmd = drop_command(self.uid) + cmd
                 roots += [paths["submission"], paths["site"], str(private_numpy_site()), *jail_stdlib(self.uid)]
             else:
                 roots += [paths["submission"], paths["site"]] + numpy_dirs()
         if self.probe:
             roots = ["/"]       # the start check reads what an attacker without the courtesy hook could
         config = dict(paths, module=self.module, read_roots=roots, output_cap=self.config.output_cap_chars)
+        if self.devnull_fd is not None:
+            config["devnull_fd"] = self.devnull_fd
         return cmd + [json.dumps(config)], paths
 
     def _limits(self) -> None:
@@ -227,7 +259,21 @@ class Sandbox:
         install = None if self.mode == "bubblewrap" else installer(create_files=False)
         if self.mode == "user" and install is None:     # user_mode_problem() refused it already
             raise SandboxUnavailable("the unprivileged-user sandbox has no seccomp filter for this machine")
-        self.before_exec = [*([namespaces()] if self.mode == "user" else []), *([install] if install else [])]
+        rules = devnull = self.devnull_fd = None
+        if self.mode == "user":     # in the child: namespaces and the chroot as root, then the uid, Landlock, the filter
+            devnull = self.devnull_fd = os.open(os.devnull, os.O_RDWR)
+            if self.tree is not None:
+                confine = chroot.enter(self.tree, self.tree.inside(self.root / "tmp"))
+                self.before_exec = [namespaces(), confine, become(self.uid), install]
+            else:
+                try:
+                    rules = landlock.ruleset(landlock_rules(self.uid, self.root))
+                except OSError as exc:
+                    os.close(devnull)
+                    raise self._broken(f"the kernel refused its Landlock rules: {exc}") from None
+                self.before_exec = [namespaces(), become(self.uid), landlock.restrictor(rules), install]
+        else:
+            self.before_exec = [install] if install else []
         try:
             cmd, paths = self._command(seccomp)
             env = {"PATH": "/usr/bin:/bin", "HOME": paths["tmp"], "LANG": "C.UTF-8"}
@@ -236,12 +282,17 @@ class Sandbox:
                 self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
                                              cwd=self.root / "tmp", env=env, preexec_fn=self._limits,
                                              start_new_session=True, close_fds=True,
-                                             pass_fds=() if seccomp is None else (seccomp,))
+                                             pass_fds=tuple(fd for fd in (seccomp, devnull) if fd is not None))
             except (OSError, subprocess.SubprocessError) as exc:    # e.g. the kernel refused the filter
                 raise self._broken(f"{type(exc).__name__}: {exc}") from None
         finally:
             if seccomp is not None:
                 os.close(seccomp)
+            if rules is not None:
+                rules.close()
+            if devnull is not None:
+                os.close(devnull)
+                self.devnull_fd = None
         self.starting = True
 
     def _start(self) -> None:
@@ -481,6 +532,40 @@ def leaks(paths, packages):
         found.append("%s can be read" % path)
     return found
 
+def opened(paths, packages, files_per_folder):
+    \"\"\"Under Landlock a path's metadata stays visible: what of `paths` student code can open (a file
+    read, or a file beneath a folder it can list).\"\"\"
+    found = [("the package %s can be imported" % name) for name in packages if _finds(name)]
+    for path in paths:
+        if os.path.isfile(path):
+            if _reads(path):
+                found.append("%s can be read" % path)
+            continue
+        try:
+            walked = os.walk(path)
+            for folder, _, files in walked:
+                readable = [f for f in files[:files_per_folder] if _reads(os.path.join(folder, f))]
+                if readable:
+                    found.append("%s can be read" % os.path.join(folder, readable[0]))
+                    break
+        except OSError:
+            pass
+    return found
+
+def _reads(path):
+    try:
+        with open(path, "rb") as f:
+            f.read(1)
+        return True
+    except OSError:
+        return False
+
+def _finds(name):
+    try:
+        return importlib.util.find_spec(name) is not None
+    except Exception:
+        return False
+
 def numpy_version():
     import numpy
     return numpy.__version__
@@ -488,46 +573,65 @@ def numpy_version():
 _checked: set[tuple] = set()
 
 
-def check_jail(config: GradingConfig, secrets: Collection[Path] = ()) -> None:
-    """Refuse to grade (SandboxUnavailable, one line naming the cause and the fix) where the bubblewrap
-    jail would show student code a secret or cannot run the worker. Each call checks `secrets`, the
-    course's and the grader's site folders against the binds (jail.seen_through); the first call of a
-    process for a configuration also starts the real jail (the real command, binds and limits) on a
-    probe module and asks from inside that the worker starts, numpy imports where the grader has it,
-    and neither the packages (reference, autograder, labs) nor those paths can be reached."""
+def check_jail(config: GradingConfig, secrets: Collection[Path] = (), mode: str = "bubblewrap") -> None:
+    """Refuse to grade (SandboxUnavailable, one line naming the cause and the fix) where the jail would
+    show student code a secret or cannot run the worker. Under bubblewrap each call checks `secrets`,
+    the course's and the grader's site folders against the binds (jail.seen_through); in the user mode
+    each sandbox checks them against its Landlock rules (Sandbox._check_rules). The first call of a
+    process for a configuration also starts the real jail (the real command, binds or rules, and
+    limits) on a probe module and asks from inside that the worker starts, numpy imports where the
+    grader has it, and neither the packages (reference, autograder, labs) nor those paths can be
+    reached -- in the user mode by opening them (Landlock leaves a path's metadata visible), among
+    them a canary every user may read by its file modes: the kernel's confinement is in force."""
     secrets = [Path(p) for p in (*course_secrets(), *site_dirs(), *secrets)]
-    for path in secrets:
-        source = seen_through(path)
-        if source is not None:
-            raise SandboxUnavailable(
-                f"the bubblewrap sandbox would let student code read {path}, because it binds {source} (what "
-                "the worker needs of this Python), so grading refuses. Fix: install scalelabs and keep the course "
-                f"and the submissions outside {source}")
-    key = (config.memory_mb, config.tmp_mb, config.import_timeout_s, bwrap_available())
+    if mode == "bubblewrap":
+        for path in secrets:
+            source = seen_through(path)
+            if source is not None:
+                raise SandboxUnavailable(
+                    f"the bubblewrap sandbox would let student code read {path}, because it binds {source} (what "
+                    "the worker needs of this Python), so grading refuses. Fix: install scalelabs and keep the course "
+                    f"and the submissions outside {source}")
+    key = (mode, config.memory_mb, config.tmp_mb, config.import_timeout_s, bwrap_available() if mode == "bubblewrap" else "")
     if key in _checked:
         return
+    name = "bubblewrap sandbox" if mode == "bubblewrap" else "unprivileged-user sandbox"
     with tempfile.TemporaryDirectory(prefix="scalelabs-jail-check-") as folder, \
             tempfile.TemporaryFile() as errors:
         (Path(folder) / f"{PROBE_MODULE}.py").write_text(_PROBE_SOURCE)
-        box = Sandbox(Path(folder), PROBE_MODULE, config, mode="bubblewrap", _probe=True)
+        canary = Path(folder) / "canary" / "world-readable"
+        canary.parent.mkdir()
+        canary.write_text("open to every user by its file modes\n")
+        for path, bits in ((folder, 0o755), (canary.parent, 0o755), (canary, 0o644)):
+            os.chmod(path, bits)
+        # the probe's calls are the grader's own work, not a student's: they get the start-up time, never the
+        # course's per-call limit (0.5 s timed out numpy's import at load 14 and refused the whole class)
+        probe_config = dataclasses.replace(config, call_timeout_s=max(config.call_timeout_s, config.import_timeout_s))
+        box = Sandbox(Path(folder), PROBE_MODULE, probe_config, mode=mode, _probe=True)
         box.stderr = errors
         try:
             with box:
                 box.load()
-                found = box.call("leaks", {"paths": [str(p) for p in secrets], "packages": list(SECRET_PACKAGES)})
+                if mode == "bubblewrap":
+                    found = box.call("leaks", {"paths": [str(p) for p in secrets], "packages": list(SECRET_PACKAGES)})
+                else:
+                    paths = [str(p) for p in secrets if p not in map(Path, site_dirs())] + [str(canary)]
+                    found = box.call("opened", {"paths": paths, "packages": list(SECRET_PACKAGES), "files_per_folder": 3})
                 if numpy_dirs():
                     box.call("numpy_version", {})
         except (SandboxUnavailable, StudentError) as exc:
             errors.seek(0)
             said = " ".join(errors.read(4096).decode(errors="replace").split())[-300:]
+            fix = ("set sandbox = \"user\" under [grading] in scalelabs.toml where the grader runs as root"
+                   if mode == "bubblewrap" else "make them readable by all users")
             raise SandboxUnavailable(
-                f"the bubblewrap sandbox cannot run the grader's worker here, so grading refuses"
+                f"the {name} cannot run the grader's worker here, so grading refuses"
                 f" ({said or getattr(exc, 'message', str(exc))}). Fix: grade with a Python whose interpreter, "
-                f"standard library and numpy this machine's bubblewrap can bind read-only (now {python_paths()[0]}), "
-                f"or set sandbox = \"user\" under [grading] in scalelabs.toml where the grader runs as root") from None
+                f"standard library and numpy the {name} can reach read-only (now {python_paths()[0]}), or {fix}") from None
     if found:
+        where = (f"the folders the jail binds ({', '.join(runtime_mounts().binds[:4])}, ...)" if mode == "bubblewrap"
+                 else f"the interpreter's folders ({python_paths()[2]})")
         raise SandboxUnavailable(
-            f"the bubblewrap sandbox shows student code what it must not ({'; '.join(map(str, found[:3]))}), so "
-            "grading refuses. Fix: install scalelabs and keep the course and the submissions outside the "
-            f"folders the jail binds ({', '.join(runtime_mounts().binds[:4])}, ...)")
+            f"the {name} shows student code what it must not ({'; '.join(map(str, found[:3]))}), so "
+            f"grading refuses. Fix: install scalelabs and keep the course and the submissions outside {where}")
     _checked.add(key)

@@ -33,7 +33,7 @@ class Mounts:
     hidden: tuple[str, ...]
 
 
-def _interpreter_of(exe: str) -> str | None:
+def interpreter_of(exe: str) -> str | None:
     """The ELF program interpreter (PT_INTERP, the dynamic loader's path) of `exe`, or None."""
     try:
         with open(exe, "rb") as f:
@@ -55,7 +55,7 @@ def _interpreter_of(exe: str) -> str | None:
     return None
 
 
-def _expose(path: str, binds: set[str], links: dict[str, str]) -> None:
+def expose(path: str, binds: set[str], links: dict[str, str]) -> None:
     """Make `path` resolve in the jail as it does here: each symbolic link along it recreated (the
     loader opens /lib64/ld-linux-x86-64.so.2 through two of them), the file at its end bound."""
     for _ in range(LINK_DEPTH_CAP):
@@ -74,7 +74,7 @@ def _expose(path: str, binds: set[str], links: dict[str, str]) -> None:
             return
 
 
-def _aliases(files: set[str]) -> dict[str, str]:
+def aliases(files: set[str]) -> dict[str, str]:
     """The symbolic links beside each file that point at it (libz.so.1 -> libz.so.1.2.13: the
     loader asks for the soname)."""
     found: dict[str, str] = {}
@@ -118,16 +118,16 @@ def runtime_mounts() -> Mounts:
     for top in TOP_LINKS:
         if os.path.islink(top):
             links[top] = os.readlink(top)
-    _expose(exe, binds, links)
-    interpreter = _interpreter_of(exe)
+    expose(exe, binds, links)
+    interpreter = interpreter_of(exe)
     if interpreter:
-        _expose(interpreter, binds, links)
-    _expose(stdlib, binds, links)
+        expose(interpreter, binds, links)
+    expose(stdlib, binds, links)
     files = {p for p in mapped_files() if not (p == stdlib or p.startswith(stdlib + os.sep))
              and not any(p.startswith(d + os.sep) for d in numpy_dirs())}
     for path in sorted(files):
-        _expose(path, binds, links)
-    links.update(_aliases({p for p in binds if os.path.isfile(p)}))
+        expose(path, binds, links)
+    links.update(aliases({p for p in binds if os.path.isfile(p)}))
     if os.path.isfile("/etc/ld.so.cache"):
         binds.add("/etc/ld.so.cache")
     hidden = [h for b in sorted(binds) if os.path.isdir(b) for h in _hidden_inside(b)]

@@ -12,6 +12,7 @@ from autograder.engine.config import SANDBOX_MODES as MODES
 from autograder.engine.sandbox.errors import SandboxUnavailable
 from autograder.engine.sandbox.jail import JAIL_UID
 from autograder.engine.sandbox.seccomp import filter_fd, jail_filter
+from autograder.engine.sandbox.usermode import mechanism
 
 
 @lru_cache(maxsize=None)
@@ -39,13 +40,19 @@ def bwrap_available(tmp_bytes: int = 64 << 20) -> str | None:
 
 
 def user_mode_problem() -> str | None:
-    """Why the "user" mode cannot run here, or None: it needs root (to switch uid) and setpriv."""
+    """Why the "user" mode cannot run here, or None: it needs root (to switch uid), setpriv, a seccomp
+    filter for this machine, and Landlock or else CAP_SYS_CHROOT (usermode.mechanism), without which
+    nothing in the kernel keeps student code out of what every user may read."""
     if os.geteuid() != 0:
         return f"the grader runs as uid {os.geteuid()}, not root, so it cannot run student code as another user"
     if not shutil.which("setpriv"):
         return "setpriv (util-linux) is not installed"
     if jail_filter(False) is None:
         return f"scalelabs has no seccomp filter for this machine ({platform.machine()})"
+    kind, why = mechanism()
+    if not kind:
+        return (f"{why}; without Landlock or a chroot nothing in the kernel would keep student code from the files "
+                "every user may read")
     return None
 
 
@@ -82,7 +89,8 @@ def mode_note(mode: str) -> str:
     if mode == "bubblewrap":
         return "student code ran in the bubblewrap sandbox (uid 65534, no network, no capabilities)"
     if mode == "user":
+        confined = {"landlock": "Landlock", "chroot": "a chroot"}.get(mechanism()[0], "nothing")
         return ("student code ran as a separate unprivileged user (no capabilities, no_new_privs, one process, "
-                "no network, no new files), without bubblewrap")
+                f"no network, no new files; {confined} kept it to its own files and Python's), without bubblewrap")
     return ("WARNING: student code ran UNSANDBOXED (a plain subprocess with resource limits, which can read "
             "what the grader can; the course opted in to grading without a sandbox)")

@@ -16,7 +16,7 @@ from functools import lru_cache
 # extension module of the stdlib (lib-dynload) and of numpy with dlopen, which maps each with the
 # libraries it needs without running its module code (a third of the CPU of importing them), then
 # list the files mapped: what the dynamic loader needs of the host (libc, libpython, libz, locale...).
-_MAPPED = """
+MAPPED_PROBE = """
 import json, os, sys
 dynload, numpy_dir = sys.argv[1], sys.argv[2]
 paths = [os.path.join(dynload, n) for n in sorted(os.listdir(dynload)) if ".so" in n] if os.path.isdir(dynload) else []
@@ -71,7 +71,7 @@ def mapped_files() -> tuple[str, ...]:
     dynload = os.path.join(stdlib, "lib-dynload")
     numpy = numpy_dirs()
     try:
-        done = subprocess.run([exe, "-I", "-S", "-c", _MAPPED, dynload, numpy[0] if numpy else ""],
+        done = subprocess.run([exe, "-I", "-S", "-c", MAPPED_PROBE, dynload, numpy[0] if numpy else ""],
                               capture_output=True, text=True, timeout=60, env=JAIL_ENV, cwd="/")
         return tuple(os.path.realpath(p) for p in json.loads(done.stdout))
     except (OSError, ValueError, subprocess.TimeoutExpired):

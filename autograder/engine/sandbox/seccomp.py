@@ -33,22 +33,23 @@ SYSCALLS = {
         fsmount=432, fspick=433, io_uring_setup=425, io_uring_enter=426, io_uring_register=427,
         socket=41, socketpair=53, bpf=321, userfaultfd=323, openat2=437,
         open=2, openat=257, creat=85, mkdir=83, mkdirat=258, mknod=133, mknodat=259, link=86,
-        linkat=265, symlink=88, symlinkat=266)),
+        linkat=265, symlink=88, symlinkat=266, truncate=76)),
     "aarch64": (0xC00000B7, dict(
         clone=220, clone3=435, memfd_create=279, memfd_secret=447, shmget=194, semget=190, msgget=186, mq_open=180,
         add_key=217, request_key=218, keyctl=219, unshare=97, setns=268, mount=40, umount2=39,
         pivot_root=41, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433,
         io_uring_setup=425, io_uring_enter=426, io_uring_register=427, socket=198, socketpair=199,
         bpf=280, userfaultfd=282, openat2=437,
-        openat=56, mkdirat=34, mknodat=33, linkat=37, symlinkat=36)),
+        openat=56, mkdirat=34, mknodat=33, linkat=37, symlinkat=36, truncate=45)),
 }
 REFUSED = ("clone", "clone3", "fork", "vfork", "memfd_create", "memfd_secret", "shmget", "semget", "msgget", "mq_open",
            "add_key", "request_key", "keyctl", "unshare", "setns", "mount", "umount2", "pivot_root",
            "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "io_uring_setup",
            "io_uring_enter", "io_uring_register", "socket", "socketpair", "bpf", "userfaultfd", "openat2")
 # without a capped tmpfs (the user mode): no new file or folder anywhere (/tmp, /dev/shm and the
-# jail's own tmp would otherwise take files of 64 MB each without a total)
-CREATING = ("creat", "mkdir", "mkdirat", "mknod", "mknodat", "link", "linkat", "symlink", "symlinkat")
+# jail's own tmp would otherwise take files of 64 MB each without a total); nor truncate by path, which
+# Landlock handles only from its ABI 3 (opening to write, its ABI 1 refuses outside the jail's tmp)
+CREATING = ("creat", "mkdir", "mkdirat", "mknod", "mknodat", "link", "linkat", "symlink", "symlinkat", "truncate")
 OPENING = {"open": 1, "openat": 2}          # syscall -> the argument holding its flags
 CREATE_FLAGS = 0o100 | 0o20000000           # O_CREAT | __O_TMPFILE (O_TMPFILE includes it)
 _X32_BIT = 0x40000000   # x86_64's x32 ABI: the same calls with this bit set
@@ -62,7 +63,7 @@ _ALLOW, _DENY = 0x7FFF0000, 0x00050000 | 1                        # SECCOMP_RET_
 def jail_filter(create_files: bool = True) -> bytes | None:
     """The classic-BPF seccomp program refusing the syscalls above (with EPERM); with
     create_files=False also every new file or folder (open/openat with O_CREAT or O_TMPFILE, creat,
-    mkdir, mknod, link, symlink). None on a machine not listed in SYSCALLS."""
+    mkdir, mknod, link, symlink) and truncate by path. None on a machine not listed in SYSCALLS."""
     known = SYSCALLS.get(platform.machine())
     if known is None:
         return None

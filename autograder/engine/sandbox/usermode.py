@@ -1,5 +1,10 @@
-"""The "user" mode (root without a usable bubblewrap, e.g. a Gradescope container): student code runs
-as a uid of its own, and what that uid can reach is asked of the kernel and made safe first."""
+"""The "user" mode (root without a usable bubblewrap, e.g. a Gradescope or Docker container): student code
+runs as a uid of its own, and the kernel keeps it to its own files: a Landlock ruleset (landlock.py)
+allows the interpreter, the files the loader maps for it, its stdlib (not the packages folder inside
+it), numpy, the worker, the copy of the submission, its scratch folder and /dev/null, and nothing
+else, applied in the grader's child before it execs the worker. Where the kernel has no Landlock the
+worker is chrooted into a tree of the same files (chroot.py); where the grader cannot chroot either,
+the mode refuses (modes.user_mode_problem): file modes alone would leave it every world-readable file."""
 from __future__ import annotations
 
 import atexit
@@ -16,19 +21,12 @@ from pathlib import Path
 from typing import Callable
 
 from autograder.course import find_course, package_dirs
+from autograder.engine.sandbox import chroot, landlock
 from autograder.engine.sandbox.errors import SandboxUnavailable
-from autograder.engine.sandbox.runtime import numpy_dirs, python_paths
+from autograder.engine.sandbox.jail import PACKAGE_FOLDERS
+from autograder.engine.sandbox.runtime import JAIL_ENV, MAPPED_PROBE, numpy_dirs, python_paths
 
 USER_UID_BASE = 1_000_000       # "user" mode: the jail uids start here (take_uid)
-
-
-# --- the user mode's checks: what the jail uid can reach ---
-
-_PROBE = ("import json, os, sys\n"
-          "out = {}\n"
-          "for p in json.loads(sys.argv[1]):\n"
-          "    out[p] = [os.access(p, os.R_OK) or os.access(p, os.X_OK), os.access(p, os.W_OK)]\n"
-          "print(json.dumps(out))\n")
 
 
 def course_secrets() -> list[Path]:
@@ -41,40 +39,53 @@ def course_secrets() -> list[Path]:
 
 
 def drop_command(uid: int) -> list[str]:
-    """setpriv prefix: run as `uid` (gid alike, no groups), no capabilities, no_new_privs."""
+    """setpriv prefix: run as `uid` (gid alike, no groups), no capabilities, no_new_privs (the
+    grader's probes of what the uid's interpreter is; the worker itself is started by `become`)."""
     return [shutil.which("setpriv") or "setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
             "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
 
 
-def reachable_as(uid: int, paths: list[str]) -> dict[str, tuple[bool, bool]]:
-    """{path: (readable or enterable, writable)} for `uid`, asked of the kernel by a process running as it."""
-    exe = python_paths()[0]
-    done = subprocess.run(drop_command(uid) + [exe, "-I", "-S", "-c", _PROBE, json.dumps(paths)],
-                          capture_output=True, text=True, timeout=30)
-    if done.returncode != 0:
-        raise SandboxUnavailable(f"uid {uid} cannot run Python ({exe}): make it and the stdlib readable "
-                                 f"by all users ({done.stderr.strip()[-200:]})")
-    return {p: tuple(v) for p, v in json.loads(done.stdout).items()}
+# --- becoming the jail's uid, in the grader's child before exec ---
+
+PR_SET_KEEPCAPS, PR_CAPBSET_DROP = 8, 24
+_CAPABILITY_V3 = 0x20080522
 
 
-def protect_secrets(uid: int, secrets: list[Path], outputs: list[Path]) -> None:
-    """Make every secret unreadable and every output unwritable to `uid` (chmod o-rwx on exactly
-    those paths), then check with the kernel; SandboxUnavailable if that did not work."""
-    secrets = [Path(p) for p in secrets if Path(p).exists()]
-    outputs = [Path(p) for p in outputs if Path(p).exists()]
-    found = reachable_as(uid, [str(p) for p in secrets + outputs])
-    for p in secrets + outputs:
-        readable, writable = found[str(p)]
-        if (p in secrets and readable) or writable:
-            try:
-                os.chmod(p, os.stat(p).st_mode & ~0o007)
-            except OSError:
-                pass
-    found = reachable_as(uid, [str(p) for p in secrets + outputs])
-    leaks = [str(p) for p in secrets if found[str(p)][0]] + [str(p) for p in outputs if found[str(p)][1]]
-    if leaks:
-        raise SandboxUnavailable("the unprivileged-user sandbox cannot hide these from student code (chmod o-rwx "
-                                 f"failed; a read-only or shared mount?): {', '.join(leaks)}")
+def _last_capability() -> int:
+    try:
+        return int(Path("/proc/sys/kernel/cap_last_cap").read_text())
+    except (OSError, ValueError):
+        return 63
+
+
+def become(uid: int) -> Callable[[], None]:
+    """A function for the grader's child (root) between fork and exec that does what `setpriv --reuid
+    UID --regid UID --clear-groups --inh-caps=-all --bounding-set=-all` does: the bounding set emptied,
+    no groups, uid and gid `uid`, no inheritable capability. Like setpriv it keeps its permitted
+    capabilities effective until the exec, so that the exec finds the interpreter through folders
+    only root may enter (a pyenv under /root); the exec then gives the uid none (and no_new_privs,
+    set after this, forbids gaining any from a file). Everything it needs is prepared here."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    last = _last_capability()
+    header = (ctypes.c_uint32 * 2)(_CAPABILITY_V3, 0)
+    data = (ctypes.c_uint32 * 6)()          # two of {effective, permitted, inheritable}
+
+    def drop() -> None:
+        for capability in range(last + 1):
+            if libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+                raise OSError(ctypes.get_errno(), "the bounding set could not be emptied")
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        if libc.prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "PR_SET_KEEPCAPS")
+        os.setresuid(uid, uid, uid)
+        if libc.capget(header, data) != 0:
+            raise OSError(ctypes.get_errno(), "capget")
+        data[0], data[3] = data[1], data[4]         # effective = permitted, until the exec
+        data[2] = data[5] = 0                       # no inheritable capability
+        if libc.capset(header, data) != 0:
+            raise OSError(ctypes.get_errno(), "capset")
+    return drop
 
 
 @lru_cache(maxsize=None)
@@ -116,6 +127,86 @@ def private_numpy_site() -> Path:
         atexit.register(shutil.rmtree, site, True)
         _private_site["site"] = site
     return _private_site["site"]
+
+
+@lru_cache(maxsize=None)
+def mapped_as(uid: int) -> tuple[str, ...]:
+    """runtime.mapped_files as `uid` runs the interpreter (started as the worker is, by `become`): the
+    loader may find other libraries than root's (a pyenv under /root falls back to the system's
+    libpython), and the uid's numpy is the private copy's. () if it fails: the worker then cannot
+    start, which the start check reports."""
+    exe = python_paths()[0]
+    dynload = next((p for p in jail_stdlib(uid) if os.path.basename(p) == "lib-dynload"), "")
+    numpy = str(private_numpy_site() / os.path.basename(numpy_dirs()[0])) if numpy_dirs() else ""
+    try:
+        done = subprocess.run([exe, "-I", "-S", "-c", MAPPED_PROBE, dynload, numpy], capture_output=True, text=True,
+                              timeout=60, env=JAIL_ENV, cwd="/", preexec_fn=become(uid))
+        return tuple(os.path.realpath(p) for p in json.loads(done.stdout))
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return ()
+
+
+@lru_cache(maxsize=None)
+def runtime_rules(uid: int) -> tuple[tuple[str, int], ...]:
+    """The Landlock rules of what the worker needs of this machine, read-only: the interpreter, the
+    files the loader maps for it and its extension modules (mapped_as), ld.so.cache, the stdlib folders
+    the uid's interpreter uses (jail_stdlib) -- each entry of them but the packages folders
+    (PACKAGE_FOLDERS), the folder itself listable only, since a rule holds for everything beneath it
+    -- and the private numpy."""
+    rules = [(python_paths()[0], landlock.READ), ("/etc/ld.so.cache", landlock.READ)]
+    rules += [(path, landlock.READ) for path in mapped_as(uid)]
+    for entry in jail_stdlib(uid):
+        if not os.path.isdir(entry):
+            rules.append((entry, landlock.READ))
+            continue
+        rules.append((entry, landlock.READ_DIR))
+        rules += [(os.path.join(entry, name), landlock.READ) for name in sorted(os.listdir(entry))
+                  if name not in PACKAGE_FOLDERS]
+    if numpy_dirs():
+        rules.append((str(private_numpy_site()), landlock.READ))
+    return tuple(rules)
+
+
+def landlock_rules(uid: int, root: Path) -> list[tuple[str, int]]:
+    """Everything one worker may open: runtime_rules, its jail folder's worker, site (links to the
+    private numpy) and copy of the submission read-only, its tmp (its filter refuses new files
+    there), and /dev/null."""
+    return [*runtime_rules(uid), (str(root / "worker.py"), landlock.READ), (str(root / "site"), landlock.READ),
+            (str(root / "submission"), landlock.READ), (str(root / "tmp"), landlock.SCRATCH),
+            (os.devnull, landlock.DEVICE)]
+
+
+def mechanism() -> tuple[str, str]:
+    """How the kernel keeps the worker to its files here: ("landlock", ""), else ("chroot", why not
+    Landlock) where the grader may chroot, else ("", why neither)."""
+    version, why = landlock.abi()
+    if version:
+        return "landlock", ""
+    cannot = chroot.can_chroot()
+    return ("chroot", why) if not cannot else ("", f"{why}, and {cannot}")
+
+
+def chroot_tree(uid: int) -> chroot.Tree:
+    """The prepared tree of this grader process (chroot.tree) holding what `uid`'s worker needs."""
+    exe = python_paths()[0]
+    folders = tuple(p for p in jail_stdlib(uid) if os.path.isdir(p))
+    files = (exe, "/etc/ld.so.cache", *mapped_as(uid), *(p for p in jail_stdlib(uid) if os.path.isfile(p)))
+    made = chroot.tree(tuple(p for p in files if os.path.exists(p)), folders,
+                       str(private_numpy_site()) if numpy_dirs() else None)
+    chroot.device_null(made)
+    return made
+
+
+def exposed_by(path: str | Path, rules: list[tuple[str, int]]) -> str | None:
+    """The allowed path through which student code could read or write `path` (it lies at or beneath
+    it), or None. Folders allowed only to be listed (the stdlib's own) expose names, not files."""
+    real = os.path.realpath(path)
+    for where, rights in rules:
+        if rights & (landlock.READ_FILE | landlock.WRITE_FILE):
+            allowed = os.path.realpath(where)
+            if real == allowed or real.startswith(allowed.rstrip(os.sep) + os.sep):
+                return allowed
+    return None
 
 
 def hand_over(root: Path, uid: int) -> None:
