@@ -21,7 +21,7 @@ import pytest
 
 from autograder.build import leakscan
 from autograder.build.release import build_source
-from labs import load
+from labs import all_assignments, load
 
 from release_helpers import REPO
 
@@ -57,17 +57,22 @@ def _course(tmp_path: Path, predictions: str) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def correctness_source(tmp_path_factory):
-    a = load(LAB)
-    return build_source(a, _course(tmp_path_factory.mktemp("keys"), "correctness"))
+PREDICTING = sorted(lab for lab, a in all_assignments().items() if any(q.kind == "prediction" for q in a.questions))
+
+
+@pytest.fixture(scope="module", params=PREDICTING)
+def correctness_source(request, tmp_path_factory):
+    a = load(request.param)
+    return a, build_source(a, _course(tmp_path_factory.mktemp("keys"), "correctness"))
 
 
 def test_a_correctness_course_ships_no_prediction_key_nor_any_explanation(correctness_source):
-    """The attacker's one line (every quoted base64 blob, zlib-decompressed) finds no `key` entry and no
-    option's explanation (they name the right one) in any shipped file of a correctness course."""
-    a = load(LAB)
-    whys = {why for q in a.questions for why in q.why.values()}
+    """Every lab with predictions, every version it ships: the attacker's one line (every quoted base64
+    blob, zlib-decompressed) finds no `key` entry and no option's explanation (they name the right one) in
+    any shipped file of a correctness course; nor does the leak scan (base64, zlib, hex, nested)."""
+    a, correctness_source = correctness_source
+    versions = [a.variants.assignment(i) for i in range(a.variant_count)] if a.variants is not None else [a]
+    whys = {why for version in versions for q in version.questions for why in q.why.values()}
     texts = [p.read_text(encoding="utf-8") for p in correctness_source.rglob("*") if p.is_file()]
     blobs = [blob for text in texts for blob in _decoded_blobs(text)]
     assert blobs, "the reveals still carry their options"
