@@ -35,6 +35,8 @@ REPO = Path(__file__).resolve().parents[2]
 LABS = sorted(all_assignments())
 STUDENT = "browser-student"   # the id typed in every notebook here: its version is what the page shows
 TWO = ("alice", "bob")        # two students of Lab 06 in different versions (issue 45)
+# a markdown output (a version's text shown by _variant.show): JupyterLab puts both classes on one element
+SHOWN_MARKDOWN = ".jp-OutputArea-output.jp-RenderedMarkdown"
 VIEWPORT = {"width": 1280, "height": 900}
 
 
@@ -319,11 +321,11 @@ def test_two_students_see_their_own_numbers_and_option_orders(course, server, pa
         version = for_student(lab, student)
         card = page.locator(".scalelabs-variant").first.inner_text()
         assert f"Your id: {student}" in card and f"version {version.variant + 1} of {lab.variant_count}" in card
-        story = page.locator(".jp-OutputArea-output .jp-RenderedMarkdown", has_text="A systems researcher writes").inner_text()
+        story = page.locator(SHOWN_MARKDOWN, has_text="A systems researcher writes").inner_text()
         n_gpus = lab.variants.values(version.variant)["N_GPUS"]
         assert f"on our {n_gpus} GPUs" in story, (student, story[:400])
         q = version.question("act1_prediction")
-        prompt = page.locator(".jp-OutputArea-output .jp-RenderedMarkdown", has_text="Prediction.").first
+        prompt = page.locator(SHOWN_MARKDOWN, has_text="Prediction.").first
         shown = prompt.inner_text()
         order = [letter for _, letter in sorted((shown.index(text[:40]), letter) for letter, text in q.options.items())]
         assert order == list(q.options), (student, shown[:600])   # A, B, C, D as this student's version lays them out
