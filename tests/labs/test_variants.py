@@ -31,7 +31,7 @@ from autograder.engine.challenges import design_source, grade_challenges, grade_
 from autograder.engine.config import GradingConfig
 from autograder.engine.questions import grade_questions
 from autograder.engine.submission import read_submission
-from autograder.engine.variants import for_student, variant_of
+from autograder.engine.variants import describe, for_student, variant_of
 from labs import all_assignments
 from labs.variants import MIN_VARIANTS, option_order
 
@@ -299,3 +299,31 @@ def test_a_course_can_turn_versions_off(tmp_path):
     assert "choose(" not in next(s for c, s in zip(nb["cells"], sources) if c["id"] == "setup")
     assert all(for_student(a, s, config) is a for s in ("alice", "bob", "s001"))
     assert {for_student(a, s).variant for s in ("alice", "bob", "s001", "s002")} != {0}
+
+
+_DESCRIBE = """
+import json, sys
+from autograder.engine.variants import describe
+from labs import all_assignments
+wanted = json.loads(sys.argv[1])
+print(json.dumps({lab: [describe(all_assignments()[lab], s, keys=True) for s in ids] for lab, ids in wanted.items()},
+                 sort_keys=True, default=str))
+"""
+
+
+def test_every_version_is_the_same_in_every_process():
+    """The grader, a regrade, a shard and the release build each run in their own process: each student's
+    version (story numbers, option order, keys, design targets and reference designs) is the same under
+    any hash seed, so a regrade grades the same version and the notebook showed it."""
+    import subprocess
+    import sys
+    wanted = {lab: list(ids_by_version(all_assignments()[lab]).values()) for lab in VARIANT_LABS}
+    here = json.loads(json.dumps({lab: [describe(all_assignments()[lab], s, keys=True) for s in ids]
+                                  for lab, ids in wanted.items()}, sort_keys=True, default=str))
+    assert all(len({json.dumps(d["numbers"], sort_keys=True) for d in here[lab]}) == len(here[lab]) for lab in here)
+    for seed in {"1", "2"} - {os.environ.get("PYTHONHASHSEED")}:   # one other seed than this process's
+        ran = subprocess.run([sys.executable, "-c", _DESCRIBE, json.dumps(wanted)], capture_output=True, text=True,
+                             cwd=REPO, env={**os.environ, "PYTHONHASHSEED": seed}, timeout=300)
+        assert ran.returncode == 0, ran.stderr[-2000:]
+        assert json.loads(ran.stdout) == here, f"PYTHONHASHSEED={seed} gives other versions"
+        break
