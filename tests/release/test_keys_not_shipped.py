@@ -60,17 +60,13 @@ def _course(tmp_path: Path, predictions: str) -> Path:
 PREDICTING = sorted(lab for lab, a in all_assignments().items() if any(q.kind == "prediction" for q in a.questions))
 
 
-@pytest.fixture(scope="module", params=PREDICTING)
-def correctness_source(request, tmp_path_factory):
-    a = load(request.param)
-    return a, build_source(a, _course(tmp_path_factory.mktemp("keys"), "correctness"))
-
-
-def test_a_correctness_course_ships_no_prediction_key_nor_any_explanation(correctness_source):
+@pytest.mark.parametrize("lab", PREDICTING)
+def test_a_correctness_course_ships_no_prediction_key_nor_any_explanation(lab, tmp_path):
     """Every lab with predictions, every version it ships: the attacker's one line (every quoted base64
     blob, zlib-decompressed) finds no `key` entry and no option's explanation (they name the right one) in
     any shipped file of a correctness course; nor does the leak scan (base64, zlib, hex, nested)."""
-    a, correctness_source = correctness_source
+    a = load(lab)
+    correctness_source = build_source(a, _course(tmp_path, "correctness"))
     versions = [a.variants.assignment(i) for i in range(a.variant_count)] if a.variants is not None else [a]
     whys = {why for version in versions for q in version.questions for why in q.why.values()}
     texts = [p.read_text(encoding="utf-8") for p in correctness_source.rglob("*") if p.is_file()]
