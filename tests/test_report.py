@@ -124,8 +124,10 @@ def _numpy_analysis(grades: Path) -> dict:
     ids = sorted(results)
     items, points = ASSIGNMENT.item_ids, np.array([ASSIGNMENT.item_points[i] for i in ASSIGNMENT.item_ids])
     keys = {q.id: q.key for q in ASSIGNMENT.questions}
-    answers = {q: {s: next((t["extra_data"]["answer"] for t in results[s]["tests"] if t["extra_data"]["item"] == q), "")
-                   for s in ids} for q in keys}
+    # each answer by its option identity (its letter in the lab as written): students of other versions saw it
+    # under another letter (issue 45)
+    answers = {q: {s: next((t["extra_data"].get("option") or t["extra_data"]["answer"] for t in results[s]["tests"]
+                            if t["extra_data"]["item"] == q), "") for s in ids} for q in keys}
     x = np.array([[sum(t["score"] for t in results[s]["tests"] if t["extra_data"]["item"] == i) for i in items]
                   for s in ids])
     predictions = {q.id for q in ASSIGNMENT.questions if q.kind == "prediction"}
