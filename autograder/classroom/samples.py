@@ -211,8 +211,10 @@ def solved_dependencies(assignment: Assignment) -> dict[str, str]:
     return needed
 
 
-def _materialise_declared(assignment: Assignment, student: str, dest: Path, release_dir: Path) -> Path:
+def _materialise_declared(assignment: Assignment, student: str, dest: Path, release_dir: Path,
+                          graded_as: str | None = None) -> Path:
     declared = sample_class(assignment.id)
+    graded_as = graded_as or student
     if student not in declared:
         raise FileNotFoundError(f"no sample student {student!r} in {lab_folder(assignment.id) / 'samples.toml'}")
     shutil.copytree(release_dir, dest, dirs_exist_ok=True)
@@ -221,10 +223,10 @@ def _materialise_declared(assignment: Assignment, student: str, dest: Path, rele
         (dest / f"{assignment.module}.py").write_text(module, encoding="utf-8")
         for name, text in solved_dependencies(assignment).items():
             (dest / name).write_text(text, encoding="utf-8")
-    answers = {qid: _ANSWER_WORDS[value] if isinstance(value, str) else _design(value, assignment, student, qid)
+    answers = {qid: _ANSWER_WORDS[value] if isinstance(value, str) else _design(value, assignment, graded_as, qid)
                for qid, value in declared[student].get("answers", {}).items()}
     write_answers(assignment, dest / f"{assignment.id}.ipynb", answers,
-                  record=declared[student].get("recorded", True), student=student)
+                  record=declared[student].get("recorded", True), student=graded_as)
     return dest
 
 
@@ -237,13 +239,15 @@ def _design(value: dict, assignment: Assignment, student: str, cid: str) -> dict
 
 
 def materialise(assignment_id: str, student: str, dest: Path, *, assignment: Assignment | None = None,
-                release_dir: Path | None = None, samples_dir: Path | None = None) -> Path:
-    """dest/ = release/<id>/ + the student's module + the student's answers; returns dest."""
+                release_dir: Path | None = None, samples_dir: Path | None = None, graded_as: str | None = None) -> Path:
+    """dest/ = release/<id>/ + the student's module + the student's answers; returns dest. `graded_as`: the
+    id a door grades the sample under, when not its name (a PrairieLearn seed's id): a declared sample's
+    answers are then written in that id's version, and that id typed in its notebook."""
     if assignment is None:
         assignment = load(assignment_id)
     release_dir = Path(release_dir or course_root() / "release" / assignment_id)
     if sample_class(assignment_id) is not None:
-        return _materialise_declared(assignment, student, Path(dest), release_dir)
+        return _materialise_declared(assignment, student, Path(dest), release_dir, graded_as)
     sample = Path(samples_dir or course_root() / "samples" / assignment_id) / student
     if not sample.is_dir():
         raise FileNotFoundError(f"no sample student {student!r} in {sample.parent}")
