@@ -28,6 +28,7 @@ from typing import Iterator, Mapping
 from autograder.classroom.deadlines import Lateness
 from autograder.course import current_course_id
 from autograder.engine.results import Result
+from autograder.lean import skip_unused
 from autograder.engine.spec import Assignment
 
 
@@ -51,7 +52,7 @@ def _nbgrader_api():
     - jsonschema imports the optional rfc3987-syntax when installed (jupyter-events pulls it in); it
       compiles ~40 grammars at import, 2.3 s CPU for IRI format checks no gradebook access makes, so
       unless this process imported it already it is skipped (jsonschema leaves those checks out)."""
-    sys.modules.setdefault("rfc3987_syntax", None)
+    skip_unused()
     if "setuptools.archive_util" not in sys.modules:
         sys.modules["setuptools.archive_util"] = _imported_on_first_call(
             "setuptools.archive_util", ("unpack_archive", "unpack_tarfile", "unpack_zipfile"))
