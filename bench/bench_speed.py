@@ -116,7 +116,8 @@ def compile_project() -> None:
 
 def new_course(folder: Path, toml: str = "") -> Path:
     folder.mkdir(parents=True)
-    shutil.copy(ROOT / "nbgrader_config.py", folder / "nbgrader_config.py")
+    for name in ("nbgrader_config.py", "pyproject.toml", "README.md"):   # the otter zip installs scalelabs from it
+        shutil.copy(ROOT / name, folder / name)
     if toml:
         (folder / "scalelabs.toml").write_text(toml)
     return folder
