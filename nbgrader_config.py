@@ -32,8 +32,8 @@
   only in autograder/ and reference/), and it would replace the answer cells `<qid> = None`.
 * `nbgrader collect` reads the exchange's inbound folder, which every student can write, as student
   data: `SafeCollect` refuses a hand-in not owned by the student it names, never follows a link, dates
-  a hand-in changed after its claimed time by its last change, and one bad hand-in skips that
-  student only (autograder/doors/collect.py).
+  a hand-in by the later of its claimed time (read in `Exchange.timezone`) and its files' last change,
+  and one bad hand-in skips that student only (autograder/doors/collect.py).
 * Who the course is comes from the course, not the code: its id (nbgrader's course id, the course's
   folder in the exchange) and exchange root from scalelabs.toml's [course] table, the id by default
   the course folder's name (autograder/course.py, `course_settings`).

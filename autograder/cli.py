@@ -2,8 +2,12 @@
 
     scalelabs grade ASSIGNMENT SUBMISSION_DIR [--student ID] [--json] [--allow-unsandboxed]
     scalelabs grade-batch ASSIGNMENT SUBMISSIONS_ROOT --jobs N [--out DIR] [--db URL] [--student ID ...] [--force]
+                          [--shard K/N|auto/N]
+    scalelabs merge ASSIGNMENT SHARD_DIR... [--out DIR] [--db URL]
+    scalelabs prairielearn ASSIGNMENT [--out DIR]
     scalelabs forget ASSIGNMENT STUDENT ... [--out DIR] [--db URL]
     scalelabs report ASSIGNMENT [GRADES_DIR]
+    scalelabs export LAB[=GRADES_DIR] ... --canvas [--out CSV] [--canvas-id login|sis] [--db URL]
     scalelabs feedback ASSIGNMENT [GRADES_DIR] --view before|after
     scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check | secret [--create]
     scalelabs lint [LAB ...] | new-lab LAB_ID --module NAME | docs [--check]   (lab authors)
@@ -202,6 +206,12 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
         err.print(f"[yellow]needs attention:[/] {escape(line)}", highlight=False, soft_wrap=True)
 
 
+SHARD_HELP = ("grade only shard K of N of the class (0 <= K < N; students go to shards by a hash of their id), "
+              "into a folder of its own (default grades/ASSIGNMENT/shards/K-of-N); auto/N reads K from "
+              "JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID (Slurm array). "
+              "Join the shards with `scalelabs merge`")
+
+
 @app.command("grade-batch")
 def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
                 submissions_root: Path = typer.Argument(..., help="one subfolder per student, each shaped like "
@@ -220,12 +230,14 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
                                                           "student,submitted_at (e.g. from a platform's download); "
                                                           "nbgrader's submitted/ and a Gradescope export say it themselves"),
                 allow_unsandboxed: bool = typer.Option(False, "--allow-unsandboxed", help=UNSANDBOXED_HELP),
+                shard: Optional[str] = typer.Option(None, "--shard", help=SHARD_HELP),
                 course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Grade a class in parallel; writes results, feedback pages, the gradebook (the grade of record)
     and grades.csv (default: grades/ASSIGNMENT in the course, or here when there is no course).
     Resumable: after Ctrl-C or a crash run the same command again (graded students are skipped, those
     whose files or grader changed regraded, those whose due date, extension or late policy changed
-    have their lateness recorded again). Exit status 1 when a student needs a person."""
+    have their lateness recorded again). Exit status 1 when a student needs a person. With --shard,
+    one part of the class into its own folder; `scalelabs merge` joins the parts."""
     from autograder.classroom.batch import OutputFolderError, class_lateness
     from autograder.classroom.submitted_at import NoSubmissionTimes
     from autograder.classroom.gradebook import GradebookUnavailable
@@ -235,6 +247,7 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     from autograder.engine.sandbox import SandboxUnavailable
 
     spec = _assignment(assignment)
+    part = _shard(shard, only)
     if db is not None and "://" not in db:   # else found only after the class is graded
         fail(f"--db {db} is not a database URL: for a file write sqlite:///{db} (relative) or "
              "sqlite:////absolute/path/gradebook.db")
@@ -246,14 +259,14 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
         class_lateness(spec, submissions_root, class_roster(submissions_root, spec, tuple(only or ())), timestamps)
     except (NotAClass, NoSubmissionTimes) as exc:
         fail(str(exc))
-    target = out_dir or _grades_dir(root, spec.id)
+    target = out_dir or (_shard_dir(root, spec.id, part) if part else _grades_dir(root, spec.id))
     _course_secret()    # the grading processes load it the same way
-    # the course's record unless told otherwise (--db, or an --out of its own)
+    # the course's record unless told otherwise (--db, or an --out of its own); a shard's is its own
     db = db or (default_gradebook(root, target) if target == _grades_dir(root, spec.id) else None)
     try:
         summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err,
                                             allow_unsandboxed=allow_unsandboxed, only=tuple(only or ()), force=force,
-                                            timestamps=timestamps)
+                                            timestamps=timestamps, shard=part)
     except (SandboxUnavailable, OutputFolderError, NotAClass, NoSubmissionTimes) as exc:
         fail(str(exc))
     except GradebookUnavailable as exc:
@@ -273,16 +286,45 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
         out.print(f"regraded {len(who)}: {escape(why)}{shown}", highlight=False, soft_wrap=True)
     if summary.late:
         out.print(late_summary(summary.late), highlight=False, soft_wrap=True)
+    for student, own in summary.renamed.items():   # an id no file name or CSV cell can hold (identity.safe_id)
+        out.print(f"{escape(ascii(own))} is graded as {student}: Gradescope's id cannot be a file name or a safe CSV cell",
+                  highlight=False, soft_wrap=True)
     if summary.rewritten:
         out.print(f"feedback pages made whole again from their results: {', '.join(summary.rewritten)}", highlight=False, soft_wrap=True)
     for student, why in summary.failed.items():
         err.print(f"[red]{student}[/]: grader error {escape(why)}", highlight=False, soft_wrap=True)
+    _print_record(summary, summary.needs_attention)
+
+
+def _shard(text: Optional[str], only) -> "Optional[object]":
+    """The --shard of grade-batch (autograder.classroom.shards), or None; one line when it cannot be used."""
+    if text is None:
+        return None
+    from autograder.classroom.shards import Shard, ShardError
+
+    if only:
+        fail("--shard grades one part of the whole class and --student picks students: pass one of them")
+    try:
+        return Shard.parse(text)
+    except ShardError as exc:
+        fail(str(exc))
+
+
+def _shard_dir(root: Optional[Path], assignment_id: str, shard) -> Path:
+    """Where a shard writes by default: grades/ASSIGNMENT/shards/K-of-N."""
+    return _grades_dir(root, assignment_id) / "shards" / f"{shard.k}-of-{shard.n}"
+
+
+def _print_record(summary, needs: list[str]) -> None:
+    """The end of a grade-batch or merge: what needs a person (a line each), where the record is, and
+    exit status 1 when someone needs a person."""
+    from rich.markup import escape   # reasons quote student text (an exception's message)
+
     for student, lines in summary.attention.items():
         for line in lines:
             out.print(f"[yellow]{student}[/]: {escape(line)}", highlight=False, soft_wrap=True)
     out.print(f"results and feedback: {summary.out_dir}\nclass CSV: {summary.csv_path} (the lab's record: "
               f"{summary.record} students)\ngradebook (the grade of record): {summary.db_url}", highlight=False, soft_wrap=True)
-    needs = summary.needs_attention
     out.print(f"needs attention: {len(needs)}" + (f" ({', '.join(needs[:10])}{', ...' if len(needs) > 10 else ''})"
                                                    if needs else ""), highlight=False, soft_wrap=True)
     if needs:
@@ -296,6 +338,41 @@ def late_summary(late: dict) -> str:
     shown = f" ({', '.join(by['late'][:5])}{', ...' if len(by['late']) > 5 else ''})" if by["late"] else ""
     return (f"late work: {len(by['on_time'])} on time, {len(by['late'])} late{shown}, {extended} with an extension, "
             f"{len(by['unknown'])} with no usable submission time")
+
+
+@app.command()
+def merge(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
+          shards: List[Path] = typer.Argument(..., help="the --out folder of every shard run (grade-batch --shard K/N)"),
+          out_dir: Optional[Path] = typer.Option(None, "--out", help="default: grades/ASSIGNMENT"),
+          db: Optional[str] = typer.Option(None, "--db", help="gradebook URL (default: the course's gradebook.db when "
+                                           "merging into the course's grades/, else OUT/gradebook.db)"),
+          course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Join the shards of a class (grade-batch --shard) into one results folder, feedback pages, gradebook
+    and grades.csv, as one grade-batch run writes them. Refuses, in one line, a shard graded by another
+    grader or course secret, a student in two shards, a missing or unfinished shard. Resumable: run it
+    again after a shard is regraded. Exit status 1 when a student needs a person."""
+    from autograder.classroom.gradebook import GradebookUnavailable
+    from autograder.classroom.merge import MergeRefused, merge as merge_shards
+    from autograder.classroom.record import default_gradebook
+
+    spec = _assignment(assignment)
+    if db is not None and "://" not in db:
+        fail(f"--db {db} is not a database URL: for a file write sqlite:///{db} (relative) or "
+             "sqlite:////absolute/path/gradebook.db")
+    folders = [_folder(p, "shard folder").resolve() for p in shards]
+    out_dir = out_dir.resolve() if out_dir else None
+    root = _course(course, required=False)
+    target = out_dir or _grades_dir(root, spec.id)
+    db = db or (default_gradebook(root, target) if target == _grades_dir(root, spec.id) else None)
+    try:
+        summary = merge_shards(spec, folders, target, db)
+    except MergeRefused as exc:
+        fail(str(exc))
+    except GradebookUnavailable as exc:
+        fail(f"{exc}. Every student's results and the class CSV are in {target}: rerun with a working --db")
+    out.print(f"merged {summary.shards} shards: {len(summary.written)} results written, {len(summary.unchanged)} "
+              f"already there, {summary.pages} feedback pages written", highlight=False, soft_wrap=True)
+    _print_record(summary, sorted(summary.attention))
 
 
 @app.command()
@@ -359,6 +436,58 @@ def report(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collec
     except ValueError as exc:
         fail(str(exc))
     out.print("\n".join(f"{kind}: {path}" for kind, path in paths.items()), highlight=False)
+
+
+@app.command()
+def export(labs: List[str] = typer.Argument(..., help="lab ids, one column each; LAB=DIR reads that lab's grades "
+                                            "from DIR (default: grades/LAB)"),
+           canvas: bool = typer.Option(False, "--canvas", help="write the CSV Canvas's gradebook import accepts"),
+           out_file: Optional[Path] = typer.Option(None, "--out", help="the CSV to write (default: grades/canvas.csv)"),
+           id_column: str = typer.Option("login", "--canvas-id", help="the Canvas column the student id goes in: "
+                                         "login (SIS Login ID) or sis (SIS User ID)"),
+           db: Optional[str] = typer.Option(None, "--db", help="the course gradebook, e.g. sqlite:///gradebook.db "
+                                            "(default: each lab's, the one grade-batch wrote)"),
+           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Grades for a learning platform: with --canvas, a CSV for Canvas's gradebook import (Grades >
+    Import): one column per lab, each student's final score (the grade of record less any late penalty)."""
+    from autograder.classroom.canvas import ID_COLUMNS, canvas_csv
+    from autograder.classroom.feedback import write_atomic
+
+    if not canvas:
+        fail("say which platform: --canvas (Canvas's gradebook import CSV); nbgrader's CSV is `nbgrader export`")
+    if id_column not in ID_COLUMNS:
+        fail(f"--canvas-id {id_column}: must be one of {', '.join(ID_COLUMNS)}")
+    named = [(lab.split("=", 1)[0], Path(lab.split("=", 1)[1]).resolve() if "=" in lab else None) for lab in labs]
+    out_file = out_file.resolve() if out_file else None
+    root = _course(course, required=False)
+    chosen = []
+    for lab, folder in named:
+        spec = _assignment(lab)
+        chosen.append((spec, _folder(folder or _grades_dir(root, spec.id), f"{spec.id}'s grades folder"), db))
+    if len({spec.id for spec, _, _ in chosen}) < len(chosen):
+        fail("a lab is named twice")
+    try:
+        roster = None
+        if root is not None:
+            from autograder.classroom.names import read_roster
+            from autograder.course import course_settings
+            where = course_settings(root).roster
+            roster = read_roster(where) if where else None
+        text, missing = canvas_csv(chosen, id_column, roster)
+    except ValueError as exc:   # RosterError too
+        fail(str(exc))
+    target = out_file or (root or Path.cwd()) / "grades" / "canvas.csv"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, text)
+    students = len(text.splitlines()) - 2
+    out.print(f"canvas: {target} ({students} students, {len(chosen)} lab{'s' if len(chosen) != 1 else ''}; "
+              f"the id in {ID_COLUMNS[id_column]})", highlight=False, soft_wrap=True)
+    for lab, who in missing.items():
+        if who:
+            out.print(f"  {lab}: no record of {len(who)} ({', '.join(who[:5])}{', ...' if len(who) > 5 else ''}): "
+                      "their cells are blank, Canvas keeps what it has", highlight=False, soft_wrap=True)
+    out.print("In Canvas: Grades > Import > choose the file; Canvas lists students or columns it cannot match "
+              "before anything changes.", highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -438,6 +567,29 @@ def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     zip_path = build_zip(spec.id, out_zip, assignment=spec, course=root)   # with the course's [grading], [feedback]
     print(zip_path)
     print(upload_steps(spec, zip_path, load_config(root / "scalelabs.toml").feedback))
+
+
+@app.command()
+def prairielearn(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
+                 out_dir: Optional[Path] = typer.Option(None, "--out", help="default: dist/prairielearn in the course"),
+                 image: Optional[str] = typer.Option(None, "--image", help="the grader image PrairieLearn pulls "
+                                                     "(built from the Containerfile; default scalelabs-grader)"),
+                 course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Write the lab's PrairieLearn question (externally graded by the scalelabs engine) and the course
+    files its grader needs, laid out as a PrairieLearn course; print where they go and the total."""
+    from autograder.doors.prairielearn import DEFAULT_IMAGE, build_question, steps
+    from autograder.engine.config import load_config
+
+    out_dir = out_dir.resolve() if out_dir else None
+    root = _course(course)
+    spec = _assignment(assignment)
+    target = out_dir or root / "dist" / "prairielearn"
+    try:
+        question = build_question(spec, target, root, image or DEFAULT_IMAGE)
+    except FileNotFoundError as exc:
+        fail(str(exc))
+    print(question)
+    print(steps(spec, target, image or DEFAULT_IMAGE, load_config(root / "scalelabs.toml").feedback.prairielearn))
 
 
 @app.command()

@@ -36,8 +36,14 @@ SHARED_SESSION_FIXTURES = {
 
 # Modules whose module-scoped fixture is parametrized over labs: one group per lab, named by the lab
 # in the test's id (tests/test_hygiene.py checks this list against the modules' fixtures).
-SPLIT_BY_LAB = ("tests/doors/test_door_labs.py", "tests/labs/test_labs.py", "tests/release/test_public_checks.py")
 _LAB_ID = re.compile(r"\blab\d\d_[a-z]+")
+# module -> the part of a test id that names its module fixture's parameter: one group per value
+SPLIT_BY_PARAM = {
+    "tests/doors/test_door_labs.py": _LAB_ID, "tests/labs/test_labs.py": _LAB_ID,
+    "tests/release/test_public_checks.py": _LAB_ID,
+    # the user sandbox's three settings (host, container, container without Landlock)
+    "tests/security/test_user_sandbox.py": re.compile(r"\bcontainer without Landlock|\bcontainer|\bhost\b"),
+}
 
 # The groups that take longest (seconds of one worker; the tail of every CI log lists the slowest
 # tests), dispatched first in this order; every other group follows in collection order. xdist's
@@ -57,6 +63,10 @@ SLOWEST_FIRST = (
     "tests/security/test_door_otter.py",
     "tests/security/test_user_sandbox.py",
     "tests/security/test_feedback_policy.py",
+    # a class graded whole and as four shard processes, merged; Lab 06's sample class through PrairieLearn's
+    # grader, eight jobs (the cluster lane, issue 39)
+    "tests/engine/test_shards.py",
+    "tests/doors/test_prairielearn.py",
     "tests/labs/test_misconceptions.py",
     "tests/labs/test_labs.py",
 )
@@ -64,13 +74,13 @@ SLOWEST_FIRST = (
 
 def xdist_group(nodeid: str) -> str:
     """The test's group: its module (or SHARED_SESSION_FIXTURES' name for it), and for a module in
-    SPLIT_BY_LAB the lab its id names (`tests/doors/test_door_labs.py lab06_collectives`)."""
+    SPLIT_BY_PARAM the parameter its id names (`tests/doors/test_door_labs.py lab06_collectives`)."""
     module = nodeid.split("::")[0]
     group = SHARED_SESSION_FIXTURES.get(module, module)
-    if module in SPLIT_BY_LAB and "[" in nodeid:
-        lab = _LAB_ID.search(nodeid[nodeid.index("[", len(module)):])
-        if lab:
-            group += f" {lab.group()}"
+    if module in SPLIT_BY_PARAM and "[" in nodeid:
+        value = SPLIT_BY_PARAM[module].search(nodeid[nodeid.index("[", len(module)):])
+        if value:
+            group += f" {value.group()}"
     return group
 
 

@@ -134,6 +134,27 @@ def test_migration_head_names_the_one_unreplaced_revision_or_says_why_not(tmp_pa
     script("d", "ddd", "bbb")
     with pytest.raises(RuntimeError, match=r"2 heads, not one: \['ccc', 'ddd'\]"):
         migration_head(tmp_path)
+    # alembic's newer scripts annotate, and a merge revision names two
+    (tmp_path / "e.py").write_text('revision: str = "eee"\ndown_revision: Union[str, None] = ("ccc", "ddd")\n')
+    assert migration_head(tmp_path) == "eee"
+
+
+def test_the_gradebook_thread_parses_no_python_while_a_grading_thread_does(monkeypatch):
+    """Stamping nbgrader's migration head reads its scripts as text: it runs on the gradebook's thread
+    while a one-job batch grades (parsing notebooks with ast) on another, and CPython before 3.11.8 shares
+    ast's recursion counter between threads (SystemError: "AST constructor recursion depth mismatch" lost
+    a shard's gradebook). Still nbgrader's head, with ast unusable."""
+    import ast
+    from pathlib import Path
+
+    from nbgrader.dbutil import ALEMBIC_DIR
+
+    from autograder.classroom.gradebook import migration_head
+
+    expected = migration_head(Path(ALEMBIC_DIR) / "versions")
+    monkeypatch.setattr(ast, "parse", lambda *args, **kwargs: (_ for _ in ()).throw(SystemError("ast in use")))
+    assert migration_head(Path(ALEMBIC_DIR) / "versions") == expected
+    assert len(expected) == 12 and int(expected, 16) >= 0
 
 
 def _results(assignment, scores: dict[str, float]) -> dict:

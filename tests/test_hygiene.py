@@ -112,8 +112,9 @@ def _conftest(request):
 
 
 def test_modules_split_by_lab_are_those_with_a_module_fixture_over_labs(request):
-    """A module whose module-scoped fixture is parametrized is one xdist group per lab (SPLIT_BY_LAB),
-    so its per-lab fixtures build on both workers; each group is named by the lab in the test id."""
+    """A module whose module-scoped fixture is parametrized is one xdist group per value (SPLIT_BY_PARAM:
+    a lab, the user sandbox's setting), so its fixtures build on both workers; each group is named by the
+    value in the test id."""
     conftest = _conftest(request)
     parametrized = set()
     for path, tree in _test_sources():
@@ -122,7 +123,7 @@ def test_modules_split_by_lab_are_those_with_a_module_fixture_over_labs(request)
                 keywords = {kw.arg: kw.value for kw in node.keywords}
                 if "params" in keywords and getattr(keywords.get("scope"), "value", None) == "module":
                     parametrized.add(path.relative_to(REPO).as_posix())
-    assert parametrized == set(conftest.SPLIT_BY_LAB)
+    assert parametrized == set(conftest.SPLIT_BY_PARAM)
     group = conftest.xdist_group
     labs = "tests/doors/test_door_labs.py::test_lab_feedback_leaks_nothing"
     assert group(f"{labs}[lab06_collectives]") == "tests/doors/test_door_labs.py lab06_collectives"
@@ -131,6 +132,9 @@ def test_modules_split_by_lab_are_those_with_a_module_fixture_over_labs(request)
     # elsewhere a lab in the id does not split the module (its module fixture covers every lab)
     assert group("tests/labs/test_misconceptions.py::test_x[wrong_a-lab01_scale]") == "tests/labs/test_misconceptions.py"
     assert group("tests/doors/test_otter_agreement.py::test_y[cy]") == group("tests/doors/test_nbgrader_agreement.py::t")
+    sandbox = "tests/security/test_user_sandbox.py::test_z"
+    assert group(f"{sandbox}[container without Landlock]") == "tests/security/test_user_sandbox.py container without Landlock"
+    assert group(f"{sandbox}[container]") != group(f"{sandbox}[host]")
     for name in conftest.SLOWEST_FIRST:
         assert name in conftest.SHARED_SESSION_FIXTURES.values() or (REPO / name).is_file(), name
 

@@ -18,6 +18,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -29,7 +30,8 @@ from labs import load
 REPO = Path(__file__).resolve().parents[1]
 LAB = "lab06_collectives"
 ASSIGNMENT = load(LAB)
-SECTIONS = ("scores", "items", "misconceptions", "questions", "predictions", "students", "properties")
+SECTIONS = ("scores", "items", "analysis", "distractors", "misconceptions", "questions", "predictions", "students",
+            "properties")
 CHROMIUM = "/usr/bin/chromium"
 
 
@@ -108,6 +110,77 @@ def test_the_counts_equal_the_results_files(grades):
         ("act1_prediction", "act1_reflection"), ("act2_prediction", "act2_reflection")]
 
 
+def _numpy_analysis(grades: Path) -> dict:
+    """The item analysis of the results files, computed here with numpy from the raw JSON alone: item
+    scores (a prediction on whether its answer is the key), difficulty, item-rest r, Kelley's 27 % groups
+    (by total to the micro-point, ties by student id), D, Cronbach's alpha and alpha without each item,
+    and each option's share of the upper group, the lower group and everyone."""
+    results = _results(grades)
+    ids = sorted(results)
+    items, points = ASSIGNMENT.item_ids, np.array([ASSIGNMENT.item_points[i] for i in ASSIGNMENT.item_ids])
+    keys = {q.id: q.key for q in ASSIGNMENT.questions}
+    answers = {q: {s: next((t["extra_data"]["answer"] for t in results[s]["tests"] if t["extra_data"]["item"] == q), "")
+                   for s in ids} for q in keys}
+    x = np.array([[sum(t["score"] for t in results[s]["tests"] if t["extra_data"]["item"] == i) for i in items]
+                  for s in ids])
+    predictions = {q.id for q in ASSIGNMENT.questions if q.kind == "prediction"}
+    for j, item in enumerate(items):
+        if item in predictions:
+            x[:, j] = [points[j] if answers[item][s] == keys[item] else 0.0 for s in ids]
+    n, k = x.shape
+    total = np.round(x.sum(axis=1), 6)
+    rest = total[:, None] - x
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.array([np.corrcoef(x[:, j], rest[:, j])[0, 1] for j in range(k)])
+    g = int(np.floor(0.27 * n + 0.5))
+    order = np.lexsort((np.array(ids), total))
+    upper, lower = order[n - g:], order[:g]
+
+    def alpha(m):
+        return m.shape[1] / (m.shape[1] - 1) * (1 - m.var(axis=0).sum() / m.sum(axis=1).var())
+
+    share = lambda group, q, o: np.mean([answers[q][ids[i]] == o for i in group])   # noqa: E731
+    return {"n": n, "k": k, "group": g, "difficulty": x.mean(axis=0) / points, "item_rest": r,
+            "D": (x[upper].mean(axis=0) - x[lower].mean(axis=0)) / points, "alpha": alpha(x),
+            "alpha_if_deleted": np.array([alpha(np.delete(x, j, axis=1)) for j in range(k)]),
+            "options": {q.id: {o: (share(upper, q.id, o), share(lower, q.id, o), share(range(n), q.id, o))
+                               for o in [*q.options, ""]} for q in ASSIGNMENT.questions}}
+
+
+def test_the_item_analysis_equals_an_independent_numpy_computation(grades):
+    """The sample class's difficulty, item-rest r, D, alpha, alpha without each item and option shares in
+    report.json equal a numpy computation from the results files to 1e-9; the flags are the ones the
+    numbers call for."""
+    want = _numpy_analysis(grades)
+    report = json.loads((grades / "report.json").read_text())
+    assert want["n"] == len(report["scores"]) == 8 and report["group_size"] == want["group"] == 2
+    assert report["alpha"] == pytest.approx(want["alpha"], abs=1e-9)
+    same = lambda got, expected: (got is None and np.isnan(expected)) or abs(got - expected) <= 1e-9  # noqa: E731
+    for j, row in enumerate(report["items"]):
+        for field, key in (("difficulty", "difficulty"), ("item_rest", "item_rest"), ("discrimination", "D"),
+                           ("alpha_if_deleted", "alpha_if_deleted")):
+            assert same(row[field], want[key][j]), (row["item"], field, row[field], want[key][j])
+        expected = set()
+        if want["D"][j] < -1e-9 or (not np.isnan(want["item_rest"][j]) and want["item_rest"][j] < -1e-9):
+            expected.add("negative")
+        if want["difficulty"][j] > 0.95:
+            expected.add("too easy")
+        if want["difficulty"][j] < 0.05:
+            expected.add("too hard")
+        if want["alpha_if_deleted"][j] > want["alpha"] + 1e-9:
+            expected.add("removing")
+        got = {kind for f in row["flags"] for kind in ("negative", "too easy", "too hard", "removing")
+               if f.startswith(kind)}
+        assert got == expected, (row["item"], row["flags"])
+    predictions = [row for row in report["items"] if row["kind"] == "prediction"]
+    assert any(row["difficulty"] < row["mean_score"] / row["points"] for row in predictions)   # on the key
+    for table in report["distractors"]:
+        for option in table["options"]:
+            u, lo, everyone = want["options"][table["question"]][option["option"]]
+            assert (option["upper"], option["lower"], option["everyone"]) == pytest.approx((u, lo, everyone), abs=1e-9)
+            assert option["flawed"] == (bool(option["option"]) and not option["key"] and u > lo), option
+
+
 def test_the_csv_holds_the_same_numbers(grades):
     report = json.loads((grades / "report.json").read_text())
     rows = list(csv.DictReader((grades / "report.csv").open()))
@@ -139,6 +212,9 @@ def test_the_page_in_headless_chromium_shows_every_section_and_plot(grades, tmp_
             heights = {s: page.evaluate(f"document.getElementById('{s}')?.getBoundingClientRect().height ?? 0")
                        for s in SECTIONS}
             students = page.inner_text("#students")
+            analysis = page.inner_text("#analysis")
+            warning_shown = page.is_visible("#analysis .warning")
+            flagged = page.evaluate("document.querySelectorAll('#analysis tr.flagged').length")
             page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
         finally:
             browser.close()
@@ -146,6 +222,13 @@ def test_the_page_in_headless_chromium_shows_every_section_and_plot(grades, tmp_
     # every student of the record, and who needs a person with the reason (the sample's broken module)
     assert all(student in students for student in _results(grades)), students
     assert "1 needs a person" in students and "collectives.py does not import" in students, students
+    # the item analysis of a class of 8: every statistic shown, under a warning that says why to doubt them
+    report = json.loads((grades / "report.json").read_text())
+    assert warning_shown and "8 students: under 10, one student moves every number below" in analysis, analysis
+    assert f"Cronbach's alpha of the lab: {report['alpha']:.3f}, over 8 students and 19 items" in analysis, analysis
+    assert "Upper and lower groups: 2 students each" in analysis
+    assert flagged == sum(1 for r in report["items"] if r["flags"]) > 0
+    assert all(line in analysis for r in report["items"] for line in r["flags"])
     assert len(images) >= 4, images     # scores, items, misconceptions, questions
     broken = [alt for alt, complete, width, height in images if not (complete and width > 50 and height > 50)]
     assert not broken, f"images that did not decode: {broken}"

@@ -33,10 +33,12 @@ from typing import Callable, Iterator
 
 from autograder.classroom.deadlines import Lateness, course_deadlines, known_labs, late_attention
 from autograder.classroom.feedback import render_feedback, write_atomic
-from autograder.classroom.fingerprints import grader_changes, grader_fingerprint, submission_fingerprint
+from autograder.classroom.fingerprints import (grader_changes, grader_fingerprint, machine_differences,
+                                               submission_fingerprint)
 from autograder.classroom.gradebook import GradebookUnavailable, GradebookWriter, sqlite_url
 from autograder.classroom.record import grades_csv, record_rows, write_pointer
 from autograder.classroom.roster import NotAClass, Submitter, class_roster, students, submission_folder  # noqa: F401
+from autograder.classroom.shards import Shard, write_manifest
 from autograder.engine.config import GradingConfig, load_config
 from autograder.engine.secret import CourseSecret, load_secret
 from autograder.engine.sandbox import Sandbox, check_jail, choose_mode
@@ -224,6 +226,7 @@ class BatchSummary:
     attention: dict[str, list[str]] = field(default_factory=dict)    # student -> what needs a person
     rewritten: list[str] = field(default_factory=list)               # feedback pages made whole again
     late: dict[str, Lateness] = field(default_factory=dict)           # student -> lateness (labs with a due date)
+    renamed: dict[str, str] = field(default_factory=dict)            # student id -> Gradescope's id it stands for
     csv_path: Path | None = None
     db_url: str = ""
     record: int = 0                                                  # students of the lab in the record
@@ -347,11 +350,70 @@ def _whole_feedback(out_dir: Path, title: str, student: str, data: dict) -> bool
     return True
 
 
+def class_attention(results: dict[str, dict], students, late: dict) -> dict[str, list[str]]:
+    """student -> what needs a person, for `students`: what their result says, then their lateness's line
+    (`late`: student -> Lateness or None)."""
+    attention = {s: list(results[s]["scalelabs"].get("attention", []))
+                 for s in sorted(students) if s in results and results[s]["scalelabs"].get("attention")}
+    for student in sorted(students):
+        if line := late_attention(late.get(student)):
+            attention.setdefault(student, []).append(line)
+    return attention
+
+
+def write_class_record(assignment: Assignment, out_dir: Path, results: dict[str, dict], gradebook: GradebookWriter,
+                       db_url: str, attention: dict[str, list[str]], graded_now) -> tuple[Path, int]:
+    """The lab's whole record (every result in out/results) into the gradebook, then grades.csv and
+    record.json from it; `attention` (student -> lines) gains a line for each student of `graded_now`
+    whose manual score stands over a changed engine score. Returns (grades.csv, students in the record).
+    Where the gradebook cannot be written, grades.csv is written from the results alone and
+    GradebookUnavailable raised."""
+    csv_path = out_dir / "grades.csv"
+    try:
+        written = gradebook.write(results)
+    except GradebookUnavailable:
+        write_atomic(csv_path, grades_csv(assignment, record_rows(assignment, results, None)))
+        raise
+    for student, items in written.review.items():
+        if student in graded_now:
+            attention.setdefault(student, []).append(
+                f"a manual score stands on {', '.join(items)} while the engine's score changed: review it in formgrader")
+    rows = record_rows(assignment, results, written.record, written.late)
+    for row in rows:   # the CSV names what needs a person too, as this batch saw it
+        row.attention = attention.get(row.student, row.attention)
+    write_atomic(csv_path, grades_csv(assignment, rows))
+    write_pointer(out_dir, assignment.id, db_url)
+    return csv_path, len(rows)
+
+
+def _refuse_other_machines(out_dir: Path, assignment_id: str, grader: dict, loaded: dict[str, dict | None],
+                           regraded: set[str]) -> None:
+    """OutputFolderError when out/ keeps results graded on a machine whose Python, numpy or hypothesis
+    differs from this one's (the class would mix two graders), other than those of `regraded`.
+    `loaded`: the results already read (student -> result or None); the others are read here."""
+    kept: dict[str, list[str]] = {}
+    for path in sorted((out_dir / "results").glob("*.json")):
+        student = path.stem
+        data = loaded[student] if student in loaded else load_result(path)
+        if student in regraded or not data or data["scalelabs"].get("assignment") != assignment_id:
+            continue
+        differences = machine_differences(data["scalelabs"].get("grader"), grader)
+        if differences:
+            kept.setdefault("; ".join(differences), []).append(student)
+    if kept:
+        differences, who = next(iter(kept.items()))
+        shown = ", ".join(who[:3]) + (f" and {len(who) - 3} more" if len(who) > 3 else "")
+        raise OutputFolderError(
+            f"{out_dir} holds results graded on another machine ({differences}: {shown}). Another Python, numpy or "
+            "hypothesis draws other hidden examples and gives other reference floats, so one class would mix two "
+            "graders: grade on the machine (or image) that graded them, or regrade every student here with --force")
+
+
 def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, *, db_url: str | None = None,
                 only: tuple[str, ...] | list[str] = (), force: bool = False,
                 on_start: Callable[[int, int], None] | None = None,
                 on_done: Callable[[str], None] | None = None, allow_unsandboxed: bool = False,
-                timestamps: Path | None = None) -> BatchSummary:
+                timestamps: Path | None = None, shard: Shard | None = None) -> BatchSummary:
     """Grade every submission of the class under root (only those of the students in `only`, when
     given) with `jobs` processes; skip finished students whose files and grader are unchanged (all of
     them are regraded with `force`).
@@ -366,6 +428,11 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
     and has it recorded again (no engine run). on_start(total, to_grade) is called once, on_done(student)
     after each graded submission. Afterwards the lab's whole record (every results file in out/results)
     goes to the gradebook (db_url, default out/gradebook.db) and grades.csv.
+
+    `shard`: grade only the submitters of that shard of the class (autograder.classroom.shards), whose
+    shard.json is written into out/ before anyone is graded; `scalelabs merge` joins the shards. Results
+    in out/ graded on a machine with another Python, numpy or hypothesis are refused (OutputFolderError
+    naming the versions) unless this run regrades every one of them (`force`).
     """
     config = load_config()
     mode = choose_mode(config.sandbox, allow_unsandboxed or config.allow_unsandboxed)
@@ -373,20 +440,24 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
     fingerprint_now = secret.fingerprint if secret else ""
     assignment = load(assignment_name)
     root, out_dir = Path(root), Path(out_dir)
-    roster = class_roster(root, assignment, only)
+    roster = whole = class_roster(root, assignment, only)
+    if shard is not None:
+        roster = shard.take(whole)
     late = class_lateness(assignment, root, roster, timestamps)
     if mode == "bubblewrap":    # a jail that shows a secret or cannot start refuses the class, not each student
         check_jail(config, [root])
     check_output(out_dir)
     grader = grader_fingerprint(assignment_name, assignment, config, mode, secret)
-    summary = BatchSummary(out_dir, late={s: v for s, v in late.items() if v is not None})
+    summary = BatchSummary(out_dir, late={s: v for s, v in late.items() if v is not None},
+                           renamed={student: own for sub in roster for student, own in sub.renamed})
     todo: list[tuple[Submitter, str]] = []
     reassess: dict[str, dict] = {}      # student -> their result, whose lateness alone changed
+    done_by_student: dict[str, dict | None] = {}
     for submitter in roster:
         sha = submission_fingerprint(submitter.folder)
         reasons, done_by = {}, {}
         for student in submitter.students:
-            done = done_by[student] = load_result(out_dir / "results" / f"{student}.json")
+            done = done_by[student] = done_by_student[student] = load_result(out_dir / "results" / f"{student}.json")
             if done and done["scalelabs"].get("assignment") != assignment.id:
                 raise OutputFolderError(
                     f"{out_dir} holds results of {done['scalelabs'].get('assignment')} ({student}.json): grade "
@@ -419,6 +490,10 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
                 summary.regraded[student] = why
             elif why is None:   # a group member whose own result stood: graded again with the group
                 summary.regraded[student] = "graded again with their group"
+    _refuse_other_machines(out_dir, assignment.id, grader, done_by_student,
+                           {m for sub in roster for m in sub.students} if force else set())
+    if shard is not None:
+        write_manifest(out_dir, assignment.id, shard, whole, roster)
     if on_start:
         on_start(len(roster), len(todo))
     summary.db_url = db_url or sqlite_url(out_dir / "gradebook.db")
@@ -451,27 +526,12 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
             if student in results and _whole_feedback(out_dir, assignment.title, student, results[student]):
                 summary.rewritten.append(student)
         graded_now = {s for sub in roster for s in sub.students}
-        summary.attention = {s: list(results[s]["scalelabs"].get("attention", []))
-                             for s in sorted(graded_now) if s in results and results[s]["scalelabs"].get("attention")}
-        for student in sorted(graded_now):
-            if line := late_attention(late.get(student)):
-                summary.attention.setdefault(student, []).append(line)
-        summary.csv_path = out_dir / "grades.csv"
-        try:
-            written = gradebook.write(results)
-        except GradebookUnavailable:
-            write_atomic(summary.csv_path, grades_csv(assignment, record_rows(assignment, results, None)))
-            raise
-        for student, items in written.review.items():
-            if student in graded_now:
-                summary.attention.setdefault(student, []).append(
-                    f"a manual score stands on {', '.join(items)} while the engine's score changed: review it in formgrader")
-        rows = record_rows(assignment, results, written.record, written.late)
-        for row in rows:   # the CSV names what needs a person too, as this batch saw it
-            row.attention = summary.attention.get(row.student, row.attention)
-        write_atomic(summary.csv_path, grades_csv(assignment, rows))
-        write_pointer(out_dir, assignment.id, summary.db_url)
-        summary.record = len(rows)
+        summary.attention = class_attention(results, graded_now, late)
+        for submitter in roster:     # an export's upload that holds no lab (autograder.classroom.roster)
+            for student in submitter.students if submitter.upload else ():
+                summary.attention.setdefault(student, []).insert(0, submitter.upload)
+        summary.csv_path, summary.record = write_class_record(assignment, out_dir, results, gradebook, summary.db_url,
+                                                              summary.attention, graded_now)
     summary.graded.sort()
     summary.skipped.sort()
     return summary

@@ -9,9 +9,15 @@ changed (autograder.classroom.batch):
                                                                   reference modules it reaches
          "settings": {key: value},                               scalelabs.toml [grading], effective
          "sandbox": mode, "scalelabs": version, "hypothesis": version,
+         "python": version, "numpy": version,                    the machine's (MACHINE: what a merge compares)
          "engine": sha,                                          autograder/engine's code
          "seeds": sha}                                           what seeds the hidden inputs
     grader_changes(old, new) -> ["scalelabs.toml show_expected", "labs/lab06_collectives/items.py", ...]
+    machine_differences(old, new) -> ["Python 3.11.2 there, 3.11.9 here", ...]
+
+Python's, numpy's and hypothesis' versions change the examples hypothesis draws and the floats the
+reference returns: two machines that differ in them are two graders, so a class graded on one is
+never merged with, or partly regraded on, the other (autograder.classroom.merge, batch).
 
 Nothing secret is kept in clear: a setting whose name says secret is kept as its hash, and the seeds
 component is a hash of seeds drawn for a probe student (it changes with whatever the seeds mix in,
@@ -22,6 +28,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.util
+import platform
 from dataclasses import asdict
 from functools import lru_cache
 from importlib import metadata
@@ -216,13 +223,17 @@ def grader_fingerprint(assignment_name: str, assignment: Assignment, config: Gra
         "sandbox": mode,
         "scalelabs": _version("scalelabs"),
         "hypothesis": _version("hypothesis"),
+        "python": platform.python_version(),
+        "numpy": _version("numpy"),
         "engine": _engine_digest(),
         "seeds": _seeds_digest(assignment, secret),
     }
 
 
 LABELS = {"sandbox": "the sandbox mode", "scalelabs": "scalelabs' version", "hypothesis": "hypothesis' version",
+          "python": "Python's version", "numpy": "numpy's version",
           "engine": "scalelabs' grading engine", "seeds": "the hidden inputs' seeds (the course secret)"}
+MACHINE = {"python": "Python", "numpy": "numpy", "hypothesis": "hypothesis"}   # what a machine brings to grading
 
 
 def grader_changes(old: dict | None, new: dict) -> list[str]:
@@ -238,5 +249,21 @@ def grader_changes(old: dict | None, new: dict) -> list[str]:
         for key in sorted(set(before) | set(after)):
             if before.get(key) != after.get(key):
                 changes.append(f"scalelabs.toml {key}" if part == "settings" else key)
-    changes += [LABELS[part] for part in LABELS if old.get(part) != new[part]]
+    changes += [LABELS[part] for part in LABELS if old.get(part) != new.get(part)]
     return changes
+
+
+def machine_versions(grader: dict | None) -> dict[str, str]:
+    """{"python": "3.11.2", "numpy": ..., "hypothesis": ...} of a grader fingerprint ("" for a part an
+    older fingerprint does not record)."""
+    grader = grader if isinstance(grader, dict) else {}
+    return {part: str(grader.get(part) or "") for part in MACHINE}
+
+
+def machine_differences(old: dict | None, new: dict, there: str = "there", here: str = "here") -> list[str]:
+    """How the machine of grader `old` differs from that of `new`, each part named with both versions
+    (`Python 3.11.2 there, 3.11.9 here`); empty when they agree. A part `old` does not record (a
+    fingerprint older than the part) is no difference: such results are regraded, never compared."""
+    before, after = machine_versions(old), machine_versions(new)
+    return [f"{MACHINE[part]} {before[part]} {there}, {after[part]} {here}"
+            for part in MACHINE if before[part] and before[part] != after[part]]

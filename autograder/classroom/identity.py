@@ -14,12 +14,18 @@ doors seed it alike, whatever order Gradescope lists the members in); each membe
 
 Ids are restricted to a safe alphabet (SAFE_ID): ASCII letters and digits first, then also `.`, `_`,
 `-`, `@` and `+`, at most ID_CHARS characters. Such an id is a file name everywhere, never a path,
-and never starts a spreadsheet formula; any other id is refused in one line (`id_problem`).
+and never starts a spreadsheet formula; any other id is refused in one line (`id_problem`), but for
+a Gradescope submitter's, which no one can rename: that one is graded under `safe_id(id)`, its safe
+rendering with a hash of the whole id (`mary.o'brien@uni.edu` -> `mary.o_brien@uni.edu-<10 hex>`),
+the same in both doors that read Gradescope's ids (so the hidden inputs agree), and named in
+grade-batch's summary.
 """
 from __future__ import annotations
 
+import hashlib
 import re
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ID_CHARS = 128
@@ -35,6 +41,23 @@ def id_problem(student: str, where: str = "student id") -> str | None:
         return None
     shown = repr(student)[:60]
     return f"{where} {shown} is not a safe student id: ids use {SAFE_ID_TEXT}"
+
+
+MAPPED_HASH_CHARS = 10     # hex digits of sha256(id) that end a mapped id: two ids share them once in 10**12
+
+
+def safe_id(platform_id: str) -> str:
+    """The student id a platform's id is graded under: the id itself when it is safe (id_problem), else
+    its ASCII letters, digits and `._@+-` (accents dropped, anything else `_`, starting with a letter or
+    digit) followed by `-` and MAPPED_HASH_CHARS hex digits of the sha256 of the whole id: a safe id,
+    the same on every machine and in every door, and two ids map to one only if their hashes collide."""
+    if id_problem(platform_id) is None:
+        return platform_id
+    text = str(platform_id)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:MAPPED_HASH_CHARS]
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    readable = re.sub(r"[^A-Za-z0-9._@+-]", "_", ascii_text).lstrip("._@+-")[:ID_CHARS - MAPPED_HASH_CHARS - 1]
+    return f"{readable or 'id'}-{digest}"
 
 
 def submitter_id(user: dict) -> str:
@@ -55,12 +78,17 @@ def group_id(ids: list[str]) -> str:
     return min(ids)
 
 
-def gradescope_ids(submission_metadata: dict | None) -> list[str]:
-    """Every submitter's id of one Gradescope submission, from the autograder's
-    `submission_metadata.json` (`users`) or an export's entry (`:submitters`); sorted, unique."""
+def platform_ids(submission_metadata: dict | None) -> dict[str, str]:
+    """Every submitter of one Gradescope submission, from the autograder's `submission_metadata.json`
+    (`users`) or an export's entry (`:submitters`): the id graded under (safe_id) -> Gradescope's own."""
     metadata = submission_metadata if isinstance(submission_metadata, dict) else {}
     users = metadata.get("users", metadata.get(":submitters")) or []
-    return sorted({i for i in (submitter_id(u) for u in users if isinstance(users, list)) if i})
+    return {safe_id(i): i for i in (submitter_id(u) for u in users if isinstance(users, list)) if i}
+
+
+def gradescope_ids(submission_metadata: dict | None) -> list[str]:
+    """Every submitter's id of one Gradescope submission (platform_ids: safe), sorted, unique."""
+    return sorted(platform_ids(submission_metadata))
 
 
 @dataclass(frozen=True)
@@ -70,6 +98,7 @@ class ExportEntry:
     score: float | None   # the score Gradescope gave, when the export says
     created_at: object = None     # when it was submitted (`:created_at`: YAML's datetime, or text)
     results: dict | None = None   # the autograder's results.json Gradescope kept (`:results`)
+    renamed: dict = field(default_factory=dict)   # safe_id -> Gradescope's id, for each id that was not safe
 
 
 class ExportError(ValueError):
@@ -96,10 +125,12 @@ def read_export(root: Path) -> dict[str, ExportEntry] | None:
         meta = meta if isinstance(meta, dict) else {}
         score = meta.get(":score", meta.get("score"))
         results = meta.get(":results", meta.get("results"))
-        entries[str(folder)] = ExportEntry(str(folder), gradescope_ids(meta),
+        ids = platform_ids(meta)
+        entries[str(folder)] = ExportEntry(str(folder), sorted(ids),
                                            float(score) if isinstance(score, (int, float)) else None,
                                            meta.get(":created_at", meta.get("created_at")),
-                                           results if isinstance(results, dict) else None)
+                                           results if isinstance(results, dict) else None,
+                                           {safe: own for safe, own in ids.items() if safe != own})
     return entries
 
 

@@ -12,7 +12,7 @@ from autograder.classroom.batch import BatchSummary, grade_batch
 def grade_batch_with_progress(assignment: str, root: Path, out_dir: Path, jobs: int, *,
                               db_url: str | None, console: Console, label: str = "grading",
                               allow_unsandboxed: bool = False, only: tuple[str, ...] = (),
-                              force: bool = False, timestamps: Path | None = None) -> BatchSummary:
+                              force: bool = False, timestamps: Path | None = None, shard=None) -> BatchSummary:
     """grade_batch with a bar that starts at the students already graded by an earlier run."""
     with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=console, transient=False) as progress:
@@ -24,4 +24,4 @@ def grade_batch_with_progress(assignment: str, root: Path, out_dir: Path, jobs: 
 
         return grade_batch(assignment, root, out_dir, jobs, db_url=db_url, allow_unsandboxed=allow_unsandboxed,
                            only=only, force=force, on_start=on_start, on_done=lambda _student: progress.advance(task),
-                           timestamps=timestamps)
+                           timestamps=timestamps, shard=shard)

@@ -9,7 +9,10 @@
 Everything comes from the typed records of the results files (autograder.engine.results): item
 scores, each check's kind and score, the graded letter of each question (`TestResult.answer`) and
 the misconception the engine named (`TestResult.misconception`); the declaration adds only what a
-results file does not hold (question keys, which prediction each reflection follows, points). The
+results file does not hold (question keys, which prediction each reflection follows, points). The item
+analysis (autograder.classroom.itemstats: difficulty, item-rest r, upper/lower 27 % D, Cronbach's alpha,
+options by group, flags) reads the grade of record with each prediction scored on its key
+(`analysed_scores`). The
 page is one self-contained HTML file (plots as PNG data URIs, matplotlib's Agg backend, no script),
 readable from disk without a server, with its data beside it as CSV and JSON. Staff only: it shows
 the keys.
@@ -27,6 +30,7 @@ from autograder.classroom.batch import load_result
 from autograder.classroom.csvcells import csv_text
 from autograder.classroom.feedback import page_templates, write_atomic
 from autograder.classroom.gradebook import GradebookUnavailable, read_book
+from autograder.classroom.itemstats import SMALL_CLASS, Distractors, analyse
 from autograder.classroom.record import read_pointer, record_rows
 from autograder.engine.checks import PROPERTY_FAILED
 from autograder.engine.questions import UNRECORDED
@@ -39,13 +43,19 @@ FULL = 1e-9   # a score within this of the points is full marks (scores are roun
 @dataclass
 class ItemRate:
     item: str
-    kind: str            # function | prediction | reflection
+    kind: str            # function | prediction | reflection | challenge
     points: float
-    full_marks: int      # students with every point of the item
-    mean_score: float
-    # the item's full-mark rate among the upper 27 % of the class by score less that among the lower
-    # 27 % (Kelley's groups): near 0 or below, the item does not tell strong work from weak
+    full_marks: int      # students with every point of the item (as graded)
+    mean_score: float    # as graded
+    # the item analysis (autograder.classroom.itemstats; None where not defined), on the scores it reads
+    # (analysed_scores: a prediction on whether it matched the key, whatever the grading mode)
+    difficulty: float | None = None         # mean score / points
+    item_rest: float | None = None          # Pearson r with the total of the other items
+    # mean of the upper 27 % of the class by total less that of the lower 27 % (Kelley's groups), over
+    # the points: near 0 or below, the item does not tell strong work from weak
     discrimination: float | None = None
+    alpha_if_deleted: float | None = None   # Cronbach's alpha of the lab without this item
+    flags: list[str] = field(default_factory=list)   # one line each: what to look at, and why
 
 
 @dataclass
@@ -103,6 +113,14 @@ class ClassReport:
     # student -> (hours late, penalty points, score after it): late submissions (autograder.classroom.deadlines)
     late: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     source: str = "results"                                          # results | Gradescope export
+    # the item analysis of the lab (autograder.classroom.itemstats): Cronbach's alpha over the items (None
+    # and why where not defined), the size of the upper and lower groups, the small-class warning, and
+    # each question's options chosen by the upper group, the lower group and everyone
+    alpha: float | None = None
+    alpha_note: str = ""
+    group_size: int = 0
+    small_class: str = ""
+    distractors: list[Distractors] = field(default_factory=list)
 
 
 PAIRS = ("right/right", "wrong/right", "right/wrong", "wrong/wrong")
@@ -152,14 +170,50 @@ def read_export_results(grades_dir: Path, assignment_id: str) -> tuple[dict[str,
     return records, unreadable
 
 
-def discrimination(totals: list[float], got: list[float], points: float) -> float | None:
-    """Full-mark rate of the upper 27 % by total less that of the lower 27 % (None under 4 students)."""
-    n = round(len(totals) * 0.27)
-    if len(totals) < 4 or n == 0:
-        return None
-    order = sorted(range(len(totals)), key=lambda i: totals[i])
-    rate = lambda group: sum(got[i] >= points - FULL for i in group) / len(group)   # noqa: E731
-    return round(rate(order[-n:]) - rate(order[:n]), 6)
+@dataclass
+class ClassRecord:
+    """A lab's record as every door left it: the results read (student -> results dict), those that could
+    not be, every student's row of the grade of record (autograder.classroom.record), and where it is."""
+    results: dict[str, dict]
+    unreadable: list[str]
+    rows: list
+    source: str          # results | Gradescope export
+    gradebook: str       # the gradebook read ("" when none was)
+    problem: str         # why the gradebook could not be read ("" when it was, or none was named)
+
+
+def class_record(assignment: Assignment, grades_dir: Path, db_url: str | None = None) -> ClassRecord:
+    """The record of `grades_dir` (grade-batch's results or a Gradescope export) and the gradebook at
+    db_url (default: the one grade-batch wrote, record.json); a gradebook that cannot be read leaves the
+    engine's scores and the reason in `problem`."""
+    exported = read_export_results(grades_dir, assignment.id)
+    raw, unreadable = exported or read_results(grades_dir, assignment.id)
+    db_url = db_url or read_pointer(grades_dir)
+    problem = ""
+    try:
+        book, late = read_book(db_url, assignment.id) if db_url else (None, None)
+    except GradebookUnavailable as exc:   # the report still shows the engine's scores, and says why
+        book, late, problem = None, None, str(exc)
+    return ClassRecord(raw, unreadable, record_rows(assignment, raw, book, late),
+                       "Gradescope export" if exported else "results", db_url if book is not None else "", problem)
+
+
+def analysed_scores(assignment: Assignment, rows, records: dict, answers: dict[str, dict[str, str]]
+                    ) -> dict[str, dict[str, float]]:
+    """student -> item -> the score the item analysis reads: the grade of record, except that a prediction
+    scores its points when the answer recorded at its reveal is the key and 0 otherwise, whatever
+    `[grading] predictions` says (under "commitment" every recorded answer scores full, which tells
+    nothing apart). A student whose results the report does not hold (only the gradebook has them) keeps
+    the grade of record for predictions too."""
+    predictions = {q.id: q for q in assignment.questions if q.kind == "prediction"}
+
+    def score(row, item: str) -> float:
+        if item in predictions and row.student in records:
+            q = predictions[item]
+            return float(q.points) if answers[item].get(row.student) == q.key else 0.0
+        return row.grades[item]
+
+    return {r.student: {item: score(r, item) for item in assignment.item_ids} for r in rows}
 
 
 def _pairs(assignment: Assignment) -> list[tuple[str, str]]:
@@ -178,18 +232,11 @@ def build_report(assignment: Assignment, grades_dir: Path, db_url: str | None = 
     """The report of the lab's record: scores and item rates from the gradebook at db_url (default: the
     one grade-batch wrote, record.json), a manual override included, every student of the lab there;
     what students answered and misunderstood from their results files."""
-    exported = read_export_results(grades_dir, assignment.id)
-    raw, unreadable = exported or read_results(grades_dir, assignment.id)
+    record = class_record(assignment, grades_dir, db_url)
+    raw, rows = record.results, record.rows
     records = {s: Result.from_gradescope(data, student_id=s) for s, data in raw.items()}
-    report = ClassReport(assignment.id, assignment.title, assignment.total_points, unreadable=unreadable,
-                         source="Gradescope export" if exported else "results")
-    db_url = db_url or read_pointer(grades_dir)
-    try:
-        book, late = read_book(db_url, assignment.id) if db_url else (None, None)
-    except GradebookUnavailable as exc:   # the report still shows the engine's scores, and says why
-        book, late, report.record_problem = None, None, str(exc)
-    report.gradebook = db_url if book is not None else ""
-    rows = record_rows(assignment, raw, book, late)
+    report = ClassReport(assignment.id, assignment.title, assignment.total_points, unreadable=record.unreadable,
+                         source=record.source, gradebook=record.gradebook, record_problem=record.problem)
     report.late = {r.student: (float(r.late_by_hours), r.late_penalty, r.final_score) for r in rows
                    if r.late_penalty or (r.late_by_hours not in ("", 0, 0.0))}
     report.scores = {r.student: r.score for r in rows}
@@ -198,13 +245,6 @@ def build_report(assignment: Assignment, grades_dir: Path, db_url: str | None = 
     report.attention = {r.student: r.attention for r in rows if r.attention}
     kinds = ({f.name: "function" for f in assignment.functions} | {q.id: q.kind for q in assignment.questions}
              | {c.id: "challenge" for c in assignment.challenges})
-    points = assignment.item_points
-    for item in assignment.item_ids:
-        got = [r.grades[item] for r in rows]
-        report.items.append(ItemRate(item, kinds[item], float(points[item]),
-                                     sum(g >= points[item] - FULL for g in got), sum(got) / len(got) if got else 0.0,
-                                     discrimination([r.score for r in rows], got, float(points[item]))))
-
     found: dict[tuple[str, str], list[str]] = {}
     failed: dict[tuple[str, str], list[str]] = {}
     answers: dict[str, dict[str, str]] = {q.id: {} for q in assignment.questions}
@@ -219,6 +259,18 @@ def build_report(assignment: Assignment, grades_dir: Path, db_url: str | None = 
                 answers[t.item][student] = t.answer
                 if t.output.startswith(UNRECORDED):
                     unrecorded[t.item].append(student)
+    points = assignment.item_points
+    analysis = analyse(analysed_scores(assignment, rows, records, answers), points, answers,
+                       {q.id: (dict(q.options), q.key) for q in assignment.questions})
+    stats = {a.item: a for a in analysis.items_stats}
+    for item in assignment.item_ids:
+        got = [r.grades[item] for r in rows]
+        a = stats[item]
+        report.items.append(ItemRate(item, kinds[item], float(points[item]),
+                                     sum(g >= points[item] - FULL for g in got), sum(got) / len(got) if got else 0.0,
+                                     a.difficulty, a.item_rest, a.discrimination, a.alpha_if_deleted, a.flags))
+    report.alpha, report.alpha_note, report.group_size = analysis.alpha, analysis.alpha_note, analysis.group_size
+    report.small_class, report.distractors = analysis.warning, analysis.distractors
     report.misconceptions = [Found(i, m, s) for (i, m), s in sorted(found.items(), key=lambda kv: -len(kv[1]))]
     report.properties = [PropertyFailures(i, p, s) for (i, p), s in sorted(failed.items(), key=lambda kv: -len(kv[1]))]
 
@@ -249,8 +301,7 @@ def report_rows(report: ClassReport) -> list[list]:
     rows += [["late", s, f"{hours:g} h late, penalty {penalty:g}", final, report.max_score]
              for s, (hours, penalty, final) in sorted(report.late.items())]
     rows += [["item_full_marks", r.item, r.kind, r.full_marks, n] for r in report.items]
-    rows += [["item_discrimination", r.item, "upper 27 % full-mark rate less lower 27 %", r.discrimination, 1]
-             for r in report.items if r.discrimination is not None]
+    rows += item_analysis_rows(report)
     rows += [["misconception", f.item, f.misconception, len(f.students), n] for f in report.misconceptions]
     rows += [["answer", a.question, letter or "(none)", count, n] for a in report.questions
              for letter, count in a.counts.items()]
@@ -259,6 +310,31 @@ def report_rows(report: ClassReport) -> list[list]:
     rows += [["prediction_vs_reflection", f"{p.prediction}/{p.reflection}", pair, count, sum(p.counts.values())]
              for p in report.predictions for pair, count in p.counts.items()]
     rows += [["property_failed", f.item, f.property, len(f.students), n] for f in report.properties]
+    return rows
+
+
+# report.csv's rows of the item analysis: (section, what, the ItemRate field), undefined values left out
+ITEM_STATS = (("item_difficulty", "mean score / points (predictions: on the key)", "difficulty"),
+              ("item_rest_correlation", "Pearson r with the total of the other items", "item_rest"),
+              ("item_discrimination", "upper 27 % mean less lower 27 % mean, over the points", "discrimination"),
+              ("alpha_if_deleted", "Cronbach's alpha without this item", "alpha_if_deleted"))
+
+
+def item_analysis_rows(report: ClassReport) -> list[list]:
+    """The item analysis as report.csv rows: each item's statistics, the lab's alpha, every flag, and each
+    option's students in the upper and lower groups (of the group's size)."""
+    n, k = len(report.scores), len(report.items)
+    rows = [[section, r.item, what, getattr(r, name), 1] for section, what, name in ITEM_STATS
+            for r in report.items if getattr(r, name) is not None]
+    rows.append(["alpha", report.assignment, f"Cronbach's alpha, {n} students, {k} items"
+                 + (f": {report.alpha_note}" if report.alpha is None else ""),
+                 "" if report.alpha is None else report.alpha, 1])
+    if report.small_class:
+        rows.append(["small_class", report.assignment, report.small_class, n, SMALL_CLASS])
+    rows += [["flag", r.item, line, 1, 1] for r in report.items for line in r.flags]
+    size = report.group_size
+    rows += [[f"distractor_{group}", d.question, o.option or "(none)", round(getattr(o, group) * size), size]
+             for d in report.distractors for group in ("upper", "lower") for o in d.options if size]
     return rows
 
 

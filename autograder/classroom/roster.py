@@ -7,6 +7,12 @@ Anything else -- the course folder, release/ or source/, another lab's class, on
 (in either layout), a flat download -- is refused by `class_roster` with one line (NotAClass) saying
 what to pass instead.
 
+A Gradescope export (submission_metadata.yml) is graded student by student, as Gradescope graded it:
+each upload is read as the otter door reads it (autograder.classroom.upload: the lab at its top or in
+a folder one or two down), an upload holding no lab is graded as it is (nothing to run) with a line for
+a person (`Submitter.upload`), and a submitter's id that cannot be a file name or a safe CSV cell is
+graded under its safe_id (`Submitter.renamed`). The export is refused only when no upload holds the lab.
+
     class_roster(root, assignment, only=()) -> [Submitter(folder, name, students), ...]
 """
 from __future__ import annotations
@@ -16,7 +22,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.classroom.identity import ExportError, group_id, id_problem, read_export
+from autograder.classroom.identity import ExportEntry, ExportError, group_id, id_problem, read_export, safe_id
+from autograder.classroom.upload import graded_folder, no_lab_line
 from autograder.engine.spec import Assignment
 
 COURSE_MARKER = "nbgrader_config.py"   # = autograder.course.MARKER (not imported: course imports nothing of ours)
@@ -29,9 +36,11 @@ class NotAClass(ValueError):
 @dataclass(frozen=True)
 class Submitter:
     """One submission folder of a class and the students whose record it is (a group has several)."""
-    folder: Path               # what is graded: ROOT/<name>/ or nbgrader's ROOT/<name>/<lab>/
+    folder: Path               # what is graded: ROOT/<name>/ or nbgrader's ROOT/<name>/<lab>/ (an export's: its lab's folder)
     name: str                  # the folder's name under ROOT
     students: tuple[str, ...]  # the student ids (sorted)
+    renamed: tuple[tuple[str, str], ...] = ()   # (student id, Gradescope's id) for each id that was not safe
+    upload: str = ""           # why an export's upload holds no lab (a person's line), else ""
 
     @property
     def graded_as(self) -> str:
@@ -85,13 +94,18 @@ def _no_student_folders(root: Path, assignment: Assignment) -> str:
     return f"submissions root {root} has no student subfolders{hint}"
 
 
-def _ids(root: Path, names: list[str]) -> dict[str, tuple[str, ...]]:
-    """folder name -> its students' ids: the folder's name, or in a Gradescope export the submitters'
-    ids from submission_metadata.yml (identity.read_export)."""
+def _export(root: Path) -> dict[str, ExportEntry] | None:
+    """The Gradescope export `root` is (identity.read_export), or None; NotAClass when it cannot be read."""
     try:
-        export = read_export(root)
+        return read_export(root)
     except ExportError as exc:
         raise NotAClass(str(exc)) from None
+
+
+def _ids(root: Path, names: list[str], export: dict[str, ExportEntry] | None = None) -> dict[str, tuple[str, ...]]:
+    """folder name -> its students' ids: the folder's name, or in a Gradescope export (`export`, read from
+    root when not given) the submitters' ids from submission_metadata.yml (identity.read_export)."""
+    export = _export(root) if export is None else export
     if export is None:
         return {name: (name,) for name in names}
     unlisted = [n for n in names if n not in export or not export[n].students]
@@ -119,22 +133,25 @@ def class_roster(root: Path, assignment: Assignment, only: tuple[str, ...] | lis
                             "the class")
         raise NotAClass(f"{root} holds the labs' own folders ({_some(names)}), not students' (release/ or source/?): "
                         f"pass the folder that holds one folder per student of {assignment.id}")
-    ids = _ids(root, names)
+    export = _export(root)
+    ids = _ids(root, names, export)
     if only:
-        chosen = set(only)
+        chosen = {safe_id(s) for s in only}     # Gradescope's own id names its student too
         unknown = sorted(chosen - {s for group in ids.values() for s in group})
         if unknown:
             raise NotAClass(f"--student {_some(unknown)}: no such student in {root} (its students: {_some(sorted(ids))})")
         names = [n for n in names if chosen & set(ids[n])]
     wanted = {f"{assignment.module}.py", f"{assignment.id}.ipynb"}
-    entries = {n: _entries(submission_folder(root / n, assignment)) if _is_real_dir(root / n) else set() for n in names}
+    folders = {n: _upload_folder(root / n, assignment) if export is not None else submission_folder(root / n, assignment)
+               for n in names}
+    entries = {n: _entries(folders[n]) if _is_real_dir(root / n) else set() for n in names}
     # a linked student folder is a student (graded as an empty folder: its result says why), never followed
     without = [n for n in names if not wanted & entries[n] and _is_real_dir(root / n)]
     if len(without) == len(names):
         raise NotAClass(f"no student folder in {root} ({_some(names)}) holds {' or '.join(sorted(wanted))}, directly or "
                         f"in <student>/{assignment.id}/: pass the folder that holds one folder per student of "
                         f"{assignment.id}")
-    if without:
+    if without and export is None:
         raise NotAClass(f"{len(without)} of {len(names)} folders in {root} hold neither {' nor '.join(sorted(wanted))} "
                         f"({_some(without)}): a class folder holds only students' submissions of {assignment.id}; "
                         "move the others out (or rename a student's misnamed files) and run again")
@@ -142,10 +159,10 @@ def class_roster(root: Path, assignment: Assignment, only: tuple[str, ...] | lis
     with_module = [found for found in entries.values() if f"{assignment.module}.py" in found]
     if with_module and all(provided - found for found in with_module):
         nested = any(submission_folder(root / n, assignment) != root / n for n in names)
-        folders = f'"{root}"/*/' + (f"{assignment.id}/" if nested else "")
+        folders_glob = f'"{root}"/*/' + (f"{assignment.id}/" if nested else "")
         raise NotAClass(f"no student folder in {root} holds {', '.join(sorted(provided))} beside {assignment.module}.py, "
                         f"so no module can import them: copy the released files into each student's folder first "
-                        f"(keeping the student's own), e.g. for d in {folders}; do cp -n release/{assignment.id}/*.py "
+                        f"(keeping the student's own), e.g. for d in {folders_glob}; do cp -n release/{assignment.id}/*.py "
                         "\"$d\"; done")
     bad = [why for n in names for s in ids[n] if (why := id_problem(s, f"the student id of {n}" if s != n else "folder"))]
     if bad:
@@ -157,4 +174,13 @@ def class_roster(root: Path, assignment: Assignment, only: tuple[str, ...] | lis
             if s in seen:
                 raise NotAClass(f"student {s} has two submissions in {root} ({seen[s]} and {n}): keep one")
             seen[s] = n
-    return [Submitter(submission_folder(root / n, assignment), n, tuple(sorted(ids[n]))) for n in names]
+    return [Submitter(folders[n], n, tuple(sorted(ids[n])),
+                      tuple(sorted(export[n].renamed.items())) if export is not None else (),
+                      no_lab_line(root / n, assignment) if export is not None and n in without else "")
+            for n in names]
+
+
+def _upload_folder(top: Path, assignment: Assignment) -> Path:
+    """The folder of an export's upload that is graded: the otter door's (upload.graded_folder), else the
+    upload itself (it holds no lab: graded as it is, with a line for a person)."""
+    return (graded_folder(top, assignment) if _is_real_dir(top) else None) or top

@@ -1,7 +1,9 @@
 """When a submission was made, from the record its door keeps (autograder.classroom.deadlines weighs it):
 
-    nbgrader     submitted/<student>/<lab>/timestamp.txt: what `nbgrader submit` wrote into the exchange
-                 (`%Y-%m-%d %H:%M:%S.%f %Z` in Exchange.timezone), copied by `nbgrader collect`
+    nbgrader     submitted/<student>/<lab>/timestamp.txt: the course's collect writes it in UTC (the later of
+                 the hand-in's name, `%Y-%m-%d %H:%M:%S.%f %Z` in Exchange.timezone as `nbgrader submit`
+                 writes it, and its files' last change: autograder/doors/collect.py); nbgrader's own
+                 collect copies what `nbgrader submit` wrote
     Gradescope   the autograder's submission_metadata.json `created_at` (the otter door), an export's
                  submission_metadata.yml `:created_at` (grade-batch and the report of an export)
     a TA's CSV   `student,submitted_at` (optionally `lab`), for a platform download (`--timestamps`)
@@ -43,11 +45,22 @@ def _naive(text: str) -> datetime | None:
     return moment.replace(microsecond=int((match[2] or "0")[:6].ljust(6, "0")))
 
 
+ABBREVIATION = re.compile(r"[A-Za-z]{2,6}")           # JST, IST, AEDT, CEST: a zone's name for itself, not an instant
+
+
+class ZoneDisagrees(ValueError):
+    """A time written with a zone's abbreviation that the configured zone does not write at that time (an
+    abbreviation names no single offset: IST is India's, Ireland's and Israel's), so it names no instant."""
+
+
 def nbgrader_time(text: str, zone: str = "") -> datetime:
-    """A timestamp as nbgrader's submit writes it: ISO 8601 with an offset, `... UTC`, `... -0800`, or
-    `... <abbreviation>` of the course's zone (Exchange.timezone set to it writes PST/PDT). ValueError
-    says why it is not one: not a date-time, or no zone (nbgrader would take it for UTC, whatever
-    zone it was written in), or a zone that does not name one instant."""
+    """A timestamp as nbgrader's submit writes it, `datetime.now(gettz(Exchange.timezone)).strftime(
+    "%Y-%m-%d %H:%M:%S.%f %Z")`: ISO 8601 with an offset, `... UTC`/`... GMT`, `... +04` or `... -0330` (a
+    zone whose name is its offset), or `... <abbreviation>` read in `zone`, the course's zone (an IANA name
+    as dateutil's gettz reads it, nbgrader's own reader): JST in Asia/Tokyo, IST in Asia/Kolkata, AEST and
+    AEDT in Australia/Sydney, PDT then PST in the hour the clocks go back. ValueError says why it is not
+    one: not a date-time, or no zone (nbgrader would take it for UTC, whatever zone it was written in);
+    ZoneDisagrees when the abbreviation is not one `zone` writes at that time (or no zone is set)."""
     text = text.strip()
     try:
         return parse_moment(text)
@@ -62,15 +75,31 @@ def nbgrader_time(text: str, zone: str = "") -> datetime:
     if offset := re.fullmatch(r"([+-])(\d\d):?(\d\d)", token):
         sign = -1 if offset[1] == "-" else 1
         return local.replace(tzinfo=timezone(sign * timedelta(hours=int(offset[2]), minutes=int(offset[3]))))
-    if zone:
-        from zoneinfo import ZoneInfo
+    if not ABBREVIATION.fullmatch(token):
+        raise ValueError(f"{text!r}: {token!r} is not an offset, UTC or a time zone's abbreviation")
+    return _written_in(local, token, zone, text)
 
-        for fold in (0, 1):   # an hour the clocks go back is read twice: PDT first, then PST
-            moment = local.replace(tzinfo=ZoneInfo(zone), fold=fold)
-            if token in (moment.tzname(), zone):
-                return moment
-    raise ValueError(f"{text!r}: {token!r} is not an offset, UTC, or the course's [deadlines] timezone "
-                     f"({zone or 'none set'}), so it names no one instant")
+
+def _written_in(local: datetime, token: str, zone: str, text: str) -> datetime:
+    """`local` read in `zone` where `zone` writes it with the abbreviation `token` (fold: the hour the
+    clocks go back is written twice, EDT then EST); else ZoneDisagrees."""
+    from dateutil import tz
+
+    tzinfo = tz.gettz(zone) if zone else None
+    written = {}
+    for fold in (0, 1):
+        moment = tz.enfold(local.replace(tzinfo=tzinfo), fold) if tzinfo else None
+        if moment is not None and tz.datetime_exists(moment):
+            written.setdefault(moment.tzname(), moment)
+    if token in written:
+        return written[token]
+    if not zone or tzinfo is None:
+        raise ZoneDisagrees(f"{text!r}: {token!r} is not an offset, UTC, or the course's time zone's abbreviation "
+                            f"({zone or 'none set'}{'' if tzinfo or not zone else ': not a time zone'}), so it names no "
+                            "one instant")
+    names = " or ".join(written) or "nothing (the clocks skip that hour)"
+    raise ZoneDisagrees(f"{text!r} is written in {token}, but the course's time zone {zone} writes {names} at that "
+                        f"time: {token} names no one instant here")
 
 
 def from_timestamp_file(folder: Path, zone: str = "") -> SubmissionTime:

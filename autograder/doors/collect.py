@@ -1,4 +1,4 @@
-"""nbgrader's collect, with the exchange's inbound folder read as student data (issue 26).
+"""nbgrader's collect, with the exchange's inbound folder read as student data (issues 26 and 37).
 
 `nbgrader collect` copies each student's latest hand-in from `<exchange>/<course>/inbound/` into
 `submitted/<student>/<assignment>/`, running as course staff. Every student can write into that
@@ -17,10 +17,17 @@ and one dangling link stops the whole collect, leaving every later student uncol
 - only the hand-in's regular files owned by its owner are copied, never a link, FIFO or device, and
   what is opened is checked again (autograder/engine/filetree.py), so a folder swapped for a link
   mid-copy reads nothing of anyone else's; nbgrader's ignore/include globs and size limits apply;
-- a hand-in's time is what its name claims, unless something in it changed later than that (a
-  ctime, which no user can set back) by more than ARRIVAL_SLACK_S: then its last change, with one
-  line saying so; either is written to submitted/'s timestamp.txt, whatever the hand-in's own said
-  (a late hand-in cannot be dated before its deadline);
+- a hand-in's time is the later of what its name claims and the last change of what is collected from
+  it (a ctime, which no user can set back): a claim never dates a hand-in before its own files. The
+  claim is read as nbgrader wrote it for the course's `Exchange.timezone` (JST in Asia/Tokyo, PDT/PST
+  in America/Los_Angeles: autograder.classroom.submitted_at.nbgrader_time); a zone abbreviation the
+  course's zone does not write (IST in a Tokyo course) names no instant, so that hand-in is dated by
+  its files alone with one line for a person to check, never shifted by a guessed offset. The time is
+  written to submitted/'s timestamp.txt in UTC, whatever the hand-in's own said;
+- a hand-in is read bounded (autograder/engine/filetree.py: depth, entry count, sizes; nothing
+  recursive), so no folder nesting, count or name stops the collect; what is left out is named in a
+  line. A hand-in of a student's own that still cannot be read (an unreadable file, anything
+  unforeseen) skips that student, one line naming them and why;
 - each student is collected alone: one whose copy fails keeps the submission already in submitted/
   (the copy is made beside it and swapped in) and every other student is collected.
 Set `ExchangeCollect.check_owner = False` only where every hand-in arrives through a platform that
@@ -38,27 +45,45 @@ import stat
 from pathlib import Path
 
 from nbgrader.exchange.default.collect import ExchangeCollect, groupby
-from nbgrader.utils import check_mode, ignore_patterns, parse_utc
+from nbgrader.utils import check_mode, ignore_patterns
 
 from autograder.classroom.identity import id_problem
+from autograder.classroom.submitted_at import ZoneDisagrees, nbgrader_time
 from autograder.engine.filetree import read_regular, walk_submission
 
-# A hand-in's copy into inbound takes seconds; a change later than its claimed time by more than
-# this is a change made after the hand-in was submitted.
-ARRIVAL_SLACK_S = 300
+# A hand-in changed this much later than its claimed time was changed after it was handed in: said in a line
+# (it is dated by that change either way; nbgrader's own copy into inbound takes well under a second).
+CHANGED_AFTER_S = 300
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f UTC"
+SHOWN_LINES = 5     # what is left out of one hand-in, named one by one; more are counted
 
 
-def last_change(folder: Path) -> float:
-    """The latest ctime of the folder and every entry in it (links not followed)."""
+def shown(name: str) -> str:
+    """A file name as one printable line: bytes that are not UTF-8 and control characters escaped."""
+    text = os.fsencode(name).decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def last_change(folder: Path, owner: int | None = None) -> float:
+    """The latest ctime (seconds since the epoch) of the folder, of every file collect would copy from it
+    (walk_submission: bounded, links never followed, `owner`'s entries only) and of the folders holding them."""
+    folder = Path(folder)
     latest = os.lstat(folder).st_ctime
-    for dirpath, dirnames, filenames in os.walk(folder):
-        for name in [*dirnames, *filenames]:
-            try:
-                latest = max(latest, os.lstat(os.path.join(dirpath, name)).st_ctime)
-            except OSError:
-                continue
+    paths = set()
+    for f in walk_submission(folder, hidden=True, owner=owner).files:
+        parts = f.rel.split("/")
+        paths.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    for rel in paths:
+        try:
+            latest = max(latest, os.lstat(folder / rel).st_ctime)
+        except OSError:     # gone since the walk: what is copied is dated again after the copy
+            continue
     return latest
+
+
+def _utc(seconds: float) -> datetime.datetime:
+    """A ctime as nbgrader keeps times: naive UTC."""
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).replace(tzinfo=None)
 
 
 class SafeCollect(ExchangeCollect):
@@ -66,7 +91,7 @@ class SafeCollect(ExchangeCollect):
 
     def refuse(self, name: str, why: str) -> None:
         self.refused.append(name)
-        self.log.error("refused %s: %s", name, why)
+        self.log.error("refused %s: %s", shown(name), why)
 
     def owner_problem(self, student: str, uid: int) -> str | None:
         """Why a hand-in owned by uid cannot be `student`'s, or None."""
@@ -78,33 +103,55 @@ class SafeCollect(ExchangeCollect):
             name = f"uid {uid}"
         return None if name == student else f"it claims the student {student} but is owned by {name}"
 
+    def claimed_time(self, rest: str) -> datetime.datetime:
+        """The time a hand-in's name claims, from what follows `<student>+<assignment>+`: `<timestamp>+<random>`
+        (or nbgrader's `<timestamp>` alone, without add_random_string; a timestamp may hold a `+`: `... +04`),
+        read in the course's Exchange.timezone (naive UTC). ValueError when it is no time; ZoneDisagrees
+        when its zone's abbreviation is not the course zone's."""
+        candidates = [rest.rsplit("+", 1)[0], rest] if "+" in rest else [rest]
+        problems = []
+        for stamp in candidates:
+            try:
+                moment = nbgrader_time(stamp, self.timezone)
+            except ValueError as exc:
+                problems.append(exc)
+                continue
+            return moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        raise next((p for p in problems if isinstance(p, ZoneDisagrees)), problems[0])
+
     def hand_in(self, path: str) -> dict | None:
-        """The record of one inbound entry (student, filename, timestamp, uid), or None when refused."""
+        """The record of one inbound entry (student, filename, timestamp, uid), or None when refused. A
+        record with `unreadable` set is a hand-in of the student's own that could not be read."""
         name = os.path.basename(path)
-        parts = name.rsplit("+", 3)
-        if len(parts) != 4:
+        at = name.rfind(f"+{self.coursedir.assignment_id}+")
+        if at <= 0:
             return self.refuse(name, "not a hand-in's name (<student>+<assignment>+<timestamp>+<random>)")
-        student = parts[0]
+        student, rest = name[:at], name[at + len(self.coursedir.assignment_id) + 2:]
         problem = id_problem(student)
         if problem:
             return self.refuse(name, problem)
+        doubt = ""
         try:
-            claimed = parse_utc(parts[2])
+            claimed = self.claimed_time(rest)
+        except ZoneDisagrees as exc:
+            claimed, doubt = None, str(exc)
+        except (ValueError, OverflowError) as exc:
+            return self.refuse(name, f"its timestamp cannot be read ({exc})")
+        try:
             info = os.lstat(path)
-        except (ValueError, OverflowError, OSError) as exc:
-            return self.refuse(name, f"its timestamp or folder cannot be read ({exc})")
+        except OSError as exc:
+            return self.refuse(name, f"its folder cannot be read ({exc.strerror})")
         if not stat.S_ISDIR(info.st_mode):
             return self.refuse(name, "not a folder (a link or a file): links are never followed")
         problem = self.owner_problem(student, info.st_uid)
         if problem:
             return self.refuse(name, problem)
-        changed = datetime.datetime.fromtimestamp(last_change(Path(path)), datetime.timezone.utc).replace(tzinfo=None)
-        late = (changed - claimed).total_seconds() > ARRIVAL_SLACK_S
-        if late:
-            self.log.warning("%s claims %s but was last changed at %s: it is dated by its last change",
-                             name, claimed, changed)
-        return {"username": student, "filename": name, "timestamp": changed if late else claimed,
-                "uid": info.st_uid, "redated": late}
+        record = {"username": student, "filename": name, "uid": info.st_uid, "claimed": claimed, "doubt": doubt}
+        try:
+            changed = _utc(last_change(Path(path), info.st_uid))
+        except Exception as exc:  # noqa: BLE001  (whatever a hand-in holds, it stops only its student)
+            return {**record, "timestamp": claimed or datetime.datetime.min, "unreadable": f"{type(exc).__name__}: {exc}"}
+        return {**record, "changed": changed, "timestamp": max(claimed, changed) if claimed else changed}
 
     def init_src(self):
         if self.coursedir.course_id == "":
@@ -115,17 +162,43 @@ class SafeCollect(ExchangeCollect):
             self.fail("Course not found: {}".format(self.inbound_path))
         if not check_mode(self.inbound_path, read=True, execute=True):
             self.fail("You don't have read permissions for the directory: {}".format(self.inbound_path))
-        self.refused, self.failed = [], []
+        self.refused, self.failed, self.doubted = [], [], []
         student_id = self.coursedir.student_id or "*"    # a glob, as nbgrader reads it (default "*")
         pattern = os.path.join(glob.escape(self.inbound_path), f"{student_id}+{glob.escape(self.coursedir.assignment_id)}+*")
-        records = [r for r in (self.hand_in(p) for p in sorted(glob.glob(pattern))) if r is not None]
+        records = []
+        for path in sorted(glob.glob(pattern)):
+            try:
+                record = self.hand_in(path)
+            except Exception as exc:  # noqa: BLE001  (one hand-in never stops the class)
+                record = self.refuse(os.path.basename(path), f"it cannot be read ({type(exc).__name__}: {exc})")
+            if record is not None:
+                records.append(record)
         self.duedate = self._duedate()
         self.src_records = []
-        for versions in groupby(records, lambda r: r["username"]).values():   # each student's latest
+        for student, versions in groupby(records, lambda r: r["username"]).items():   # each student's latest
+            unreadable = [r for r in versions if "unreadable" in r]
+            if unreadable:
+                self.failed.append(student)
+                self.log.error("%s not collected: its hand-in %s cannot be read (%s); what submitted/ holds for them "
+                               "stays, and the rest of the class is collected", student, shown(unreadable[0]["filename"]),
+                               shown(unreadable[0]["unreadable"]))
+                continue
             versions = self._sort_by_timestamp(versions)
             if self.duedate is not None and self.before_duedate:
                 versions = [r for r in versions if r["timestamp"] <= self.duedate] or versions
-            self.src_records.append(versions[0])
+            self.src_records.append(self.dated(versions[0]))
+
+    def dated(self, record: dict) -> dict:
+        """The record chosen for its student, its date said in a line where a person should know it."""
+        name = shown(record["filename"])
+        if record["doubt"]:
+            self.doubted.append(record["username"])
+            self.log.error("%s: %s; dated by its files' last change, %s UTC: check when %s handed in", name,
+                           record["doubt"], record["changed"], record["username"])
+        elif (record["changed"] - record["claimed"]).total_seconds() > CHANGED_AFTER_S:
+            self.log.warning("%s claims %s but was last changed at %s: it is dated by its last change",
+                             name, record["claimed"], record["changed"])
+        return record
 
     def _duedate(self):
         from nbgrader.api import Gradebook, MissingEntry
@@ -136,18 +209,27 @@ class SafeCollect(ExchangeCollect):
                 return None
 
     def do_copy(self, src, dest, log=None):
-        """The hand-in's own regular files (links, FIFOs, devices and files of other users left out,
-        one line each), with nbgrader's ignore/include globs and size limits, into dest (made new)."""
+        """The hand-in's own regular files (links, FIFOs, devices and files of other users left out, and
+        what lies deeper or beyond walk_submission's caps: named in a line each, at most SHOWN_LINES),
+        with nbgrader's ignore/include globs and size limits, into dest (made new)."""
         uid = os.lstat(src).st_uid
-        if self.get_size(src) > 1000 * self.coursedir.max_dir_size:
+        tree = walk_submission(Path(src), hidden=True, owner=uid)
+        # nbgrader's get_size walks the whole tree recursively (a deep hand-in stops it): the bounded walk's sizes
+        if sum(f.size for f in tree.files) > 1000 * self.coursedir.max_dir_size:
             raise RuntimeError(f"larger than CourseDirectory.max_dir_size ({self.coursedir.max_dir_size} KB)")
         ignored = ignore_patterns(exclude=self.coursedir.ignore, include=self.coursedir.include,
                                   max_file_size=self.coursedir.max_file_size, log=self.log)
-        tree = walk_submission(Path(src), hidden=True, owner=uid)
-        for line in tree.skipped:
-            self.log.warning("%s: %s, not collected", os.path.basename(src), line)
+        name = shown(os.path.basename(src))
+        odd = {f.rel for f in tree.files if shown(f.rel) != f.rel}   # no module's name, and no name for a log line
+        tree.skipped += [f"{shown(rel)}: its name is not UTF-8 text (or holds a control character)" for rel in sorted(odd)]
+        for line in tree.skipped[:SHOWN_LINES]:
+            self.log.warning("%s: %s, not collected", name, shown(line))
+        if len(tree.skipped) > SHOWN_LINES:
+            self.log.warning("%s: and %d more entries not collected", name, len(tree.skipped) - SHOWN_LINES)
         os.makedirs(dest)
         for f in tree.files:
+            if f.rel in odd:
+                continue
             parts = f.rel.split("/")
             if any(ignored(os.path.join(src, *parts[:i]), [part]) for i, part in enumerate(parts)):
                 continue
@@ -159,16 +241,20 @@ class SafeCollect(ExchangeCollect):
         if not self.src_records:
             self.log.warning("No submissions of '%s' for course '%s' to collect",
                              self.coursedir.assignment_id, self.coursedir.course_id)
+        copied = 0
         for record in self.src_records:
             try:
                 self.collect_one(record)
+                copied += 1
             except Exception as exc:  # noqa: BLE001  (one student's hand-in never stops the class)
                 self.failed.append(record["username"])
-                self.log.error("%s not collected (%s: %s); the rest of the class is collected",
-                               record["filename"], type(exc).__name__, exc)
-        if self.refused or self.failed:
-            self.log.error("collected %d; refused %d hand-ins and could not copy %d (each named above)",
-                           len(self.src_records) - len(self.failed), len(self.refused), len(self.failed))
+                self.log.error("%s not collected: %s (%s: %s); what submitted/ holds for them stays, and the rest "
+                               "of the class is collected", record["username"], shown(record["filename"]),
+                               type(exc).__name__, shown(str(exc)))
+        if self.refused or self.failed or self.doubted:
+            self.log.error("collected %d; refused %d hand-ins, could not read or copy %d students' and dated %d by "
+                           "their files alone for a person to check (each named above)", copied, len(self.refused),
+                           len(self.failed), len(self.doubted))
 
     def collect_one(self, record: dict) -> None:
         student, assignment = record["username"], self.coursedir.assignment_id
@@ -186,8 +272,14 @@ class SafeCollect(ExchangeCollect):
         shutil.rmtree(staging, ignore_errors=True)
         try:
             self.do_copy(src, str(staging))
-            # the time the hand-in was chosen by (its name's, or its last change), not a file of its own
-            (staging / "timestamp.txt").write_text(record["timestamp"].strftime(TIMESTAMP_FORMAT))
+            # what was copied may have changed since the hand-in was dated: never dated before that change
+            changed = _utc(last_change(Path(src), record["uid"]))
+            if changed > record["timestamp"]:
+                self.log.warning("%s changed while it was collected (at %s): it is dated by that change",
+                                 shown(record["filename"]), changed)
+            # the later of its claim and its files' last change, not a file of its own
+            when = max(record["timestamp"], changed)
+            (staging / "timestamp.txt").write_text(when.strftime(TIMESTAMP_FORMAT))
             self.log.info("%s submission: %s %s", "Updating" if dest.exists() else "Collecting", student, assignment)
             if dest.exists():
                 shutil.rmtree(dest)

@@ -9,6 +9,13 @@ item, `<item> (in full)`, carries everything with Gradescope's own `visibility`:
 "before", "hidden" (staff only). It has no score, so it never changes the total. (Gradescope hides
 the total score from students while a test is not yet visible; the top-level output states it.)
 
+Every text is markdown (`output_format: "md"`, Gradescope's "Output String Formatting"): each check's
+name and score in bold, computed values in a fenced code block (a fence longer than any backtick run in
+them), sentences with markdown's characters escaped, so nothing a student's code prints or a file's name
+becomes a link, an image or HTML; every test has Gradescope's `status` ("Test case status"): passed with
+every point of the item, else failed (an item's "(in full)" test the same; the late penalty failed when
+it takes points).
+
 What the grader prints (otter's summary) stays staff's: `stdout_visibility` is "hidden" in every
 mode. Every test keeps its checks in `extra_data.scalelabs` ({"item", "view", "checks": [{check, kind,
 score, max_score, output, answer, misconception}]}, the output in that test's view), and the top
@@ -26,11 +33,11 @@ plugin instead hides the new results and lets them count, unseen).
 from __future__ import annotations
 
 import copy
+import re
 from datetime import datetime, timedelta
 
 from autograder.engine.config import FeedbackPolicy
 from autograder.engine.results import Result
-from autograder.engine.views import item_feedback
 
 IN_FULL = " (in full)"   # the name of an item's detail test: "<item> (in full)"
 DETAIL_VISIBILITY = {"due_date": "after_due_date", "before": "hidden"}
@@ -42,6 +49,45 @@ VIEW_LINE = {
                "course staff release the rest."),
     "after": "",
 }
+
+
+PROSE_KINDS = ("prediction", "reflection", "challenge")   # checks whose output is sentences, not computed values
+
+
+def md_text(text: str) -> str:
+    """Plain text as markdown that shows it as it is: the characters markdown would read as markup
+    escaped (emphasis, code, links, HTML, a list or heading at a line's start), each line kept."""
+    lines = []
+    for line in str(text).rstrip().split("\n"):
+        line = re.sub(r"([\\`*\[\]<>|~])", r"\\\1", line.rstrip())
+        line = re.sub(r"^(\s*)([#+=-]|\d+[.)])", r"\1\\\2", line)
+        lines.append(line)
+    return "  \n".join(lines)   # two spaces: markdown's line break
+
+
+def md_code(text: str) -> str:
+    """Text as a fenced block, shown verbatim: the fence is longer than any run of backticks in it."""
+    runs = re.findall(r"`+", str(text))
+    fence = "`" * max(3, 1 + max((len(r) for r in runs), default=0))
+    return f"{fence}text\n{str(text).rstrip()}\n{fence}"
+
+
+def item_markdown(result: Result, item: str) -> str:
+    """The item's checks as Gradescope renders `output_format: "md"`: each check's name and score in
+    bold, then its output, computed values verbatim in a code block, sentences as text."""
+    parts = []
+    for t in result.tests:
+        if t.item != item:
+            continue
+        parts.append(f"**{md_text(t.check)}**: {t.score:g} / {t.max_score:g}")
+        if str(t.output).strip():
+            parts.append(md_text(t.output) if t.kind in PROSE_KINDS else md_code(t.output))
+    return "\n\n".join(parts) + "\n"
+
+
+def status(score: float, max_score: float) -> str:
+    """Gradescope's test status: "passed" with every point, else "failed"."""
+    return "passed" if score >= max_score - 1e-9 else "failed"
 
 
 def check_records(result: Result, item: str) -> list[dict]:
@@ -63,31 +109,39 @@ def results_json(assignment, result: Result | None, policy: FeedbackPolicy, stud
     for number, item in enumerate(assignment.item_ids, 1):
         score, max_score = scores.get(item, (0.0, float(assignment.item_points[item])))
         has_checks = any(t.item == item for t in record.tests)
-        text = item_feedback(view, item, notes=False) if has_checks else \
-            f"{item}: {error or 'the engine reported no result for this item'}\n"
+        text = item_markdown(view, item) if has_checks else \
+            md_text(f"{item}: {error or 'the engine reported no result for this item'}") + "\n"
         tests.append({"name": item, "number": str(number), "score": score, "max_score": max_score,
-                      "output": text, "visibility": "visible",
+                      "status": status(score, max_score), "output": text, "output_format": "md",
+                      "visibility": "visible",
                       "extra_data": {"scalelabs": {"item": item, "view": shown, "checks": check_records(view, item)}}})
         if shown == "before" and any(t.item == item and t.brief is not None for t in record.tests):
-            details.append({"name": f"{item}{IN_FULL}", "number": f"{number}.1",
-                            "output": item_feedback(full, item, notes=False), "visibility": DETAIL_VISIBILITY[mode],
+            details.append({"name": f"{item}{IN_FULL}", "number": f"{number}.1", "status": status(score, max_score),
+                            "output": item_markdown(full, item), "output_format": "md",
+                            "visibility": DETAIL_VISIBILITY[mode],
                             "extra_data": {"scalelabs": {"item": item, "view": "after",
                                                          "checks": check_records(full, item)}}})
     total, possible = record.score, float(assignment.total_points)
-    lines = [record.output.rstrip(), f"Score: {total:g} / {possible:g}"] if record.output else [f"Score: {total:g} / {possible:g}"]
-    lines += [f"  {item}: {scores.get(item, (0.0, 0.0))[0]:g} / {assignment.item_points[item]:g}" for item in assignment.item_ids]
+    # the top-level output in markdown too: the notes name a student's files, never read as markup
+    paragraphs = [md_text(record.output)] if record.output.strip() else []
+    paragraphs.append("  \n".join([f"Score: {total:g} / {possible:g}"] + [
+        f"{md_text(item)}: {scores.get(item, (0.0, 0.0))[0]:g} / {assignment.item_points[item]:g}"
+        for item in assignment.item_ids]))
     if details and VIEW_LINE[mode]:
-        lines.append(VIEW_LINE[mode].format(in_full=IN_FULL.strip(" ()")))
+        paragraphs.append(md_text(VIEW_LINE[mode].format(in_full=IN_FULL.strip(" ()"))))
     penalty = late_test(late, total, possible)
     if penalty:
-        lines.append(penalty["output"])
-    summary = "\n".join(lines)
+        paragraphs.append(md_text(penalty["output"]))
+        penalty["status"] = status(penalty["score"], 0.0)   # "failed": points were taken
+        penalty["output_format"] = "md"
+        penalty["output"] = md_text(penalty["output"])
+    summary = "\n\n".join(paragraphs)
     meta = {"assignment": assignment.id, "student": student or record.student_id, "max_score": possible,
             "sandbox": record.sandbox_mode, "view": mode, "output": record.output, "summary": summary}
     if late is not None:
         meta["late"] = late.to_json()
     # the grader's stdout is staff's (Gradescope's default, stated: otter sets it only when all is hidden)
-    return {"score": round(total + (penalty["score"] if penalty else 0.0), 6), "output": summary,
+    return {"score": round(total + (penalty["score"] if penalty else 0.0), 6), "output": summary, "output_format": "md",
             "stdout_visibility": "hidden", "tests": tests + details + ([penalty] if penalty else []),
             "extra_data": {"scalelabs": meta}}
 

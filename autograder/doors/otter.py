@@ -61,6 +61,7 @@ from otter.plugins import AbstractOtterPlugin
 from autograder.classroom.deadlines import Deadlines, course_deadlines, known_labs
 from autograder.classroom.submitted_at import from_gradescope
 from autograder.course import course_root, package_dirs
+from autograder.classroom.upload import graded_folder, no_lab_line, put_provided
 from autograder.engine.config import config_from_table, course_document, feedback_from_table
 from autograder.engine.sandbox import SandboxUnavailable, check_jail_soon
 from autograder.engine.secret import ZIP_NAME as SECRET_IN_ZIP, CourseSecret, create_secret, read_secret
@@ -331,9 +332,7 @@ class EngineOverride(AbstractOtterPlugin):
             # from the staff.
             secrets = self._secrets()
             if folder is None:
-                self.error = (f"the upload holds neither {self.assignment.module}.py nor {self.assignment.id}.ipynb, at its top "
-                              f"or in one folder: upload those files of your {self.assignment.id} folder (or that one "
-                              "folder, zipped)")
+                self.error = no_lab_line(top, self.assignment)
             else:
                 put_provided(folder, autograder_dir / "source" / PROVIDED_DIR, self.assignment.provided)
                 if folder == top:   # otter's copy of the support file is not the student's
@@ -360,40 +359,6 @@ class EngineOverride(AbstractOtterPlugin):
                                                               self.student, self.error, self.late)
 
 
-def graded_folder(top: Path, assignment: Assignment) -> Path | None:
-    """The folder holding the assignment in otter's submission folder `top`: `top` itself when the
-    student's module or notebook lies there, else the one folder below (two levels at most: a zip of
-    `Downloads/lab06_collectives/`) that holds them; None where there is none, or several. Links are
-    never followed; a macOS zip's `__MACOSX/` is not a folder of the student's."""
-    wanted = (f"{assignment.module}.py", f"{assignment.id}.ipynb")
-
-    def holds(folder: Path) -> bool:
-        return any((folder / name).is_file() and not (folder / name).is_symlink() for name in wanted)
-
-    if holds(top):
-        return top
-    level, found = [top], []
-    for _ in range(2):
-        level = [entry for folder in level for entry in sorted(folder.iterdir())
-                 if entry.is_dir() and not entry.is_symlink() and entry.name not in ("tests", "__MACOSX", "__pycache__")]
-        found = [folder for folder in level if holds(folder)]
-        if found:
-            break
-    return found[0] if len(found) == 1 else None
-
-
-def put_provided(folder: Path, provided_dir: Path, names) -> None:
-    """The provided modules as the zip carries them, over whatever the upload holds under their names
-    (a student's edited or missing `_domain.py` grades like the released one, as on every door)."""
-    for name in names:
-        source, target = provided_dir / f"{name}.py", folder / f"{name}.py"
-        if not source.is_file():
-            continue
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        elif target.is_symlink():
-            target.unlink()
-        shutil.copyfile(source, target)
 
 
 try:

@@ -32,6 +32,7 @@ The feedback policy, tables `[feedback]` and `[feedback.before]` (every key opti
     native = "after"          # the view of `scalelabs grade` and grade-batch's feedback pages
     nbgrader = "after"        # the view in the grade cells of `nbgrader autograde` (and its feedback)
     gradescope = "due_date"   # the zip: the before view until Gradescope's due date, then the after view
+    prairielearn = "before"   # the PrairieLearn question's results (students resubmit and see them at once)
     submission_limit = 0      # Gradescope: graded submissions per student (0: no limit) ...
     submission_window_hours = 0   # ... per this many hours (0: per assignment)
 
@@ -59,7 +60,7 @@ PREDICTION_MODES = ("correctness", "commitment")        # how predictions earn p
 
 
 VIEWS = ("before", "after")
-DOOR_VIEWS = {"native": VIEWS, "nbgrader": VIEWS, "gradescope": (*VIEWS, "due_date")}
+DOOR_VIEWS = {"native": VIEWS, "nbgrader": VIEWS, "gradescope": (*VIEWS, "due_date"), "prairielearn": VIEWS}
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class FeedbackPolicy:
     native: str = "after"
     nbgrader: str = "after"
     gradescope: str = "due_date"
+    prairielearn: str = "before"
     submission_limit: int = 0
     submission_window_hours: float = 0.0
     before: BeforeView = BeforeView()

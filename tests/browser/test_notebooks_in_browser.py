@@ -125,7 +125,7 @@ def run_and_check(page, server, notebook: Path, shots: Path, ui: str = "lab", ev
     return moves, nb
 
 
-# One xdist group (not in tests/conftest.py's SPLIT_BY_LAB): one JupyterLab and one chromium for all of it.
+# One xdist group (not in tests/conftest.py's SPLIT_BY_PARAM): one JupyterLab and one chromium for all of it.
 @pytest.mark.parametrize("released", LABS)
 def test_released_notebook_runs_all_without_error_and_its_instruments_respond(released, course, server, page, tmp_path):
     moves, _ = run_and_check(page, server, course / released / f"{released}.ipynb", tmp_path)

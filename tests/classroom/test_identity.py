@@ -46,3 +46,24 @@ def test_an_export_reads_its_submitters_score_time_and_results(tmp_path):
     assert export["submission_1"].created_at is not None and export["submission_1"].results == {"score": 7.5}
     assert export["submission_2"].students == [] and export["submission_2"].score is None
     assert read_export(tmp_path / "nowhere") is None
+
+
+ODD_IDS = ["mary.o'brien@uni.example", "mary.o`brien@uni.example", "=HYPERLINK(\"x\")", "+1 555", "12 34/5",
+           "josé@uni.example", "-5", "../../etc/passwd", "a" * 300, "名前", "a\nb"]
+
+
+def test_an_id_no_file_name_or_csv_cell_can_hold_is_mapped_to_a_safe_one_and_a_safe_one_stays():
+    """Issue 37: Gradescope's ids cannot be renamed, so each is graded under safe_id(id): safe, the same
+    on every call, distinct for distinct ids, readable where it can be; a safe id is itself."""
+    from autograder.classroom.identity import safe_id
+    mapped = [safe_id(i) for i in ODD_IDS]
+    assert all(id_problem(m) is None for m in mapped), mapped
+    assert len(set(mapped)) == len(ODD_IDS) and mapped == [safe_id(i) for i in ODD_IDS]
+    assert mapped[0].startswith("mary.o_brien@uni.example-") and mapped[5].startswith("jose@uni.example-")
+    for safe in ("3101", "ada.lovelace+cs249@uni.example", "A" * 128):
+        assert safe_id(safe) == safe
+    users = [{"sid": None, "email": ODD_IDS[0]}, {"sid": "3101"}]
+    assert gradescope_ids({"users": users}) == sorted(["3101", mapped[0]])
+    from autograder.doors.otter import student_of       # the otter door on Gradescope: the same rule
+    assert student_of({"users": users[:1]}) == mapped[0] and student_of({"users": [{"sid": ODD_IDS[2]}]}) == mapped[2]
+    assert gradescope_ids({":submitters": [{":sid": None, ":email": ODD_IDS[0]}]}) == [mapped[0]]

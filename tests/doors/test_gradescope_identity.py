@@ -8,6 +8,7 @@ hidden check for about half of all student ids, so grading under any other id (t
 `submission_<n>`, the first-listed member of a group, "anonymous") gives another score."""
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 import subprocess
@@ -166,3 +167,97 @@ def test_scalelabs_grade_reads_the_id_from_the_export_and_refuses_another(export
                            cwd=tmp_path, env=env(without_rfc3987=True), capture_output=True, text=True)
     assert other.returncode == 2
     assert f"is {graded_as['submission_12']}'s submission by its layout" in " ".join(other.stderr.split())
+
+
+# --- an export graded student by student (issue 37): ids no file can be named by, uploads of every shape ---
+
+MARY = {"name": "Mary", "sid": None, "email": "mary.o'brien@uni.example"}    # no sid: her email, apostrophe and all
+ODD_EXPORT = {   # folder -> (its submitter, where the upload holds the lab: "" its top, a folder, or a zip of it)
+    "submission_31": ({"name": "Ada", "sid": "3101", "email": "ada@uni.example"}, ""),
+    "submission_32": (MARY, "Downloads/{lab}"),                                   # zipped from Downloads/
+    "submission_33": ({"name": "Zed", "sid": '=HYPERLINK("http://x")', "email": "zed@uni.example"}, "my lab (1)"),
+    "submission_34": ({"name": "Lu", "sid": "12 34/5", "email": "lu@uni.example"}, "lab06.zip"),   # a zip inside
+}
+
+
+@pytest.fixture(scope="module")
+def odd_export(course, assignment, tmp_path_factory):
+    """A Gradescope export (Downloads/ zipped, a folder renamed, a zip inside an upload) of students with
+    odd ids beside Ada, an honest classmate; then `scalelabs grade-batch` of it, as a TA runs it."""
+    import zipfile
+
+    import yaml
+
+    work = tmp_path_factory.mktemp("odd-export")
+    root = work / "export"
+    module = _reference_module().replace(DEPTH, BAND)      # seed-sensitive: the id it is graded under shows
+    metadata = {}
+    for name, (user, where) in ODD_EXPORT.items():
+        lab = work / "made" / name
+        shutil.copytree(course / "release" / assignment.id, lab)
+        (lab / "collectives.py").write_text(module)
+        if where.endswith(".zip"):
+            (root / name).mkdir(parents=True)
+            with zipfile.ZipFile(root / name / where, "w") as zf:
+                for f in sorted(lab.iterdir()):
+                    zf.write(f, f"{assignment.id}/{f.name}")
+        else:
+            shutil.copytree(lab, root / name / where.format(lab=assignment.id))
+        metadata[name] = {":submitters": [{f":{k}": v for k, v in user.items()}],
+                          ":created_at": "2026-11-20 10:00:00.000000000 -08:00"}
+    (root / "submission_metadata.yml").write_text(yaml.safe_dump(metadata))
+    out = work / "grades"
+    done = subprocess.run([str(BIN / "scalelabs"), "grade-batch", DECLARATION, str(root), "--jobs", "1", "--out", str(out)],
+                          cwd=work, env=env(without_rfc3987=True), capture_output=True, text=True, timeout=1200)
+    return root, out, done
+
+
+def _odd_ids() -> dict[str, str]:
+    from autograder.classroom.identity import safe_id
+    return {name: safe_id(user["sid"] or user["email"]) for name, (user, _) in ODD_EXPORT.items()}
+
+
+def test_an_export_with_odd_ids_and_misshaped_uploads_is_graded_student_by_student(odd_export, assignment):
+    """Mary (no sid, `mary.o'brien@...`) and a `=HYPERLINK(...)` sid made grade-batch refuse the whole export
+    (exit 2, "rename the folder"), and so did Downloads/ zipped. Each is graded under its safe id, named in
+    the summary; Lu's zip inside the upload is one line for a person; Ada is graded as she would be alone."""
+    root, out, done = odd_export
+    said = " ".join(done.stdout.split())
+    assert done.returncode == 1, (done.returncode, done.stdout[-3000:], done.stderr[-3000:])   # Lu needs a person
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert "rename the folder" not in done.stderr + done.stdout
+    ids = _odd_ids()
+    assert f"\"mary.o'brien@uni.example\" is graded as {ids['submission_32']}" in said, said
+    assert f"is graded as {ids['submission_33']}: Gradescope's id cannot be a file name or a safe CSV cell" in said
+    assert f"{ids['submission_34']}: the upload holds neither collectives.py nor" in said
+    assert "it holds lab06.zip: a zip inside the upload is not opened" in said
+    assert "needs attention: 1" in said
+    folders = {"submission_31": root / "submission_31", "submission_32": root / "submission_32" / "Downloads" / assignment.id,
+               "submission_33": root / "submission_33" / "my lab (1)"}
+    for name, folder in folders.items():
+        expected = grade_submission(assignment, folder, ids[name], secret=load_secret())
+        data = json.loads((out / "results" / f"{ids[name]}.json").read_text())
+        assert data["score"] == expected.score > 0, name
+    lu = json.loads((out / "results" / f"{ids['submission_34']}.json").read_text())
+    assert lu["score"] == 0
+    rows = list(csv.reader((out / "grades.csv").read_text().splitlines()))
+    assert sorted(r[0] for r in rows[1:]) == sorted(ids.values())
+    assert not [c for r in rows for c in r if c[:1] in ("=", "+", "@")], rows
+
+
+def test_otter_grades_an_odd_id_and_a_misshaped_upload_as_grade_batch_does(odd_export, autograder_zip, tmp_path):
+    """Mary's upload, zipped from Downloads/, through the otter zip as Gradescope runs it: graded under
+    the same safe id (her hidden inputs agree) from the same folder, so with the same score."""
+    root, out, _ = odd_export
+    ids = _odd_ids()
+    archive = shutil.make_archive(str(tmp_path / "mary"), "zip", root / "submission_32")
+    ran = tmp_path / "ran"
+    ran.mkdir()
+    done = subprocess.run([sys.executable, "-c", OTTER_WITH_METADATA, json.dumps({"users": [MARY]}), str(autograder_zip),
+                           archive, str(ran)], cwd=tmp_path, env=env(without_rfc3987=True), capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    gradescope = json.loads((ran / "results.json").read_text())
+    assert gradescope["extra_data"]["scalelabs"]["student"] == ids["submission_32"] == otter_door.student_of({"users": [MARY]})
+    batch = json.loads((out / "results" / f"{ids['submission_32']}.json").read_text())
+    assert sum(t["score"] for t in gradescope["tests"] if "score" in t) == pytest.approx(batch["score"])

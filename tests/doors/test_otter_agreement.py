@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 import subprocess
 import zipfile
@@ -112,13 +113,18 @@ def test_otter_output_leaks_nothing(otter_results, assignment):
 
 @pytest.mark.parametrize("student", sorted(sample_class()))
 def test_each_check_line_is_the_engines(otter_results, anonymous_engine_scores, student):
-    """Each item's test lists every check of the item with the engine's score for it, in order."""
+    """Each item's test lists every check of the item with the engine's score for it, in order, each
+    check's name in bold as Gradescope renders the test's markdown."""
+    from html import escape
+
+    from markdown_it import MarkdownIt
     outputs = {t["name"]: t.get("output", "") for t in otter_results[student]["tests"] if "score" in t}
     assert outputs
     for item, output in outputs.items():
         checks = [t for t in anonymous_engine_scores[student].tests if t.item == item]
-        lines = [line for line in output.splitlines() if not line.startswith("    ")]
-        assert lines == [f"{t.name}  [{t.score:g}/{t.max_score:g}]" for t in checks], (item, output)
+        shown = re.findall(r"<strong>(.*?)</strong>: (\S+) / (\S+)</p>", MarkdownIt("commonmark").render(output))
+        named = [escape(t.check, quote=False).replace('"', "&quot;") for t in checks]   # as markdown-it escapes
+        assert shown == [(name, f"{t.score:g}", f"{t.max_score:g}") for name, t in zip(named, checks)], (item, output)
 
 
 @pytest.mark.parametrize("student", sorted(sample_class()))

@@ -9,17 +9,21 @@ import jsonschema
 import physics_doc
 
 NUMBER = {"type": "number"}
+# Gradescope's autograder specification: "Output String Formatting" and "Test case status"
+FORMAT = {"enum": ["text", "simple_format", "html", "md", "ansi"]}
 SCHEMA = {
     "type": "object",
     "required": ["score", "tests"],
     "properties": {
         "score": NUMBER,
         "output": {"type": "string"},
+        "output_format": FORMAT,
         "tests": {"type": "array", "minItems": 1, "items": {
             "type": "object",
             "required": ["name", "score", "max_score", "output"],
             "properties": {"name": {"type": "string", "pattern": r"^\w+: "}, "score": {**NUMBER, "minimum": 0},
                            "max_score": {**NUMBER, "minimum": 0}, "output": {"type": "string"},
+                           "output_format": FORMAT, "status": {"enum": ["passed", "failed"]},
                            "visibility": {"enum": ["visible", "hidden", "after_due_date", "after_published"]}},
         }},
     },

@@ -225,20 +225,22 @@ def _otter_run(zip_path: Path, folder: Path, work: Path, name: str) -> dict:
 
 
 def visible(results: dict) -> str:
-    """What a student reads on Gradescope before the due date: the top output and the visible tests."""
-    return "\n".join([results.get("output", "")] + [t.get("output", "") for t in results["tests"]
+    """What a student reads on Gradescope before the due date: the top output and the visible tests, each
+    under its name as Gradescope heads it."""
+    return "\n".join([results.get("output", "")] + [f"{t['name']}\n{t.get('output', '')}" for t in results["tests"]
                                                     if t.get("visibility", "visible") == "visible"])
 
 
 def in_full(results: dict) -> str:
-    return "\n".join(t.get("output", "") for t in results["tests"])
+    return "\n".join(f"{t['name']}\n{t.get('output', '')}" for t in results["tests"])
 
 
 def read_keys(text: str, lab) -> dict[str, str]:
-    """An attacker's reader: each question's block, and the letter after "best answer is"."""
+    """An attacker's reader: each question's test (its name, then its check in bold, then the text of
+    the check), and the letter after "best answer is"."""
     keys = {}
     for q in lab.questions:
-        for block in re.finditer(rf"{q.id}: {q.kind}  \[.*?\]\n((?:    .*\n?)*)", text):
+        for block in re.finditer(rf"^{q.id}(?: \(in full\))?\n\*\*{q.kind}\*\*: .*\n\n((?:.+\n?)*)", text, re.M):
             if found := re.search(r"best answer is ([A-Z])", block[1]):
                 keys[q.id] = found[1]
     return keys

@@ -1,0 +1,243 @@
+"""`scalelabs merge LAB DIR... --out DIR`: the shards of a class (`grade-batch --shard K/N`, each graded
+into a folder of its own, on as many machines) joined into one results folder, feedback pages,
+gradebook and grades.csv: what one grade-batch run of the whole class writes, byte for byte.
+
+Before anything is written, the merge refuses, one line each (MergeRefused):
+- a folder that is not a finished shard of this lab: no shard.json, another assignment, a student of
+  its shard without a result (a shard stopped half-way: run it again, it resumes);
+- shards of different splits (N), cut from different class lists (shard.json's class digest: a shard
+  graded before students were added), a shard given twice, a shard missing;
+- a student in two shards;
+- a shard graded by another grader than the first shard (`fingerprints.grader_changes` names what
+  differs: a declaration file, a setting, scalelabs' version, the Python, numpy or hypothesis versions
+  with both values) or under another course secret;
+- an output folder holding results of another lab, or of students in no shard graded by another
+  grader or course secret (the class would mix two graders).
+
+Resumable like grade-batch: a result already in the output folder as the shard has it is not written
+again, a feedback page is copied when it is its result's (the hash the result records) and rendered
+otherwise; the gradebook and grades.csv are written from the whole record at the end of each run.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from autograder.classroom.batch import (OutputFolderError, check_output, class_attention, load_result,
+                                        write_class_record)
+from autograder.classroom.deadlines import Lateness
+from autograder.classroom.feedback import render_feedback, write_atomic
+from autograder.classroom.fingerprints import LABELS, MACHINE, grader_changes, machine_differences, machine_versions
+from autograder.classroom.gradebook import GradebookWriter, sqlite_url
+from autograder.classroom.shards import MANIFEST, read_manifest
+from autograder.engine.spec import Assignment
+
+
+class MergeRefused(ValueError):
+    """The shards cannot be merged; the message names the shard, the student or the difference."""
+
+
+@dataclass
+class ShardFolder:
+    folder: Path
+    k: int
+    n: int
+    digest: str
+    students: list[str]
+    results: dict[str, tuple[str, dict]] = field(default_factory=dict)   # student -> (file text, parsed)
+
+    @property
+    def name(self) -> str:
+        return f"shard {self.k} of {self.n} ({self.folder})"
+
+
+@dataclass
+class MergeSummary:
+    out_dir: Path
+    shards: int = 0
+    written: list[str] = field(default_factory=list)      # results new or changed in the output folder
+    unchanged: list[str] = field(default_factory=list)    # results already there as the shard has them
+    pages: int = 0                                         # feedback pages written
+    attention: dict[str, list[str]] = field(default_factory=dict)
+    csv_path: Path | None = None
+    db_url: str = ""
+    record: int = 0
+
+
+def _some(names: Sequence[str], n: int = 3) -> str:
+    return ", ".join(names[:n]) + (f" and {len(names) - n} more" if len(names) > n else "")
+
+
+def read_shard(folder: Path, assignment: Assignment) -> ShardFolder:
+    """A finished shard of `assignment` in `folder`, its results read and checked; MergeRefused otherwise."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise MergeRefused(f"{folder} is not a folder")
+    manifest = read_manifest(folder)
+    if manifest is None:
+        raise MergeRefused(f"{folder} is not a shard: it has no {MANIFEST} (grade-batch --shard K/N writes one "
+                           "before grading anyone); pass the --out folders of the shard runs")
+    if manifest["assignment"] != assignment.id:
+        raise MergeRefused(f"{folder} is a shard of {manifest['assignment']}, not {assignment.id}")
+    shard = ShardFolder(folder, manifest["shard"], manifest["of"], manifest["class"], sorted(manifest["students"]))
+    missing = []
+    for student in shard.students:
+        path = folder / "results" / f"{student}.json"
+        data = load_result(path)
+        if data is None or data["scalelabs"].get("assignment") != assignment.id \
+                or data["scalelabs"].get("student") != student:
+            missing.append(student)
+            continue
+        shard.results[student] = (path.read_text(encoding="utf-8"), data)
+    if missing:
+        raise MergeRefused(f"{shard.name} is not finished: {len(missing)} of its {len(shard.students)} students have "
+                           f"no result ({_some(missing)}); run that shard's grade-batch again (it resumes)")
+    return shard
+
+
+def check_shards(shards: list[ShardFolder]) -> None:
+    """The refusals between shards (module docstring); MergeRefused names the first found."""
+    first = shards[0]
+    for shard in shards[1:]:
+        if shard.n != first.n:
+            raise MergeRefused(f"{shard.name} and {first.name} split the class differently: merge the shards of "
+                               "one split (the same N)")
+        if shard.digest != first.digest:
+            raise MergeRefused(f"{shard.name} and {first.name} were cut from different class lists (students were "
+                               "added or removed between their runs): grade every shard of the current class again")
+    by_k: dict[int, ShardFolder] = {}
+    for shard in shards:
+        if shard.k in by_k:
+            raise MergeRefused(f"shard {shard.k} of {shard.n} is given twice: {by_k[shard.k].folder} and {shard.folder}")
+        by_k[shard.k] = shard
+    absent = [k for k in range(first.n) if k not in by_k]
+    if absent:
+        raise MergeRefused(f"shard{'s' if len(absent) > 1 else ''} {_some([str(k) for k in absent])} of {first.n} "
+                           f"{'are' if len(absent) > 1 else 'is'} missing: pass every shard's folder (0 .. {first.n - 1})")
+    owner: dict[str, ShardFolder] = {}
+    for shard in shards:
+        for student in shard.students:
+            if student in owner:
+                raise MergeRefused(f"{student} is in two shards: {owner[student].name} and {shard.name}")
+            owner[student] = shard
+    reference: tuple[ShardFolder, dict] | None = None   # the first result: every other is graded as it was
+    for shard in shards:
+        for student, (_, data) in sorted(shard.results.items()):
+            if reference is None:
+                reference = (shard, data["scalelabs"])
+            elif why := _other_grader(reference[1], data["scalelabs"], f"in shard {reference[0].k}",
+                                      f"in shard {shard.k}"):
+                raise MergeRefused(f"{shard.name} was graded by another grader than {reference[0].name} ({student}: "
+                                   f"{why}): grade every shard with the same scalelabs, course files, settings, course "
+                                   "secret and image, then merge")
+
+
+def _other_grader(ours: dict, theirs: dict, there: str, here: str) -> str:
+    """How the grader or course secret of a result (`theirs`, graded `here`) differs from `ours` (`there`), or ''."""
+    if ours.get("course_secret", "") != theirs.get("course_secret", ""):
+        return (f"course secret {ours.get('course_secret') or 'none'} {there}, {theirs.get('course_secret') or 'none'} "
+                f"{here}: the hidden inputs differ")
+    grader = theirs.get("grader") if isinstance(theirs.get("grader"), dict) else {}
+    changes = grader_changes(ours.get("grader"), grader)
+    if not changes:
+        return ""
+    machine = {LABELS[part]: machine_differences({part: machine_versions(ours.get("grader"))[part]}, grader,
+                                                 there, here)
+               for part in MACHINE}
+    named = [line for change in changes for line in (machine.get(change) or [change])]
+    return ", ".join(named[:4]) + (f" and {len(named) - 4} more" if len(named) > 4 else "")
+
+
+def _check_out(out_dir: Path, assignment: Assignment, shards: list[ShardFolder],
+               reference: dict | None) -> tuple[dict[str, str], dict[str, dict]]:
+    """Refuse an output folder that is one of the shards, or holds what the merge would mix with; else
+    (the text of each shard student's result already there, the results of students in no shard)."""
+    for shard in shards:
+        if shard.folder.resolve() == out_dir.resolve():
+            raise MergeRefused(f"--out {out_dir} is {shard.name}: merge into a folder of its own")
+    texts = {student: text for shard in shards for student, (text, _) in shard.results.items()}
+    there: dict[str, str] = {}
+    others: dict[str, dict] = {}
+    for path in sorted((out_dir / "results").glob("*.json")):
+        if path.stem in texts:       # replaced by the shard's, unless it is already the same text
+            try:
+                there[path.stem] = text = path.read_text(encoding="utf-8")
+                data = json.loads(text) if text != texts[path.stem] else None
+            except (OSError, ValueError):
+                continue
+            meta = data.get("scalelabs") if isinstance(data, dict) else None
+            if isinstance(meta, dict) and meta.get("assignment") != assignment.id:
+                raise MergeRefused(f"{out_dir} holds results of {meta.get('assignment')} ({path.name}): merge "
+                                   f"{assignment.id} into a folder of its own")
+            continue
+        data = load_result(path)
+        if data is None:
+            continue
+        if data["scalelabs"].get("assignment") != assignment.id:
+            raise MergeRefused(f"{out_dir} holds results of {data['scalelabs'].get('assignment')} ({path.name}): merge "
+                               f"{assignment.id} into a folder of its own")
+        why = _other_grader(reference, data["scalelabs"], "in the shards", f"in {path.name}") if reference else ""
+        if why:
+            raise MergeRefused(f"{out_dir} holds {path.stem}'s result, in no shard, graded by another grader ({why}): "
+                               "merge into another --out, or `scalelabs forget` that student there")
+        others[path.stem] = data
+    return there, others
+
+
+def _page(shard: ShardFolder, student: str, data: dict, title: str) -> str:
+    """The student's feedback page: the shard's when it is its result's (the recorded hash), else rendered."""
+    try:
+        page = (shard.folder / "feedback" / f"{student}.html").read_text(encoding="utf-8")
+        if hashlib.sha256(page.encode()).hexdigest() == data["scalelabs"].get("feedback"):
+            return page
+    except OSError:
+        pass
+    return render_feedback(title, student, data, data["scalelabs"].get("view", "after"))
+
+
+def merge(assignment: Assignment, folders: Sequence[Path], out_dir: Path, db_url: str | None = None) -> MergeSummary:
+    """Merge the shards in `folders` into `out_dir` (module docstring); MergeRefused, OutputFolderError
+    before anything is written; GradebookUnavailable (grades.csv from the results alone) at the end."""
+    if not folders:
+        raise MergeRefused("no shard folders given: pass the --out folder of every shard run")
+    shards = sorted((read_shard(Path(f), assignment) for f in folders), key=lambda s: (s.k, str(s.folder)))
+    check_shards(shards)
+    reference = next((data["scalelabs"] for shard in shards for _, data in shard.results.values()), None)
+    out_dir = Path(out_dir)
+    try:
+        check_output(out_dir)
+    except OutputFolderError as exc:
+        raise MergeRefused(str(exc)) from None
+    there, others = _check_out(out_dir, assignment, shards, reference)
+    summary = MergeSummary(out_dir, shards=len(shards))
+    summary.db_url = db_url or sqlite_url(out_dir / "gradebook.db")
+    with GradebookWriter(summary.db_url, assignment) as gradebook:   # nbgrader loads while the files are copied
+        for shard in shards:
+            for student, (text, data) in sorted(shard.results.items()):
+                page = _page(shard, student, data, assignment.title)
+                page_path = out_dir / "feedback" / f"{student}.html"
+                try:
+                    page_same = page_path.read_text(encoding="utf-8") == page
+                except OSError:
+                    page_same = False
+                if not page_same:   # the page first, then the result that records it (as grade-batch)
+                    write_atomic(page_path, page)
+                    summary.pages += 1
+                if there.get(student) == text:
+                    summary.unchanged.append(student)
+                else:
+                    write_atomic(out_dir / "results" / f"{student}.json", text)
+                    summary.written.append(student)
+        merged = {s: data for shard in shards for s, (_, data) in shard.results.items()}
+        # the lab's whole record, in the order grade-batch reads it from results/ (all_results)
+        results = dict(sorted({**others, **merged}.items(), key=lambda kv: f"{kv[0]}.json"))
+        late = {s: Lateness.from_json(data["scalelabs"].get("late")) for s, data in merged.items()}
+        summary.attention = class_attention(results, merged, late)
+        summary.csv_path, summary.record = write_class_record(assignment, out_dir, results, gradebook, summary.db_url,
+                                                              summary.attention, set(merged))
+    summary.written.sort()
+    summary.unchanged.sort()
+    return summary
