@@ -41,12 +41,24 @@ class _Console:
     def __init__(self, **options):
         self._options, self._console = options, None
 
-    def __getattr__(self, name: str):
+    def made(self):
+        """The Console itself, made now if it was not: what to hand to rich (a Progress, a Live), which
+        enters it as a context manager, and Python looks such methods up on the class, not through
+        __getattr__."""
         if self._console is None:
             from rich.console import Console
 
             self._console = Console(**self._options)
-        return getattr(self._console, name)
+        return self._console
+
+    def __getattr__(self, name: str):
+        return getattr(self.made(), name)
+
+    def __enter__(self):
+        return self.made().__enter__()
+
+    def __exit__(self, *exc):
+        return self.made().__exit__(*exc)
 
 
 err = _Console(stderr=True)
@@ -264,7 +276,7 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     # the course's record unless told otherwise (--db, or an --out of its own); a shard's is its own
     db = db or (default_gradebook(root, target) if target == _grades_dir(root, spec.id) else None)
     try:
-        summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err,
+        summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err.made(),
                                             allow_unsandboxed=allow_unsandboxed, only=tuple(only or ()), force=force,
                                             timestamps=timestamps, shard=part)
     except (SandboxUnavailable, OutputFolderError, NotAClass, NoSubmissionTimes) as exc:
