@@ -22,6 +22,8 @@
   it knows, drops the rest (and duplicates) and adds a missing grade cell back, so no edited flag,
   version, cell type or grade_id, nor a deleted grade cell, stops the class's run or leaves a student
   (or an item) ungraded.
+* `nbgrader generate_feedback` names each row of the page's contents by its item, not "Test cell"
+  (autograder/doors/nbgrader_feedback.py).
 * `nbgrader export` writes its CSV through `SafeCsvExport`: quoted, and no cell (an id, a name)
   that a spreadsheet would run as a formula.
 * Late work follows the course's `[deadlines]` (scalelabs.toml), as in every door: nbgrader reads
@@ -80,6 +82,8 @@ try:
     c.ClearSolutions.enabled = False
     c.ExchangeFactory.collect = SafeCollect    # the inbound folder is student data (autograder/doors/collect.py)
     c.ExportApp.plugin_class = SafeCsvExport   # quoted CSV, no cell a spreadsheet would run
+    from autograder.doors import nbgrader_feedback
+    nbgrader_feedback.configure(c)             # generate_feedback's rows named by item, not "Test cell"
     one_line_per_student()                     # autograde: a line per student, warnings and errors (nbgrader_log.py)
 except Exception as error:  # noqa: BLE001  (whatever it is, nbgrader must not go on with its defaults)
     where = traceback.extract_tb(error.__traceback__)[-1]

@@ -10,6 +10,7 @@
     scalelabs export LAB[=GRADES_DIR] ... --canvas [--out CSV] [--canvas-id login|sis] [--db URL]
     scalelabs feedback ASSIGNMENT [GRADES_DIR] --view before|after
     scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check | secret [--create]
+    scalelabs otter-try ZIP UPLOAD ... [--submitted-at TIME] [--due TIME] [--late-due TIME]
     scalelabs lint [LAB ...] | new-lab LAB_ID --module NAME | docs [--check]   (lab authors)
 
 ASSIGNMENT is a lab id (labs/) or `package.module:NAME` of an Assignment. Bad arguments
@@ -29,8 +30,40 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+from typer.core import TyperGroup
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+
+def plain_help(command) -> None:
+    """Escape the rich markup of `command`'s help texts, its parameters' and its subcommands' (once)."""
+    from rich.markup import escape
+
+    if getattr(command, "_scalelabs_plain_help", False):
+        return
+    command._scalelabs_plain_help = True
+    for holder in (command, *getattr(command, "params", ())):
+        for attribute in ("help", "short_help", "epilog"):
+            text = getattr(holder, attribute, None)
+            if isinstance(text, str):
+                setattr(holder, attribute, escape(text))
+    for sub in getattr(command, "commands", {}).values():
+        plain_help(sub)
+
+
+class PlainHelpGroup(TyperGroup):
+    """Every help text printed as written. Typer renders help as rich markup, where the `[otter]` of
+    `pip install 'scalelabs[otter]'`, `[deadlines]` or `[feedback] native` is a style tag and vanishes;
+    here every command's and option's text is escaped once, whoever declares it
+    (tests/test_help_texts.py holds every bracketed word of every source to its --help)."""
+
+    def __init__(self, **attrs) -> None:
+        super().__init__(**attrs)
+        from typer.core import HAS_RICH
+
+        if HAS_RICH and self.rich_markup_mode == "rich":   # plain click prints text as it is
+            plain_help(self)
+
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, cls=PlainHelpGroup,
                   help="Autograded ML-systems-at-scale labs: release, grade, grade a class.")
 
 
@@ -543,6 +576,9 @@ def release(assignments: Optional[List[str]] = typer.Argument(None, help="defaul
         fail(str(exc))
     for path in released:
         out.print(f"released {path}", highlight=False)
+    from autograder.classroom.private_files import ignore_private_files
+    for line in ignore_private_files(root):     # roster, extensions, nbgrader export's grades: never in git
+        out.print(line, highlight=False, soft_wrap=True)
     if created:
         out.print(f"created the course secret {secret.path} (fingerprint {secret.fingerprint}): it keys every "
                   "student's hidden inputs. Keep it out of git and copy it to every machine that grades this "
@@ -579,6 +615,52 @@ def otter(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     zip_path = build_zip(spec.id, out_zip, assignment=spec, course=root)   # with the course's [grading], [feedback]
     print(zip_path)
     print(upload_steps(spec, zip_path, load_config(root / "scalelabs.toml").feedback))
+    _zip_settings(zip_path)
+
+
+def _zip_settings(zip_path: Path) -> None:
+    """What the built zip carries about time and feedback, beside the Gradescope settings that must match,
+    and how to try it on an upload (autograder/doors/gradescope_settings.py)."""
+    from autograder.doors.gradescope_settings import carried, settings_text
+
+    print(settings_text(carried(zip_path)))
+    print(f"Try it on an upload before students do: scalelabs otter-try {zip_path} UPLOAD [--submitted-at TIME] "
+          "[--due TIME] (the student's and the staff's view)")
+
+
+@app.command("otter-try")
+def otter_try(zip_path: Path = typer.Argument(..., help="the autograder zip `scalelabs otter` built"),
+              uploads: List[Path] = typer.Argument(..., help="what a student uploads: the notebook and module, their "
+                                                   "folder, or the folder zipped"),
+              submitted_at: Optional[str] = typer.Option(None, "--submitted-at", help="when the upload is made, e.g. "
+                                                         "2026-12-05T09:30 (the zip's [deadlines] timezone unless it "
+                                                         "has an offset); default: now"),
+              due: Optional[str] = typer.Option(None, "--due", help="Gradescope's due date, if not the zip's own"),
+              late_due: Optional[str] = typer.Option(None, "--late-due", help="Gradescope's late due date, if set"),
+              student: str = typer.Option("try_student", "--student", help="the submitter's Gradescope sid (seeds "
+                                          "the hidden inputs)")) -> None:
+    """Run a Gradescope autograder zip on an upload as Gradescope does (its /autograder layout in a
+    temporary folder, the upload's time and the due dates in submission_metadata.json, otter's
+    run_autograder), then print what the student sees at the upload, what is added after the due date,
+    and what only the staff see. Needs otter-grader (`pip install 'scalelabs[otter]'`); writes nothing."""
+    try:
+        import otter  # noqa: F401
+    except ModuleNotFoundError:
+        fail("scalelabs otter-try runs the zip with otter-grader, which the grader's install leaves out: "
+             "pip install 'scalelabs[otter]' (in a clone: pip install -e '.[otter]'), then rerun")
+    from autograder.doors.gradescope_settings import carried, settings_text
+    from autograder.doors.otter_try import TryError, try_zip, views
+    from autograder.engine.sandbox import SandboxUnavailable
+
+    if not zip_path.is_file():
+        fail(f"autograder zip {zip_path} does not exist: `scalelabs otter LAB` builds it (dist/LAB-autograder.zip)")
+    try:
+        print(settings_text(carried(zip_path)))
+        tried = try_zip(zip_path.resolve(), [u.resolve() for u in uploads], submitted_at, due, late_due, student)
+    except (TryError, ValueError, SandboxUnavailable) as exc:
+        fail(str(exc))
+    print()
+    print(views(tried))
 
 
 @app.command()
@@ -687,20 +769,26 @@ def new_lab(lab_id: str = typer.Argument(..., help="lab<NN>_<topic>, e.g. lab07_
             title: Optional[str] = typer.Option(None, "--title", help="the lab's title (default: from the id)"),
             source_lab: Optional[str] = typer.Option(None, "--source-lab",
                                                      help="'Vol II Lab NN, Title: where it is published'"),
-            summary: Optional[str] = typer.Option(None, "--summary", help="what students build, one line")) -> None:
-    """Write a new lab's skeleton (reference module, lab folder, its tests) that releases, grades its
-    sample class and passes lint as generated, and add it to the generated docs."""
+            summary: Optional[str] = typer.Option(None, "--summary", help="what students build, one line"),
+            course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Write a new lab's skeleton (reference module, lab folder, its tests) into the course that
+    releases, grades its sample class and passes lint as generated, and add it to the generated docs."""
     from autograder.author.docs import REPO
-    from autograder.author.scaffold import ScaffoldError, new_lab as scaffold
+    from autograder.author.scaffold import ScaffoldError, imports_from, new_lab as scaffold
 
+    root = _course(course)
     try:
-        written = scaffold(lab_id, module, title=title, source_lab=source_lab, summary=summary)
+        written = scaffold(lab_id, module, root=root, title=title, source_lab=source_lab, summary=summary)
     except ScaffoldError as exc:
         fail(str(exc))
     for path in written:
-        out.print(f"wrote {path.relative_to(REPO)}", highlight=False)
-    out.print(f"next: scalelabs lint {lab_id}; scalelabs release {lab_id}; pytest tests/labs -k {lab_id} "
-              "(docs/adding-a-lab.md walks every file)", highlight=False)
+        out.print(f"wrote {path.relative_to(root)}", highlight=False)
+    if not imports_from(root):
+        err.print(f"[yellow]warning:[/] this scalelabs grades the labs of {REPO}, not of the course {root}: install "
+                  f"the course editable (pip install -e {root}) so that lint, release and grading see {lab_id}, "
+                  "then run scalelabs docs", highlight=False, soft_wrap=True)
+    out.print(f"next: scalelabs lint {lab_id}; pytest tests/labs/{lab_id}; scalelabs release {lab_id}; "
+              f"pytest tests/labs -k {lab_id} (docs/adding-a-lab.md walks every file)", highlight=False)
 
 
 @app.command()

@@ -5,7 +5,8 @@ Conventions (all functions): SI units — bytes, seconds, bytes/s (per direction
 Functions are pure: no printing, no globals.
 Model: a ring AllReduce of an M-byte buffer over n ranks moves 2(n-1)/n * M bytes through each
 rank's link (reduce-scatter, then all-gather); latency is left out of the AllReduce terms here
-because a 140 GB gradient is bandwidth-bound by five orders of magnitude.
+because a gradient of gigabytes is bandwidth-bound: the story's messages cost under 0.1 % of its transfer,
+inside a node and across the nodes.
 Sources: Thakur, Rabenseifner & Gropp, IJHPCA 19(1) 2005; Patarasuk & Yuan, JPDC 69(2) 2009;
 NVIDIA nccl-tests doc/PERFORMANCE.md. The hierarchical AllReduce is a two-level model with its phases
 pipelined (NCCL's Tree and NVLSTree also pipeline an intra-node and an inter-node stage); held

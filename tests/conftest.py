@@ -28,6 +28,7 @@ SHARED_SESSION_FIXTURES = {
     "tests/doors/test_nbgrader_agreement.py": "tests/doors toy course",
     "tests/doors/test_otter_agreement.py": "tests/doors toy course",
     "tests/doors/test_gradescope_identity.py": "tests/doors toy course",
+    "tests/doors/test_otter_try.py": "tests/doors toy course",
     "tests/release/test_predictions_notebook.py": "tests/release toy release",
     "tests/release/test_release_leakscan.py": "tests/release toy release",
     "tests/release/test_release_pipeline.py": "tests/release toy release",
@@ -54,6 +55,7 @@ SPLIT_BY_PARAM = {
 # 42 (72), 30 (52), 30 (60), 5-14 a lab (10-35). The grader's install (pip's resolver, two at once) is
 # mostly waiting on the package index: 60-140 s of wall, ~30 s of CPU, so it starts first.
 SLOWEST_FIRST = (
+    "tests/test_persona_pages.py",
     "tests/test_grader_install.py",
     "tests/browser/test_notebooks_in_browser.py",
     "tests/doors/test_door_labs.py",

@@ -50,3 +50,19 @@ def test_gradebook_holds_each_students_item_scores_and_pages_exist(demo, gradebo
             assert (result.out_dir / "grades" / lab_id / "feedback" / f"{student}.html").is_file()
         report = json.loads((result.out_dir / "grades" / lab_id / "report.json").read_text())
         assert report["scores"] == pytest.approx({s: score for s, (score, _) in per_student.items()}), lab_id
+
+
+def test_the_table_reads_whole_in_80_columns_and_says_what_it_shows(demo):
+    """The issue's table was cut at 80 columns (`lab…`, `26/…`), a "—" unexplained, and nothing said the
+    students were made up: every cell whole, every student and score readable, the caption saying so."""
+    result, printed = demo
+    table = printed[:printed.index("gradebook:")]
+    assert "…" not in table, table
+    assert max(len(line) for line in table.splitlines()) <= 80, table
+    for lab_id, per_student in result.scores.items():
+        assert lab_id.split("_")[0] in table and f"/{all_assignments()[lab_id].total_points:g}" in table, lab_id
+        for student, (score, _) in per_student.items():
+            row = next(line for line in table.splitlines() if line.startswith(f"│ {student} "))
+            assert f"{score:.3g}" in row, (student, row)
+    words = " ".join(table.split())
+    assert "synthetic" in words and "— : the lab has no such sample student" in words, words

@@ -26,6 +26,8 @@ tests/author/test_lint.py breaks each on purpose. The rules, in the order they r
   giveaways     nothing readable before a question states its key (nor any sentence of the built notebook,
                 read as a student scrolls it); options comparable and explained
   leaks         the built notebook holds no staff-only code line, key or reference design
+  typed-numbers no quantity typed into the story, questions.md or an option's text: each is computed
+                (autograder/author/typed_numbers.py)
   samples       samples.toml parses, each sample module differs from the reference where declared
   import-time   importing the lab costs every grading process under IMPORT_BUDGET_S of CPU
 """
@@ -604,6 +606,15 @@ def rule_giveaways(lab: Lab) -> Iterable[Problem]:
                       "declare the story's own words in questions.STORY_WORDS")
 
 
+# --- typed numbers -------------------------------------------------------------------------------
+
+def rule_typed_numbers(lab: Lab) -> Iterable[Problem]:
+    from autograder.author import typed_numbers
+
+    for path, line, message in typed_numbers.problems(lab.folder):
+        yield Problem(typed_numbers.RULE, path, line, message, typed_numbers.FIX)
+
+
 # --- leaks ---------------------------------------------------------------------------------------
 
 def rule_leaks(lab: Lab) -> Iterable[Problem]:
@@ -768,7 +779,8 @@ RULES: dict[str, Callable[[Lab], Iterable[Problem]]] = {
     "contract": rule_contract, "items": rule_items, "sampler": rule_sampler, "keys": rule_keys,
     "properties": rule_properties, "notebook": rule_notebook, "misconceptions": rule_misconceptions,
     "measurements": rule_measurements, "derive": rule_derive,
-    "giveaways": rule_giveaways, "leaks": rule_leaks, "samples": rule_samples, "import-time": rule_import_time,
+    "giveaways": rule_giveaways, "leaks": rule_leaks, "typed-numbers": rule_typed_numbers, "samples": rule_samples,
+    "import-time": rule_import_time,
 }
 
 

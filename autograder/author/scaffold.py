@@ -1,7 +1,7 @@
 """`scalelabs new-lab LAB_ID --module NAME`: a new lab's skeleton, every file with its required parts,
 ready to release, grade its sample class and pass `scalelabs lint` as generated (tests/author/test_scaffold.py).
 
-It writes the lab's own places and nothing else: its reference module (one function, one solution
+It writes the lab's own places in the course it runs in (`--course DIR`), nothing else: its reference module (one function, one solution
 region), its folder labs/<lab>/ (declaration, scenario, questions, items, public properties,
 misconceptions, a design challenge, the notebook, the demo class, and its parts of docs/: physics.md,
 errata.md, instruments.md), its test folder tests/labs/<lab>/ (impls/ and its own tests); then
@@ -35,14 +35,15 @@ class ScaffoldError(ValueError):
     """The lab cannot be scaffolded as asked; the message says why and what to pass instead."""
 
 
-def _refuse_names(lab_id: str, module: str) -> str:
-    """The lab's two-digit number, or ScaffoldError naming what is wrong with the names."""
+def _refuse_names(lab_id: str, module: str, root: Path = REPO) -> str:
+    """The lab's two-digit number, or ScaffoldError naming what is wrong with the names (the labs and
+    reference modules of the course at `root`)."""
     match = LAB_ID.match(lab_id)
     if match is None:
         raise ScaffoldError(f"lab id {lab_id!r} is not lab<NN>_<topic> (two digits, then lower-case words: "
                             "lab07_fault_tolerance)")
     number = match.group(1)
-    existing = {p.parent.name for p in (REPO / "labs").glob("*/__init__.py")}
+    existing = {p.parent.name for p in (root / "labs").glob("*/__init__.py")}
     if lab_id in existing:
         raise ScaffoldError(f"labs/{lab_id}/ exists already")
     taken = sorted(lab for lab in existing if lab.startswith(f"lab{number}_"))
@@ -51,7 +52,7 @@ def _refuse_names(lab_id: str, module: str) -> str:
                             "choose another number")
     if not module.isidentifier() or keyword.iskeyword(module) or module != module.lower() or module.startswith("_"):
         raise ScaffoldError(f"module {module!r} is not a lower-case Python name (students `import {module}`)")
-    if (REPO / "reference" / f"{module}.py").exists():
+    if (root / "reference" / f"{module}.py").exists():
         raise ScaffoldError(f"reference/{module}.py exists already: every lab has a module of its own")
     if module in sys.stdlib_module_names or module in {"constants", "numpy", "hypothesis", "pytest", "test"} \
             or module.startswith("test"):
@@ -60,9 +61,9 @@ def _refuse_names(lab_id: str, module: str) -> str:
 
 
 def plan(lab_id: str, module: str, title: str | None = None, source_lab: str | None = None,
-         summary: str | None = None) -> dict[Path, str]:
-    """path -> text of every file the new lab needs (nothing written)."""
-    number = _refuse_names(lab_id, module)
+         summary: str | None = None, root: Path = REPO) -> dict[Path, str]:
+    """path -> text of every file the new lab needs in the course at `root` (nothing written)."""
+    number = _refuse_names(lab_id, module, root)
     title = title or lab_id.partition("_")[2].replace("_", " ").capitalize()
     source_lab = source_lab or SOURCE_LAB.format(number=number, title=title)
     if not re.match(rf"^Vol II Lab {number}, [^:]+: .*https://github\.com/", source_lab):
@@ -75,18 +76,26 @@ def plan(lab_id: str, module: str, title: str | None = None, source_lab: str | N
     for template in sorted(TEMPLATES.rglob("*.j2")):
         relative = template.relative_to(TEMPLATES).as_posix().removesuffix(".j2")
         relative = relative.replace("LAB", lab_id).replace("MODULE", module).replace("labNN", f"lab{number}")
-        files[REPO / relative] = _JINJA.from_string(template.read_text(encoding="utf-8")).render(**values)
+        files[root / relative] = _JINJA.from_string(template.read_text(encoding="utf-8")).render(**values)
     return files
 
 
-def new_lab(lab_id: str, module: str, **options: str | None) -> list[Path]:
-    """Write the lab's files (refusing to overwrite any), add it to the generated pages; the paths written."""
-    files = plan(lab_id, module, **options)
+def imports_from(root: Path) -> bool:
+    """Whether this scalelabs imports its labs from the course at `root` (a clone with `pip install -e .`),
+    so a lab written there is the one lint, release and grading see."""
+    return Path(root).resolve() == REPO.resolve()
+
+
+def new_lab(lab_id: str, module: str, root: Path = REPO, **options: str | None) -> list[Path]:
+    """Write the lab's files into the course at `root` (refusing to overwrite any), add it to the
+    generated pages when this scalelabs imports that course's labs; the paths written."""
+    root = Path(root).resolve()
+    files = plan(lab_id, module, root=root, **options)
     existing = [path for path in files if path.exists()]
     if existing:
-        raise ScaffoldError(f"{existing[0].relative_to(REPO)} exists already: nothing written")
+        raise ScaffoldError(f"{existing[0].relative_to(root)} exists already: nothing written")
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     labs.all_assignments.cache_clear()
-    return sorted(files) + docs.write()
+    return sorted(files) + (docs.write() if imports_from(root) else [])

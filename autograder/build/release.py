@@ -25,7 +25,7 @@ import reference
 
 from autograder.lean import lean_env, skip_unused
 
-from autograder.build import notebook, publictests, student, stubgen
+from autograder.build import notebook, publictests, student, student_readme, stubgen
 from autograder.classroom.names import read_roster, register_names
 from autograder.course import MARKER, course_root, course_settings, find_course
 from autograder.engine.spec import Assignment
@@ -87,7 +87,8 @@ def copy_student_files(source_dir: Path) -> list[Path]:
 
 
 def build_source(assignment: Assignment, root: Path, properties: Path | None = None) -> Path:
-    """source/<id>/ from scratch: stub, provided modules, student toolkit, public checks, notebook."""
+    """source/<id>/ from scratch: stub, provided modules, student toolkit, public checks, notebook,
+    the student's README.md."""
     source_dir = Path(root) / "source" / assignment.id
     if source_dir.exists():
         shutil.rmtree(source_dir)
@@ -98,6 +99,7 @@ def build_source(assignment: Assignment, root: Path, properties: Path | None = N
     copy_student_files(source_dir)
     publictests.write_public_tests(assignment, source_dir, properties)
     notebook.write_notebook(assignment, source_dir / f"{assignment.id}.ipynb")
+    student_readme.write_readme(assignment, source_dir)   # what to do, check, hand in (README.md)
     return source_dir
 
 

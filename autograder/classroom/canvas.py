@@ -8,7 +8,7 @@ importer, canvas-lms `app/models/gradebook_importer.rb`) reads:
 
 - a header row: `Student`, `ID`, `SIS User ID`, `SIS Login ID`, `Section` (the last student column must
   be Section), then one column per assignment: a title matches the Canvas assignment of that title, or
-  makes a new one; `Title (123)` matches assignment 123;
+  makes a new one; `Title (123)` matches assignment 123 (so a lab whose title ends so is refused);
 - a row whose first cell is `Points Possible`: each assignment's points (a new assignment takes them);
 - one row per student, found by `ID` (Canvas's own user id), else `SIS User ID`, else `SIS Login ID`,
   else the name in `Student`. A blank score leaves the Canvas grade as it is.
@@ -21,6 +21,7 @@ A student with no record of a lab has a blank cell there.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from autograder.classroom.csvcells import csv_text
@@ -30,6 +31,8 @@ HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 POINTS_POSSIBLE = "Points Possible"
 ID_COLUMNS = {"login": "SIS Login ID", "sis": "SIS User ID"}
 # Canvas drops a column whose header contains one of these (its read-only totals), whatever else it says
+# Canvas reads a header ending in " (digits)" as "title (assignment id)" (Assignment.title_and_id)
+TITLE_AND_ID = re.compile(r"\A(.*)\s\((\d+)\)\Z")
 CANVAS_TOTALS = ("Current Score", "Current Points", "Current Grade", "Final Score", "Final Points", "Final Grade",
                  "Override Score", "Override Grade", "Override Status")
 
@@ -57,6 +60,10 @@ def column_name(assignment: Assignment) -> str:
     if clash:
         raise ValueError(f"{assignment.id}: Canvas would drop a column named {name!r} (it contains "
                          f"{clash!r}, one of its read-only totals); give the lab another title")
+    if read_as_id := TITLE_AND_ID.match(name):
+        raise ValueError(f"{assignment.id}: Canvas would read {name!r} as the title {read_as_id[1]!r} and assignment "
+                         f"id {read_as_id[2]} (a header ending in a number in parentheses names an assignment by id); "
+                         "give the lab another title")
     return name
 
 

@@ -102,13 +102,17 @@ def run(out_dir: Path | None = None, jobs: int = 2, rebuild: bool = True, consol
 
 
 def grade_table(demo: DemoRun) -> Table:
-    # Column headers are the lab numbers ("lab06"), so the table fits an 80-column terminal; the
-    # caption names the assignments.
-    table = Table(title="scalelabs demo class: score/max per lab",
-                  caption=", ".join(demo.scores), caption_justify="left")
+    """The demo's table, readable in an 80-column terminal: one row per sample student, one column per
+    lab headed by its number and points (the caption names the labs), each cell the score alone."""
+    table = Table(title="scalelabs demo: the sample class, graded", title_justify="left",
+                  caption="Sample students are synthetic: each lab's labs/<lab>/samples.toml makes them from the "
+                          "reference (correct, some functions wrong, a syntax error, the untouched stub, wrong "
+                          "predictions). A cell is the score out of the points under the lab's number; — : the lab has "
+                          "no such sample student.\nLabs: " + ", ".join(demo.scores), caption_justify="left")
     table.add_column("student", no_wrap=True)
-    for lab_id in demo.scores:
-        table.add_column(lab_id.split("_")[0], justify="right", no_wrap=True)
+    for lab_id, per_lab in demo.scores.items():
+        top = max((t for _, t in per_lab.values()), default=0.0)
+        table.add_column(f"{lab_id.split('_')[0]}\n/{top:g}", justify="right", no_wrap=True)
     everyone = sorted({s for per_lab in demo.scores.values() for s in per_lab})
     for student in everyone:
         cells = []
@@ -118,6 +122,6 @@ def grade_table(demo: DemoRun) -> Table:
                 continue
             score, top = per_lab[student]
             style = "green" if score >= top - 1e-9 else ("yellow" if score > 0 else "red")
-            cells.append(f"[{style}]{score:.4g}/{top:g}[/]")
+            cells.append(f"[{style}]{score:.3g}[/]")
         table.add_row(student, *cells)
     return table

@@ -138,8 +138,9 @@ def _digits(a: float, b: float) -> int:
     return d
 
 
-def item_flags(s: ItemStats, alpha: float | None) -> list[str]:
-    """One line per thing wrong with the item: negative discrimination, too easy or hard, alpha rises without it."""
+def item_flags(s: ItemStats, alpha: float | None, constant: bool = False) -> list[str]:
+    """One line per thing wrong with the item: negative discrimination, too easy or hard, alpha rises without it
+    (`constant`: every student has the same score on it, whose removal raises alpha through k/(k-1) alone)."""
     flags = []
     negative = []
     if s.discrimination is not None and s.discrimination < -NOISE:
@@ -157,8 +158,12 @@ def item_flags(s: ItemStats, alpha: float | None) -> list[str]:
                      "that it can be answered and its key")
     if alpha is not None and s.alpha_if_deleted is not None and s.alpha_if_deleted > alpha + NOISE:
         d = _digits(alpha, s.alpha_if_deleted)
-        flags.append(f"removing it raises alpha from {alpha:.{d}f} to {s.alpha_if_deleted:.{d}f}: it does not "
-                     "measure what the rest of the lab measures")
+        raised = f"removing it raises alpha from {alpha:.{d}f} to {s.alpha_if_deleted:.{d}f}"
+        # an item with no variance adds nothing to the total's variance: alpha rises without it only
+        # because its k/(k-1) counts one item fewer, not because the item measures something else
+        flags.append(f"{raised} only through k/(k-1): no student scores differently on it, so it adds "
+                     "nothing to what the lab measures" if constant else
+                     f"{raised}: it does not measure what the rest of the lab measures")
     return flags
 
 
@@ -197,7 +202,7 @@ def analyse(scores: dict[str, dict[str, float]], points: dict[str, float],
         without = cronbach_alpha(others)[0] if len(others) >= 2 else None
         s = ItemStats(j, _mean(columns[j]) / points[j] if n and points[j] > 0 else None, pearson(columns[j], rest),
                       discrimination(totals, dict(zip(students, columns[j])), points[j]), without)
-        s.flags = item_flags(s, alpha)
+        s.flags = item_flags(s, alpha, constant=variance(columns[j]) == 0)
         stats.append(s)
     tables = []
     by_item = {s.item: s for s in stats}

@@ -16,6 +16,7 @@ s, c = model("scaling"), model("collectives")
 # "400 | 41%" (TFLOPs/GPU, BF16 MFU) for the longest stage.
 LLAMA_FLOPS, LLAMA_PARAMS, LLAMA_TOKENS = 3.8e25, 405e9, 15.6e12
 LLAMA_GPUS, LLAMA_MFU = 16384, 0.41
+LLAMA_DAYS = 54    # the paper's snapshot of the run (466 job interruptions in 54 days)
 SECONDS_PER_HOUR = 3600
 LLAMA_GPU_HOURS = s.training_time_s(total_flops=LLAMA_FLOPS, n_gpus=LLAMA_GPUS, peak_flops=C.H100_PEAK_FLOPS_BF16,
                                     mfu=LLAMA_MFU) * (LLAMA_GPUS / SECONDS_PER_HOUR)

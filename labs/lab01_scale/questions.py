@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from labs.authoring import Option, fmt, letters, questions, range_key
 from labs.lab01_scale import scenario
-from labs.lab01_scale.measurements import LLAMA_GPUS, LLAMA_HOURS, LLAMA_MFU
+from labs.lab01_scale.measurements import LLAMA_DAYS, LLAMA_GPUS, LLAMA_HOURS, LLAMA_MFU
 from labs.lab01_scale.scenario import (CHEAPEST, COMPUTE_S_FLEET, COSTS, ENERGY_USD_PER_HOUR, FIXED_USD,
                                        FLAT_SPEEDUP, FULL_UTILIZATION, LOW_UTILIZATION, N_FLEET, NICS,
                                        ON_PREM_LOW_USD_PER_HOUR, PEAK_FLOPS, RESERVED_DISCOUNT,
                                        SPARSE_PEAK_FLOPS, SPEEDUP, SPEEDUP_CUTS, SPEEDUP_RANGES, SPREAD, STEP_S_1GPU,
                                        SYNC_S_FIT, SYNC_S_FLEET, FIT_GPUS, COMPUTE_S_FIT, GRAD_BYTES, TIE_SPREAD,
-                                       USD_PER_GPU_HOUR, UTILIZATION, YEARS, on_prem_usd)
+                                       USD_PER_GPU_HOUR, UTILIZATION, WATTS_PER_GPU, YEARS, on_prem_usd)
 
 
 def _m(usd: float) -> str:
@@ -100,9 +100,10 @@ _measured = letters([
     Option("MFU was measured over training steps; the run's hours also paid restarts, checkpoints, evals",
            f"Right: {MODEL_GPU_HOURS_M:.1f}M GPU-hours of steps against {PUBLISHED_GPU_HOURS_M:.2f}M in all; the "
            "paper reports 466 job interruptions in 54 days and a long-context stage at 38% MFU."),
-    Option("The model card's hours are counted at the 700 W TDP, below what an H100 draws while it trains",
+    Option(f"The model card's hours are counted at the {WATTS_PER_GPU:.0f} W TDP, below what an H100 draws while it trains",
            "Power does not enter GPU-hours: an hour of a GPU is an hour whatever it draws."),
-    Option("The H100's real dense peak is 1,979 TFLOP/s, so at 989 the model counts too few FLOP/s",
+    Option(f"The H100's real dense peak is {SPARSE_PEAK_FLOPS / 1e12:,.0f} TFLOP/s, so at {PEAK_FLOPS / 1e12:.0f} the model "
+           "counts too few FLOP/s",
            f"1,979 TFLOP/s is the 2:4-sparse figure; with it the model would give {_sparse_hours_m:.1f}M hours, "
            "further from the card, not closer."),
     Option("The model assumes perfect scaling, and data-parallel AllReduces are missing from its time",

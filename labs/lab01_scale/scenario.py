@@ -33,6 +33,8 @@ SYNC_BYTES = GRAD_BYTES * ZERO3_PASSES / ALLREDUCE_PASSES   # the AllReduce that
 # NIC at once, 7 of every 8 hops on NVLink (reference/cluster.py): per rank it sees LINK_FLEET. The source
 # lab (and this project until issue 30) ran it at one NIC's 50 GB/s per GPU: 8x too slow (errata).
 GPN, NICS = C.GPUS_PER_DGX_H100, C.IB_NICS_PER_DGX_H100
+NIC_BANDWIDTH, NVLINK_BANDWIDTH = C.IB_NDR400_BANDWIDTH, C.NVLINK4_BANDWIDTH   # bytes/s per direction, as the story states them
+HOURS_PER_YEAR = C.HOURS_PER_YEAR
 NODES = N_FLEET // GPN
 LINK_FLEET = ring_link(N_FLEET)
 ALPHA_S, BANDWIDTH = LINK_FLEET["alpha_s"], LINK_FLEET["bandwidth"]

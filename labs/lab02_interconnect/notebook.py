@@ -5,14 +5,14 @@
 #
 # **Infrastructure Architect:** *"We need to gradient-sync a {{ PARAMS | fmt("g", 1e9) }}B model ({{ MESSAGE_BYTES | bytes }} FP16) across {{ GPUS }} GPUs. We have two options: a single NVLink DGX H100 node, or {{ GPUS }} separate PCIe servers. The PCIe option is {{ PCIE_DISCOUNT | fmt(".0%") }} cheaper. My manager is asking whether the bandwidth difference actually matters in practice. Can you model this out before we sign the purchase order?"*
 #
-# The model is GPT-3 {{ PARAMS | fmt("g", 1e9) }}B ({{ LAYERS }} layers, hidden size {{ HIDDEN | fmt(",") }}), trained data parallel: every GPU holds the whole model, {{ STATE_BYTES | bytes }} of mixed-precision Adam states (16 bytes a parameter) and one sequence's activations, {{ MEMORY_BYTES | fmt(".0f", 1e9) }} GB of an H100's {{ CAPACITY_BYTES | fmt(".1f", 1e9) }} GB; only the gradients travel. (The source lab's {{ SOURCE_PARAMS | fmt("g", 1e9) }}B model would need {{ SOURCE_STATE_BYTES | bytes }} on every GPU: data parallelism alone cannot train it. The lab's ratios do not depend on the model's size: its compute and its gradient grow together.)
+# The model is GPT-3 {{ PARAMS | fmt("g", 1e9) }}B ({{ LAYERS }} layers, hidden size {{ HIDDEN | fmt(",") }}), trained data parallel: every GPU holds the whole model, {{ STATE_BYTES | bytes }} of mixed-precision Adam states ({{ C.ADAM_MIXED_PRECISION_BYTES_PER_PARAM }} bytes a parameter) and one sequence's activations, {{ MEMORY_BYTES | fmt(".0f", 1e9) }} GB of an H100's {{ CAPACITY_BYTES | fmt(".1f", 1e9) }} GB; only the gradients travel. (The source lab's {{ SOURCE_PARAMS | fmt("g", 1e9) }}B model would need {{ SOURCE_STATE_BYTES | bytes }} on every GPU: data parallelism alone cannot train it. The lab's ratios do not depend on the model's size: its compute and its gradient grow together.)
 #
 # Every bandwidth here is **per direction**, the rate a ring AllReduce runs at:
 #
 # | link | per GPU, per direction |
 # |---|---|
 # | NVLink 4 inside a DGX H100 ("{{ (2 * NVLINK_BW) | bytes }}/s" is both directions added) | {{ NVLINK_BW | bytes }}/s |
-# | InfiniBand NDR port, {{ NDR_GBIT }} Gb/s = {{ NDR_GBIT }} × 1e9 / 8 bytes/s (not "{{ NDR_GBIT }} GB/s") | {{ LINK_BW | bytes }}/s |
+# | InfiniBand NDR port, {{ NDR_GBIT }} Gb/s = {{ NDR_GBIT }} × 1e9 bits/s ÷ 8 bits per byte (not "{{ NDR_GBIT }} GB/s") | {{ LINK_BW | bytes }}/s |
 # | PCIe Gen4 x16 slot: every byte a PCIe server's GPU sends crosses it, even on the way to a network card | {{ PCIE_BW | bytes }}/s |
 #
 # NVLink to PCIe is a {{ CLIFF | fmt(".1f") }}× cliff in bandwidth. Each step every GPU computes on one {{ TOKENS_PER_GPU_STEP }}-token sequence, {{ FLOPS_PER_PARAM_TOKEN | fmt("g") }} × params × tokens = {{ STEP_FLOP | fmt(".3g") }} FLOP at {{ PEAK_FLOPS | fmt("g", 1e12) }} TFLOP/s (dense BF16) and {{ MFU | fmt(".0%") }} MFU: **{{ COMPUTE_S | seconds }} of compute**. Then the {{ GPUS }} GPUs AllReduce the {{ MESSAGE_BYTES | bytes }} gradient in a ring (reduce-scatter, then all-gather), and nothing overlaps.

@@ -43,6 +43,7 @@ DANGER_RATIO = 1.0               # communication longer than compute
 # The design plans for NICs below their line rate: nccl-tests measures 46-48 of an NDR NIC's 50 GB/s
 # (nccl-tests#290), and a shared fabric under load delivers less; 80 % is the lead's margin (an assumption).
 DESIGN_NIC_EFFICIENCY = 0.80
+NIC_MEASURED_GBS = (46, 48)      # what nccl-tests measures of an NDR NIC, GB/s (the comment above)
 NVLINK_BW = C.NVLINK4_BANDWIDTH
 PCIE_BW = C.PCIE_GEN4_X16_BANDWIDTH
 ALPHA_S = C.IB_ALPHA_S

@@ -65,7 +65,7 @@ ACT1_ZERO_STAGE = 1
 ACT1_STATES_GB_NO_ZERO = ref.model_state_bytes_per_gpu(ACT1["params"], dp=N_SMALL) / 1e9
 ACT1_STATES_GB_ZERO = ref.model_state_bytes_per_gpu(ACT1["params"], dp=N_SMALL, zero_stage=ACT1_ZERO_STAGE) / 1e9
 # ... and each GPU keeps one sequence's activations (micro-batches of one sequence, accumulated): the 7B's
-# shape is Llama 2 7B's (Touvron et al. 2023, arXiv:2307.09288: 32 layers, hidden 4,096, 32 heads)
+# shape is LLaMA 7B's (Touvron et al. 2023, arXiv:2302.13971, Table 2: 32 layers, hidden 4,096, 32 heads)
 ACT1_SHAPE = dict(layers=32, hidden=4096, heads=32)
 
 
@@ -145,7 +145,13 @@ def tp_comm_s_per_step(lay: dict, bandwidth: float, alpha_s: float) -> float:
 
 TP_NVLINK_S = tp_comm_s_per_step(BEST_LAYOUT, C.NVLINK4_BANDWIDTH, C.NVLINK_ALPHA_S)
 # TP=16 spans 2 nodes: its AllReduces run on the cluster's ring link over 16 GPUs (the nodes' NICs)
-TP_IB_S = tp_comm_s_per_step(ACT2_LAYOUTS[0], **ring_link(ACT2_LAYOUTS[0]["tp"]))
+TP_IB_LINK = ring_link(ACT2_LAYOUTS[0]["tp"])
+TP_IB_S = tp_comm_s_per_step(ACT2_LAYOUTS[0], **TP_IB_LINK)
+# one of those AllReduces (one microbatch's activations) each way: on NVLink inside a node, and on the ring
+# across the 2 nodes, whose 16 NICs carry it together (reference/cluster.py): slower, but not by NVLink/NIC
+TP_MESSAGE_BYTES = ACT2["seq_len"] * ACT2["micro_batch"] * ACT2["hidden"] * C.FP16_BYTES
+TP_NVLINK_CALL_S = collectives.ring_allreduce_time(TP_MESSAGE_BYTES, BEST_TP, C.NVLINK_ALPHA_S, C.NVLINK4_BANDWIDTH)
+TP_IB_CALL_S = collectives.ring_allreduce_time(TP_MESSAGE_BYTES, ACT2_LAYOUTS[0]["tp"], **TP_IB_LINK)
 ACT2_COMPUTE_S = collectives.compute_time(
     collectives.training_step_flops(ACT2["params"], ACT2["global_batch"] * SEQ_LEN), ACT2["n_gpus"],
     C.H100_PEAK_FLOPS_BF16, ACT1["mfu"])

@@ -199,7 +199,7 @@ print(f"ring-tree crossover at n = {n}: {collectives.ring_tree_crossover_bytes(n
 #
 # - **Critical size:** one message's latency equals its transfer time at M* = α·B ({{ CRITICAL_BYTES | bytes }} on the cluster's link).
 # - **Ring–tree crossover:** setting the two times equal gives M = α·B·(n−1−L) / (L − (n−1)/n): {{ CROSSOVER_BYTES | bytes }} at n = {{ N_GPUS }} on the cluster. Above it ring wins, below it tree.
-# - **The tree here is not pipelined**, a teaching simplification: NCCL's trees send the message down a pipeline in chunks, which keeps them competitive far above this crossover (the model vs measurement section shows NCCL picking a tree at 16 MiB on 512 GPUs).
+# - **The tree here is not pipelined**, a teaching simplification: NCCL's trees send the message down a pipeline in chunks, which keeps them competitive far above this crossover (the model vs measurement section shows NCCL picking a tree for a message this model gives to the ring).
 # - **The fixed cost per collective.** NCCL's own cost model also charges every collective a fixed {{ C.NCCL_RING_BASE_LATENCY_S | fmt(".1f", 1e-6) }} µs (ring; kernel launch and synchronisation) that the α-β model has no term for. Next to a large gradient it is nothing; next to the {{ WORKLOADS[2][2] | bytes }} update's {{ ACT2[2][3].times.tree | seconds }} tree it is {{ (C.NCCL_RING_BASE_LATENCY_S / ACT2[2][3].times.tree) | fmt(".0%") }} more: small messages are where the α-β model is most optimistic.
 # - **Communication share** (no overlap): comm / (comm + compute), with compute = 6 · params · tokens / (n · peak · MFU).
 #

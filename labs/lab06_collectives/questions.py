@@ -103,9 +103,11 @@ MEASURED_RING_GBS = _ring_row.published_value / 1e9              # the middle of
 MEASURED_RING_RANGE_GBS = tuple(v / 1e9 for v in _ring_row.published)
 MEASURED_NVLS_GBS = _nvls_row.published_value / 1e9
 MODEL_BUSBW_GBS = _model_busbw / 1e9
+_data_share = MEASURED_RING_GBS * 1e9 / C.NVLINK4_BANDWIDTH       # what NVLink's line rate carries as data
 _measured = letters([
-    Option("Links carry ~80% of their line rate as data, and NVLink SHARP sums in the switch itself",
-           f"Right: the model's B is the 450 GB/s line rate; packets carry about 82% of it as data (Ring: "
+    Option(f"Links carry ~{round(_data_share, 1):.0%} of their line rate as data, and NVLink SHARP sums in the switch itself",
+           f"Right: the model's B is the {C.NVLINK4_BANDWIDTH / 1e9:.0f} GB/s line rate; packets carry about "
+           f"{_data_share:.0%} of it as data (Ring: "
            f"{MEASURED_RING_GBS:.0f} GB/s, the model {_ring_ratio:.2f}x); in-switch reduction is not point to "
            f"point, so its busbw ({MEASURED_NVLS_GBS:.0f} GB/s) passes the bound the ring meets."),
     Option("The latency terms, 2(n-1) steps of alpha, are a large part of an AllReduce of a few gigabytes",

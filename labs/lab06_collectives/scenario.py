@@ -28,8 +28,8 @@ FP16_BYTES = C.FP16_BYTES
 # The models the story trains, data parallel over the 128 GPUs. A ring AllReduce of M bytes leaves M bytes on
 # every rank and every GPU keeps its model: the lab's 140 GB (70B) and 350 GB (175B) gradients fit on no
 # 80 GiB GPU (errata, issue 43). Their optimizer states are sharded with ZeRO stage 1, which keeps the
-# gradient AllReduce whole (Rajbhandari et al. 2020, sec. 7.2.1). Shapes: Llama 2 7B (Touvron et al. 2023,
-# arXiv:2307.09288: 32 layers, hidden 4,096, 32 heads); GPT-3 2.7B (Brown et al. 2020, Table 2.1).
+# gradient AllReduce whole (Rajbhandari et al. 2020, sec. 7.2.1). Shapes: LLaMA 7B (Touvron et al. 2023,
+# arXiv:2302.13971, Table 2: 32 layers, hidden 4,096, 32 heads); GPT-3 2.7B (Brown et al. 2020, Table 2.1).
 ZERO_STAGE = 1
 SHAPES = {7e9: dict(layers=32, hidden=4096, heads=32), 2.7e9: dict(layers=32, hidden=2560, heads=32)}
 SOURCE_ACT1_PARAMS, SOURCE_BIG_PARAMS = 70e9, 175e9     # the lab's: 140 GB and 350 GB gradients

@@ -15,6 +15,8 @@ from labs.lab07_fault_tolerance.scenario import (ACT2_CHECKPOINT_BYTES, ACT2_GPU
 from reference import fault_tolerance as ref
 
 GB = 1e9
+INTERVAL_RANGE_S = (1, 86_400)            # one second to a day between checkpoints
+STORAGE_RANGE_GB_S = (50, 10_000)         # one node's link to the largest parallel file systems
 
 
 def measure(interval_s: float, storage_gb_per_s: float, asynchronous: int) -> dict:
@@ -52,8 +54,8 @@ LAB07_PLAN = DesignChallenge(
             "each GPU copies its shard to host memory, training resumes and the write runs in the background; "
             "0: training waits for the write). Measure your plan with your own functions (`checkpoint_write_time_s`, "
             "`snapshot_stall_s`, `goodput`) before you commit."),
-    fields=(Field("interval_s", "seconds of training between checkpoints", 1, 86_400),
-            Field("storage_gb_per_s", "storage write bandwidth you buy, GB/s", 50, 10_000),
+    fields=(Field("interval_s", "seconds of training between checkpoints", *INTERVAL_RANGE_S),
+            Field("storage_gb_per_s", "storage write bandwidth you buy, GB/s", *STORAGE_RANGE_GB_S),
             Field("asynchronous", "1: snapshot and write in the background, 0: wait for the write", 0, 1)),
     constraints=(f"goodput at least {fmt_percent(GOODPUT_TARGET)} (Llama 3 reports more than 90 % effective "
                  "training time)",

@@ -42,7 +42,7 @@ LLAMA3_AT_200_H = Measurement(
     model=interruptions(LAB_GPU_MTBF_S), published=float(LLAMA3_INTERRUPTIONS), unit=COUNT, quote=_INTERRUPTIONS,
     why="The same law with the source lab's input: a GPU failing every 200 hours would stop a 16,384-GPU job every "
         "44 seconds. The law holds (the row above); the input is 250 times too pessimistic.",
-    effect="the source lab's 200-hour GPU", notebook=True, **_DCD)
+    effect="the source lab's per-GPU MTBF", notebook=True, **_DCD)
 
 LLAMA3_EFFECTIVE_TIME = Measurement(
     id="llama3_effective_training", quantity="Effective training time of Llama 3's run",

@@ -84,7 +84,7 @@ for label, t in (("every 30 min", interval_s), ("at your interval", best_s)):
 #
 # > *A fleet training lead writes:* "We are training a {{ ACT2_PARAMS | fmt(".0f", 1e12) }}-trillion-parameter model with mixed-precision Adam on {{ ACT2_GPUS | fmt(",") }} H100s ({{ ACT2_NODES | fmt(",") }} nodes). Each GPU fails once in {{ GPU_MTBF_S | fmt(",.0f", 3600) }} hours on average. Our Lustre storage absorbs {{ STORAGE_BANDWIDTH | fmt(".0f", 1e9) }} GB/s from all nodes together, each node sending up to {{ NODE_BANDWIDTH | fmt(".0f", 1e9) }} GB/s; a restart after a failure takes {{ RESTART_S | fmt(".0f", 60) }} minutes. I'd checkpoint synchronously every {{ LEAD_INTERVAL_S | fmt(".0f", 60) }} minutes to be safe. Checkpoint stalls must stay under {{ OVERHEAD_BUDGET | percent }} of training time."
 #
-# **Failure state:** checkpoint stalls above {{ OVERHEAD_BUDGET | percent }} of the time. The source lab tells this story with a 200-hour GPU and a "roughly 2 TB" checkpoint; the errata explain both.
+# **Failure state:** checkpoint stalls above {{ OVERHEAD_BUDGET | percent }} of the time. The source lab tells this story with a {{ LAB_GPU_MTBF_S | fmt(".0f", 3600) }}-hour GPU and a "roughly {{ LAB_CHECKPOINT_BYTES | bytes }}" checkpoint; the errata explain both.
 
 # %% answer="act2_prediction"
 
@@ -139,7 +139,7 @@ print(f"  your young_daly_interval_s: every {best / 60:.1f} min, goodput "
 # %% [markdown] reveal="act2_prediction"
 # <details><summary>Check your derivation: the Act II numbers</summary>
 #
-# - **The checkpoint** of mixed-precision Adam holds, per parameter, its 16-bit weight and the optimizer's FP32 master copy, momentum and variance: 2 + 12 = 14 bytes, {{ ACT2_CHECKPOINT_BYTES | bytes }} for {{ ACT2_PARAMS | fmt(".0f", 1e12) }}T parameters (ZeRO, sec. 3.1); the source lab's 2 TB is the weights alone.
+# - **The checkpoint** of mixed-precision Adam holds, per parameter, its 16-bit weight and the optimizer's FP32 master copy, momentum and variance: {{ WEIGHT_BYTES | fmt("g") }} + {{ (BYTES_PER_PARAM - WEIGHT_BYTES) | fmt("g") }} = {{ BYTES_PER_PARAM | fmt("g") }} bytes, {{ ACT2_CHECKPOINT_BYTES | bytes }} for {{ ACT2_PARAMS | fmt(".0f", 1e12) }}T parameters (ZeRO, sec. 3.1); the source lab's {{ LAB_CHECKPOINT_BYTES | bytes }} is the weights alone.
 # - **The write** goes at the slower of the storage ({{ STORAGE_BANDWIDTH | fmt(".0f", 1e9) }} GB/s) and what all nodes send ({{ (ACT2_NODES * NODE_BANDWIDTH) | fmt(",.0f", 1e9) }} GB/s): {{ ACT2_WRITE_S | seconds }}. Synchronous, that is C; at √(2CM) the stall share is √(C/2M).
 # - **Asynchronous** (CheckFreq): each GPU copies its {{ (ACT2_CHECKPOINT_BYTES / ACT2_GPUS) | bytes }} shard to host memory over PCIe in {{ ACT2_SNAPSHOT_S | seconds }}; C becomes that stall, while the write runs in the background and must end before the next snapshot.
 #
@@ -152,7 +152,7 @@ print(f"  your young_daly_interval_s: every {best / 60:.1f} min, goodput "
 # %% answer="measurement_reflection"
 
 # %% [markdown]
-# The 1/n law is not what the source lab got wrong: its input was. Llama 3's record implies about {{ (LLAMA3_MTBF_S * LLAMA3_GPUS) | fmt(",.0f", 3600) }} hours per GPU, counting every cause (GPUs, their memory, hosts, network) as the GPU's; the lab's own learning objective states 50,000, and at the source lab's 200-hour GPU a 16,384-GPU job would stop every {{ LAB_MTBF_S | fmt(".0f") }} seconds.
+# The 1/n law is not what the source lab got wrong: its input was. Llama 3's record implies about {{ (LLAMA3_MTBF_S * LLAMA3_GPUS) | fmt(",.0f", 3600) }} hours per GPU, counting every cause (GPUs, their memory, hosts, network) as the GPU's; the lab's own learning objective states {{ GPU_MTBF_S | fmt(",.0f", 3600) }}, and at the source lab's per-GPU MTBF, {{ LAB_GPU_MTBF_S | fmt(".0f", 3600) }} hours, a {{ ACT2_GPUS | fmt(",") }}-GPU job would stop every {{ LAB_MTBF_S | fmt(".0f") }} seconds.
 
 # %% challenge="lab07_plan"
 

@@ -13,7 +13,7 @@ from labs.lab07_fault_tolerance.scenario import (ACT1_CHECKPOINT_S, ACT1_INTERVA
                                                  ACT1_SCALE, ACT1_SCALED_FACTOR, ACT1_STALL_NOW, ACT1_VERDICTS,
                                                  ACT1_WASTE_BEST, ACT1_WASTE_NOW, ACT1_YOUNG_S, ACT2_CHECKPOINT_BYTES,
                                                  ACT2_MTBF_S, ACT2_RANGES, ACT2_SNAPSHOT_S, ACT2_WRITE_S, ACT2_YOUNG_S,
-                                                 LAB_MTBF_S)
+                                                 ACT1_MTBF_S, HOUR_S, LAB_MTBF_S, MINUTE_S)
 
 
 def minutes(seconds: float) -> str:
@@ -23,13 +23,21 @@ def minutes(seconds: float) -> str:
 _LOSS = (f"30-minute intervals lose {fmt_percent(ACT1_WASTE_NOW)} of the run, Young's {minutes(ACT1_YOUNG_S)} "
          f"intervals {fmt_percent(ACT1_WASTE_BEST)}")
 _act1_choices = ("rare", "frequent", "optimal", "irrelevant")
+_SHORT_S = 10 * MINUTE_S     # the "too rare" option's interval
+
+
+def _span(seconds: float) -> str:
+    """An option's interval as a person says it: "5 minutes", "2 hours"."""
+    return f"{seconds / HOUR_S:g} hours" if seconds >= HOUR_S else f"{seconds / MINUTE_S:g} minutes"
+
+
 _act1 = letters([
-    Option("Too rare: with a failure every 8 hours, checkpoint every 10 minutes",
-           f"Ten-minute intervals stall training {fmt_percent(ACT1_CHECKPOINT_S / 600)} of the time to save "
+    Option(f"Too rare: with a failure every {_span(ACT1_MTBF_S)}, checkpoint every {_span(_SHORT_S)}",
+           f"Intervals of {_span(_SHORT_S)} stall training {fmt_percent(ACT1_CHECKPOINT_S / _SHORT_S)} of the time to save "
            f"little rework; {_LOSS}."),
     Option(f"Too often: the interval that loses least is about {minutes(ACT1_YOUNG_S)}",
            f"Right: √(2·C·M) = {minutes(ACT1_YOUNG_S)} for C = {minutes(ACT1_CHECKPOINT_S)}, M = 8 h; {_LOSS}."),
-    Option("About right: 30 minutes is already near the least-loss interval",
+    Option(f"About right: {_span(ACT1_INTERVAL_S)} is already near the least-loss interval",
            f"30 minutes is {ACT1_RATIO:.2f} of the least-loss interval, {minutes(ACT1_YOUNG_S)}; {_LOSS}."),
     Option("It barely matters: the interval changes little of the time lost",
            f"The stalls alone are {fmt_percent(ACT1_STALL_NOW)} of the time at 30 minutes; {_LOSS}."),
@@ -50,13 +58,13 @@ _act1_refl = letters([
 _WHY2 = (f"the cluster fails every {ACT2_MTBF_S / 3600:.2f} h and a checkpoint of {fmt_bytes(ACT2_CHECKPOINT_BYTES)} "
          f"stalls it {fmt_seconds(ACT2_WRITE_S)}: √(2CM) = {minutes(ACT2_YOUNG_S)}")
 _act2 = letters([
-    Option("under 5 minutes: a cluster this large fails every few minutes",
+    Option(f"under {_span(ACT2_RANGES[0][1])}: a cluster this large fails every few minutes",
            f"The lab's 200-hour GPUs would fail every {fmt_seconds(LAB_MTBF_S)}, not minutes; {_WHY2}."),
-    Option("5 to 30 minutes: a write stall against half an interval redone",
+    Option(f"{ACT2_RANGES[1][0] / MINUTE_S:g} to {_span(ACT2_RANGES[1][1])}: a write stall against half an interval redone",
            f"Right: {_WHY2}."),
-    Option("30 minutes to 2 hours: a multi-terabyte write is too costly to repeat",
+    Option(f"{_span(ACT2_RANGES[2][0])} to {_span(ACT2_RANGES[2][1])}: a multi-terabyte write is too costly to repeat",
            f"The write is costly, but so is redone work: {_WHY2}."),
-    Option("over 2 hours: one checkpoint per expected failure is enough",
+    Option(f"over {_span(ACT2_RANGES[3][0])}: one checkpoint per expected failure is enough",
            f"A failure then redoes over an hour of 16,384 GPUs' work; {_WHY2}."),
 ], range_key(ACT2_YOUNG_S, ACT2_RANGES), offset=2)   # ranges stay in ascending order: offset 2 wraps them
 

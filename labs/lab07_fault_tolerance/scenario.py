@@ -27,6 +27,7 @@ GPUS_PER_NODE = C.GPUS_PER_DGX_H100
 ACT2_NODES = ACT2_GPUS // GPUS_PER_NODE
 ACT2_PARAMS = 1e12
 LAB_GPU_MTBF_S = 200 * HOUR_S              # the source lab's per-GPU MTBF (errata #1: 44 s, not 44 minutes)
+LAB_CHECKPOINT_BYTES = 2e12                # the source lab's "roughly 2 TB" checkpoint: the weights alone (errata)
 GPU_MTBF_S = 50_000 * HOUR_S               # the lab's own objective's figure, which Llama 3's record bears out
 STORAGE_BANDWIDTH = 400e9                  # the lab's Lustre aggregate write bandwidth, bytes/s
 NODE_BANDWIDTH = C.IB_NDR400_BANDWIDTH     # one 400 Gb/s port per node to storage (an assumption)
@@ -60,6 +61,8 @@ ACT1_WEEK_GPU_HOURS = (ACT1_WASTE_NOW - ACT1_WASTE_BEST) * ACT1_GPUS * WEEK_H   
 ACT1_STALL_GPU_HOURS = (ACT1_STALL_NOW - ACT1_STALL_BEST) * ACT1_GPUS * WEEK_H  # the lab's count (errata)
 ACT1_GPU_MTBF_S = ACT1_MTBF_S * ACT1_GPUS    # per GPU, as the lead's cluster MTBF implies
 ACT1_CHECKPOINT_BYTES = ref.checkpoint_bytes(ACT1_PARAMS)
+BYTES_PER_PARAM = ref.checkpoint_bytes(1.0)                            # a parameter's weight and optimizer state
+WEIGHT_BYTES = ref.checkpoint_bytes(1.0, optimizer_bytes=0.0)          # its 16-bit weight alone
 ACT1_NFS_BANDWIDTH = ACT1_CHECKPOINT_BYTES / ACT1_CHECKPOINT_S    # what "4 minutes" implies
 ACT1_SCALED_YOUNG_S = ref.young_daly_interval_s(
     ACT1_CHECKPOINT_S, ref.cluster_mtbf_s(ACT1_GPU_MTBF_S, ACT1_SCALE * ACT1_GPUS))

@@ -33,6 +33,7 @@ BUDGET_WEEKS = 8.0                 # the lab's quarterly engineering budget
 # Table 4); Megatron-LM's GPT-3 on 96 H100s, 47 % (its README). The source lab's "industry leaders reach
 # 50-60 %" is above every figure the course cites (errata); 50 % stays the lead's target.
 PUBLISHED_MFU = (0.41, 0.47)
+PUBLISHED_MFU_GPUS = (16384, 96)   # the H100s of those two runs (the comment above)
 MFU_TARGET = 0.50                  # the lead's target (the source lab's "industry" threshold)
 SERIAL_SHARE = 0.10                # the math peek's serial share (Amdahl and Gustafson at N_GPUS)
 UNITS_EXAMPLE = 0.25               # the units line's example fraction

@@ -77,3 +77,17 @@ def test_only_the_labs_own_places_and_the_generated_docs_changed(scaffolded):
     for place in OWN_PLACES + GENERATED_DOCS:   # and each of them did change
         assert any(path.startswith(place) for path in changed), place
     print("\n".join(sorted(changed)))
+
+
+def test_new_lab_writes_into_the_course_it_runs_in_not_where_scalelabs_is_installed(tmp_path):
+    """Issue 41: with scalelabs installed elsewhere (site-packages for `pip install .`; here a second
+    copy first on the path, and -P: the `scalelabs` entry point puts no cwd on it), new-lab wrote the lab there. It writes into the course it runs in, and
+    says that this scalelabs will not see it until the course is installed editable."""
+    installed, course = copy_repository(tmp_path / "installed"), copy_repository(tmp_path / "course")
+    done = subprocess.run([sys.executable, "-P", "-m", "autograder.cli", "new-lab", LAB, "--module", MODULE], cwd=course,
+                          env={**os.environ, "PYTHONPATH": str(installed)}, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (course / "labs" / LAB / "__init__.py").is_file() and (course / "reference" / f"{MODULE}.py").is_file()
+    assert not (installed / "labs" / LAB).exists() and not (installed / "reference" / f"{MODULE}.py").exists()
+    assert f"pip install -e {course}" in " ".join(done.stderr.split()), done.stderr
+    assert f"wrote labs/{LAB}/__init__.py" in done.stdout
