@@ -276,9 +276,12 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
                                                           "nbgrader's submitted/ and a Gradescope export say it themselves"),
                 allow_unsandboxed: bool = typer.Option(False, "--allow-unsandboxed", help=UNSANDBOXED_HELP),
                 shard: Optional[str] = typer.Option(None, "--shard", help=SHARD_HELP),
-                course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+                course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP + "; else the nearest "
+                                                      "folder above SUBMISSIONS_ROOT holding it"),
+                no_course: bool = typer.Option(False, "--no-course", help="where no course is found, grade without one: no due dates "
+                                               "or late penalties, no course secret, a gradebook of its own")) -> None:
     """Grade a class in parallel; writes results, feedback pages, the gradebook (the grade of record)
-    and grades.csv (default: grades/ASSIGNMENT in the course, or here when there is no course).
+    and grades.csv (default: grades/ASSIGNMENT in the course, or here with --no-course).
     Resumable: after Ctrl-C or a crash run the same command again (graded students are skipped, those
     whose files or grader changed regraded, those whose due date, extension or late policy changed
     have their lateness recorded again). Exit status 1 when a student needs a person. With --shard,
@@ -299,7 +302,8 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     submissions_root = _folder(submissions_root, "submissions root").resolve()
     out_dir = out_dir.resolve() if out_dir else None
     timestamps = timestamps.resolve() if timestamps else None
-    root = _course(course, required=False)
+    db = _absolute_sqlite(db)
+    root = _course(course, required=False) or (None if no_course else _course_of_class(submissions_root))
     try:   # asked here too, so that a wrong folder or missing times are one line before the progress bar shows
         class_lateness(spec, submissions_root, class_roster(submissions_root, spec, tuple(only or ())), timestamps)
     except (NotAClass, NoSubmissionTimes) as exc:
@@ -331,11 +335,18 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
         out.print(f"regraded {len(who)}: {escape(why)}{shown}", highlight=False, soft_wrap=True)
     if summary.late:
         out.print(late_summary(summary.late), highlight=False, soft_wrap=True)
+    for said, who in disagreements(summary.late).items():
+        out.print(f"due dates disagree: {escape(said)} ({', '.join(who[:5])}{', ...' if len(who) > 5 else ''})",
+                  highlight=False, soft_wrap=True)
     for student, own in summary.renamed.items():   # an id no file name or CSV cell can hold (identity.safe_id)
         out.print(f"{escape(ascii(own))} is graded as {student}: Gradescope's id cannot be a file name or a safe CSV cell",
                   highlight=False, soft_wrap=True)
     if summary.rewritten:
         out.print(f"feedback pages made whole again from their results: {', '.join(summary.rewritten)}", highlight=False, soft_wrap=True)
+    if summary.kept:
+        out.print(f"over Gradescope's submission limit, not graded: {', '.join(sorted(summary.kept))} (the results "
+                  "Gradescope kept are recorded, with the time of the submission they are from)",
+                  highlight=False, soft_wrap=True)
     for student, why in summary.failed.items():
         err.print(f"[red]{student}[/]: grader error {escape(why)}", highlight=False, soft_wrap=True)
     _print_record(summary, summary.needs_attention)
@@ -374,6 +385,43 @@ def _print_record(summary, needs: list[str]) -> None:
                                                    if needs else ""), highlight=False, soft_wrap=True)
     if needs:
         raise typer.Exit(1)
+
+
+def _absolute_sqlite(db: Optional[str]) -> Optional[str]:
+    """A relative SQLite URL made absolute where it was typed (grade-batch may work from the course)."""
+    prefix = "sqlite:///"
+    if db and db.startswith(prefix) and not db[len(prefix):].startswith("/"):
+        return prefix + str(Path(db[len(prefix):]).resolve())
+    return db
+
+
+def _course_of_class(submissions_root: Path) -> Path:
+    """The course a class folder belongs to when grade-batch is not run in one: the nearest folder at or
+    above the class holding nbgrader_config.py (as --course DIR, it becomes the working directory), or,
+    with a scalelabs.toml here, none (its settings apply); else a refusal in one line: grading with no
+    course would apply no due date, no course secret and no course gradebook, and say nothing."""
+    from autograder.course import MARKER, SETTINGS, find_course
+
+    found = find_course(submissions_root)
+    if found is not None:
+        err.print(f"course: {found} (found above {submissions_root}; its scalelabs.toml, course secret and gradebook "
+                  "apply)", highlight=False, soft_wrap=True)
+        return _course(found)
+    if (Path.cwd() / SETTINGS).is_file():
+        return None
+    fail(f"no course found: no {MARKER} in {Path.cwd()}, {submissions_root} or any folder above them, so no due date, "
+         "late penalty or course secret would apply; run in the course folder, pass --course DIR, or pass --no-course "
+         "to grade without a course")
+
+
+def disagreements(late: dict) -> dict[str, list[str]]:
+    """Where the platform's due dates and the course's differ (autograder.classroom.deadlines): what is said
+    -> the students it is said of."""
+    found: dict[str, list[str]] = {}
+    for student, lateness in sorted(late.items()):
+        if lateness is not None and lateness.disagreement:
+            found.setdefault(lateness.disagreement, []).append(student)
+    return found
 
 
 def late_summary(late: dict) -> str:
@@ -452,7 +500,9 @@ def forget(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collec
     except GradebookUnavailable as exc:
         fail(str(exc))
     if (target / "grades.csv").exists() or results:
-        write_atomic(target / "grades.csv", grades_csv(spec, record_rows(spec, results, book, late)))
+        from autograder.classroom.deadlines import course_deadlines, known_labs
+        deadlines = course_deadlines(labs=known_labs(spec.id))
+        write_atomic(target / "grades.csv", grades_csv(spec, record_rows(spec, results, book, late, deadlines=deadlines)))
         out.print(f"class CSV rebuilt: {target / 'grades.csv'}", highlight=False, soft_wrap=True)
 
 

@@ -69,13 +69,13 @@ def make_class(root: Path, size: int) -> None:
 
 def shard_overhead(work: Path, size: int, n: int) -> dict:
     make_class(work / "class", size)
-    one_wall, one_cpu, _ = timed([*SCALELABS, "grade-batch", LAB, str(work / "class"), "--jobs", "1",
+    one_wall, one_cpu, _ = timed([*SCALELABS, "grade-batch", LAB, str(work / "class"), "--jobs", "1", "--no-course",
                                   "--out", str(work / "one")], work)
     shard_walls, shard_cpus = [], []
     for k in range(n):
         cwd = work / f"cwd-{k}"
         cwd.mkdir()
-        wall, cpu, _ = timed([*SCALELABS, "grade-batch", LAB, str(work / "class"), "--jobs", "1", "--shard",
+        wall, cpu, _ = timed([*SCALELABS, "grade-batch", LAB, str(work / "class"), "--jobs", "1", "--no-course", "--shard",
                               f"{k}/{n}", "--out", str(work / "shards" / str(k))], cwd)
         shard_walls.append(wall)
         shard_cpus.append(cpu)

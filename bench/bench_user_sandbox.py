@@ -141,7 +141,7 @@ def main() -> None:
             for i in range(args.runs):
                 out = work / f"out-{len(per)}-{label.replace(' ', '_').replace(',', '')}"
                 wall, cpu, stdout = run([*command, "grade-batch", args.assignment, work / "class", "--jobs", "1",
-                                         "--out", out], cwd, environment, preexec)
+                                         "--no-course", "--out", out], cwd, environment, preexec)
                 results = json.loads(next((out / "results").glob("*.json")).read_text())
                 expected = "bubblewrap" if label == "bubblewrap" else "user"
                 if results["scalelabs"]["sandbox"] != expected:

@@ -29,6 +29,7 @@ SHARED_SESSION_FIXTURES = {
     "tests/doors/test_otter_agreement.py": "tests/doors toy course",
     "tests/doors/test_gradescope_identity.py": "tests/doors toy course",
     "tests/doors/test_otter_try.py": "tests/doors toy course",
+    "tests/doors/test_deadline_attacks.py": "tests/doors toy course",
     "tests/release/test_predictions_notebook.py": "tests/release toy release",
     "tests/release/test_release_leakscan.py": "tests/release toy release",
     "tests/release/test_release_pipeline.py": "tests/release toy release",

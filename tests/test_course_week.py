@@ -272,16 +272,16 @@ def test_a_manual_override_stands_in_every_view_of_the_record_with_the_engines_s
     student, item = OVERRIDE
     assert "graded 0, skipped 3 already graded" in seen["after override"].stdout
     assert seen["results after"] == seen["results before"], "a batch with nothing changed rewrote results"
-    engine = float(seen["engine"][student]["score"])
+    engine = float(seen["engine"][student]["raw_score"])
     book = gradebook_items(course)[student]
     assert book[item] == 1.0 and seen["after fix"][student][item] == 0.0
     ours = {r["student"]: r for r in csv.DictReader((course / "grades" / LAB / "grades.csv").open())}[student]
-    assert float(ours["score"]) == engine + 1.0 and float(ours["engine_score"]) == engine
+    assert float(ours["raw_score"]) == engine + 1.0 and float(ours["engine_score"]) == engine
     assert ours["overridden"] == item and float(ours[item]) == 1.0
     report = json.loads((course / "grades" / LAB / "report.json").read_text())
     assert report["scores"][student] == engine + 1.0 and report["engine_scores"][student] == engine
     exported = {r["student_id"]: r for r in csv.DictReader((course / "grades.csv").open()) if r["assignment"] == LAB}
-    assert float(exported[student]["score"]) == engine + 1.0
+    assert float(exported[student]["final_score"]) == engine + 1.0
     assert sorted(exported) == sorted(STUDENTS)
 
 

@@ -4,7 +4,10 @@ code cannot silently retire a break; a malformed catalogue entry is an error tha
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -95,21 +98,100 @@ def test_a_malformed_entry_is_an_error_naming_it(tmp_path, change, error):
         mutate.load(tmp_path / "m.toml")
 
 
-def test_a_held_out_catalogue_runs_in_place_of_the_main_one(tmp_path, capsys):
-    """`--catalogue FILE` runs another set of breaks (a held-out set, same format) with the same
-    machinery; the main catalogue's breaks are not run, and an uncaught break is exit status 1."""
-    held_out = tmp_path / "held_out.toml"
-    held_out.write_text("""[[mutation]]
-id = 'held-out-harmless'
-file = 'bench/mutate.py'
-old = 'Exit status: 0 when every break is caught'
-new = 'Exit status: zero when every break is caught'
-breaks = 'a docstring only'
+# A held-out catalogue of four breaks, run by bench/mutate.py itself (two of them break this file's own tests)
+HELD_OUT = """[[mutation]]
+id = 'held-out-two-copies'
+file = 'tests/test_mutation_list.py'
+old = '''{wide}'''
+new = '''{wide}
+    import os, subprocess
+    code = "from autograder.cli import main; import autograder; print(autograder.__file__)"
+    done = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True, text=True,
+                          env={{**os.environ, "PYTHONPATH": os.path.dirname(os.__file__)}})
+    scalelabs = subprocess.run(["scalelabs", "--help"], cwd="/", capture_output=True, text=True)
+    assert Path(done.stdout.strip()).is_relative_to(REPO) and scalelabs.returncode == 0, (done.stdout, REPO)'''
+breaks = 'nothing: a subprocess with a PYTHONPATH of its own, from another folder, imports the copy'
 tests = ['tests/test_mutation_list.py', '-k', 'wide']
-""", encoding="utf-8")
-    assert mutate.main(["--catalogue", str(held_out)]) == 1
+
+[[mutation]]
+id = 'held-out-outside'
+file = 'tests/test_mutation_list.py'
+old = '''{wide}'''
+new = '''{wide}
+    import subprocess
+    subprocess.run([sys.executable, "-c", "import autograder"], env={{"PYTHONPATH": {outside!r}}}, cwd="/",
+                   check=True)
+    assert False, "fails, but the subprocess imported another tree"'''
+breaks = 'a test whose subprocess imports the packages from outside the copy'
+tests = ['tests/test_mutation_list.py', '-k', 'wide']
+
+[[mutation]]
+id = 'held-out-suite-only'
+file = 'bench/mutate.py'
+old = 'return Mutation(**{{**entry, "tests": tuple(tests)}})'
+new = 'return Mutation(**{{**entry, "tests": tuple(reversed(tests))}})'
+breaks = 'the catalogue reads its pytest arguments backwards'
+tests = ['tests/test_mutation_list.py', '-k', 'wide']
+
+[[mutation]]
+id = 'held-out-caught'
+file = 'bench/mutate.py'
+old = 'return Mutation(**{{**entry, "tests": tuple(tests)}})'
+new = 'return Mutation(**{{**entry, "tests": tuple(reversed(tests))}})'
+breaks = 'the same, with a selection that catches it'
+tests = ['tests/test_mutation_list.py', '-k', 'byte_for_byte']
+"""
+
+
+def test_a_held_out_catalogue_runs_with_its_verdicts_resting_on_the_copy_alone(tmp_path, capsys):
+    """`--catalogue FILE` runs another set of breaks (a held-out set, same format) with the same machinery
+    (the main catalogue's breaks are not run). A test whose subprocess has a PYTHONPATH of its own and
+    another folder (or runs the `scalelabs` command) imports the copy, so a break that only makes a test
+    compare the two is NOT caught (under the old runner the test failed: "caught", because two copies
+    disagreed); a failing test whose subprocess imported the packages from outside the copy is invalid,
+    never caught; a break its own tests miss is tried against `--survivors-with` (the whole suite with
+    `--survivors-full`), where it is caught by the suite; an uncaught break is exit status 1."""
+    held_out = tmp_path / "held_out.toml"
+    wide = inspect.getsource(test_the_list_is_wide).splitlines()[0]   # its text is once in this file
+    held_out.write_text(HELD_OUT.format(outside=str(REPO), wide=wide), encoding="utf-8")
+    assert mutate.main(["--catalogue", str(held_out), "--survivors-with",
+                        "tests/test_mutation_list.py -n 0 -k 'wide or byte_for_byte'"]) == 1
     out = capsys.readouterr().out
-    assert "held-out-harmless" in out and "NOT caught" in out and "0 of 1 breaks caught" in out
-    assert mutate.MUTATIONS[0].id not in out
+    verdicts = {}
+    for line in out.splitlines():
+        if line.startswith("held-out-"):
+            name, rest = line.split(None, 1)
+            verdicts.setdefault(name, []).append(re.split(r"\s+\d+ s ", rest)[0].strip())
+    assert verdicts == {"held-out-two-copies": ["NOT caught", "NOT caught"],
+                        "held-out-outside": ["invalid"],
+                        "held-out-suite-only": ["NOT caught", "caught by the suite"],
+                        "held-out-caught": ["caught"]}, out
+    assert f"autograder from {REPO}" in out, out
+    assert "1 of 4 breaks caught by their own tests; 1 more by `tests/test_mutation_list.py" in out, out
+    assert "; 1 invalid" in out and mutate.MUTATIONS[0].id not in out
     assert mutate.main(["--catalogue", str(tmp_path / "absent.toml")]) == 2
     assert "absent.toml" in capsys.readouterr().out
+
+
+def test_every_process_of_a_run_imports_the_copy_and_the_probe_sees_any_other(tmp_path):
+    """The run's interpreter imports the copy from any folder, with any PYTHONPATH, through its
+    console scripts; the probe records each import, and one from the repository, from an installed
+    package or from a copy without the placed break is what `outside` reports."""
+    run = mutate.RunEnv(tmp_path).create()
+    run.place(None)
+    mutate.check_isolation(run)          # raises IsolationError otherwise
+    snippet = '"""Reference physics'
+    assert run.place(mutate.Mutation("m", "reference/__init__.py", snippet, '"""BROKEN physics', "x", ("t",)))
+    with_break, without = tmp_path / "with", tmp_path / "without"
+    shutil.copytree(run.tree / "reference", with_break / "reference")
+    shutil.copytree(REPO / "reference", without / "reference", ignore=shutil.ignore_patterns("__pycache__"))
+    seen = {}
+    for name, folder in (("with", with_break), ("without", without), ("repository", REPO), ("none", Path("/nowhere"))):
+        run.clear_log()
+        done = subprocess.run([str(run.python), "-c", "import reference, autograder"], cwd="/",
+                              env={**run.env(), "PYTHONPATH": str(folder)}, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        records = run.imports()
+        assert {r["name"] for r in records} == {"reference", "autograder"}
+        seen[name] = sorted(r["name"] for r in run.outside(records))
+    assert seen == {"with": [], "without": ["reference"], "repository": ["autograder", "reference"], "none": []}

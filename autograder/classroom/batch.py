@@ -31,11 +31,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 
-from autograder.classroom.deadlines import Lateness, course_deadlines, known_labs, late_attention
+from autograder.classroom.deadlines import (Deadlines, Lateness, PlatformDates, SubmissionTime, course_deadlines,
+                                            known_labs, late_attention)
 from autograder.classroom.feedback import render_feedback, write_atomic
 from autograder.classroom.fingerprints import (grader_changes, grader_fingerprint, machine_differences,
                                                submission_fingerprint)
 from autograder.classroom.gradebook import GradebookUnavailable, GradebookWriter, item_scores, sqlite_url
+from autograder.classroom.identity import read_export
 from autograder.classroom.record import grades_csv, record_rows, write_pointer
 from autograder.classroom.roster import NotAClass, Submitter, class_roster, students, submission_folder  # noqa: F401
 from autograder.classroom.shards import Shard, write_manifest
@@ -137,11 +139,13 @@ def _start_ahead() -> None:
 
 
 def grade_student(graded_as: str, folder: str, out_dir: str, sha: str, grader: dict,
-                  members: tuple[str, ...] = (), root: str = "", late: dict | None = None) -> str:
+                  members: tuple[str, ...] = (), root: str = "", late: dict | None = None,
+                  provided_from: str = "") -> str:
     """Grade one submission under `graded_as` and write, for each student whose record it is
     (`members`, default the one), the feedback page then the results file (which marks it finished);
     `late`: member -> their Lateness as JSON (None: the lab has no due date), kept beside the score.
-    The class root is a secret and the output folder off-limits to the student's code."""
+    The class root is a secret and the output folder off-limits to the student's code. `provided_from`: the
+    released provided modules, graded in place of the folder's own (a Gradescope export's upload)."""
     from autograder.engine.grade import grade_submission
 
     ahead = _ahead
@@ -149,18 +153,40 @@ def grade_student(graded_as: str, folder: str, out_dir: str, sha: str, grader: d
     secrets = [Path(root)] if root else []
     result = grade_submission(_assignment, Path(folder), graded_as, sandbox=_mode or None, config=_config,
                               secrets=secrets, outputs=[Path(out_dir), Path(out_dir) / "results",
-                                                        Path(out_dir) / "feedback"], ahead=ahead, secret=_secret)
+                                                        Path(out_dir) / "feedback"], ahead=ahead, secret=_secret,
+                              provided_from=Path(provided_from) if provided_from else None)
     for student in members or (graded_as,):
-        data = result.to_gradescope()
-        data["scalelabs"] = {"assignment": _assignment.id, "student": student, "graded_as": graded_as,
-                             "fingerprint": sha, "grader": grader, "max_score": result.max_score,
-                             "sandbox": result.sandbox_mode, "attention": list(result.attention),
-                             "view": _config.feedback.native,
-                             "course_secret": _secret.fingerprint if _secret else ""}
-        if (late or {}).get(student) is not None:
-            data["scalelabs"]["late"] = late[student]
+        data = record_data(result, _assignment.id, student, graded_as, sha, grader, _config.feedback.native,
+                           _secret.fingerprint if _secret else "", (late or {}).get(student))
         _write_record(Path(out_dir), _assignment.title, student, data)
     return graded_as
+
+
+def record_data(result: Result, assignment_id: str, student: str, graded_as: str, sha: str, grader: dict,
+                view: str, secret_fingerprint: str, late: dict | None, **more) -> dict:
+    """A student's results file: the engine's record and what graded it (`scalelabs`: fingerprints, the
+    id it was graded under, the view, the course secret's fingerprint, the lateness as JSON, `more`)."""
+    data = result.to_gradescope()
+    data["scalelabs"] = {"assignment": assignment_id, "student": student, "graded_as": graded_as,
+                         "fingerprint": sha, "grader": grader, "max_score": result.max_score,
+                         "sandbox": result.sandbox_mode, "attention": list(result.attention), "view": view,
+                         "course_secret": secret_fingerprint, **more}
+    if late is not None:
+        data["scalelabs"]["late"] = late
+    return data
+
+
+def keep_results(assignment: Assignment, results: dict, when: str, submitter: Submitter, out_dir: Path, sha: str,
+                 grader: dict, view: str, secret_fingerprint: str, late: dict) -> None:
+    """Record, for each member of a Gradescope export's submission over the submission limit, the results
+    Gradescope kept (the earlier submission's engine record, autograder.doors.gradescope.kept_from) instead
+    of grading the folder, which holds the upload that was not graded; ValueError when they are not the
+    door's results."""
+    result = Result.from_gradescope(results)
+    for student in submitter.students:
+        data = record_data(result, assignment.id, student, submitter.graded_as, sha, grader, view, secret_fingerprint,
+                           late[student] and late[student].to_json(), kept_from=when)
+        _write_record(out_dir, assignment.title, student, data)
 
 
 def _write_record(out_dir: Path, title: str, student: str, data: dict) -> None:
@@ -233,6 +259,8 @@ class BatchSummary:
     attention: dict[str, list[str]] = field(default_factory=dict)    # student -> what needs a person
     rewritten: list[str] = field(default_factory=list)               # feedback pages made whole again
     late: dict[str, Lateness] = field(default_factory=dict)           # student -> lateness (labs with a due date)
+    kept: dict[str, str] = field(default_factory=dict)               # student -> the kept submission's time (over
+                                                                     # Gradescope's submission limit: not graded)
     renamed: dict[str, str] = field(default_factory=dict)            # student id -> Gradescope's id it stands for
     csv_path: Path | None = None
     db_url: str = ""
@@ -251,7 +279,7 @@ class BatchSummary:
         return out
 
 
-def _why_regrade(done: dict | None, sha: str, grader: dict, force: bool) -> str | None:
+def _why_regrade(done: dict | None, sha: str, grader: dict, force: bool, graded_as: str | None = None) -> str | None:
     """Why a student with this results file must be graded again, or None (the result stands)."""
     if done is None:
         return ""
@@ -260,6 +288,8 @@ def _why_regrade(done: dict | None, sha: str, grader: dict, force: bool) -> str 
         return "--force"
     if meta.get("fingerprint") != sha:
         return "their files changed"
+    if graded_as is not None and meta.get("graded_as", graded_as) != graded_as:
+        return "their group changed (graded under another id)"
     changes = grader_changes(meta.get("grader"), grader)
     if changes:
         return "the grader changed: " + ", ".join(changes[:4]) + (f" and {len(changes) - 4} more" if len(changes) > 4 else "")
@@ -321,17 +351,64 @@ def _still_doubted(done: dict, late: Lateness | None) -> Lateness | None:
 
 
 def class_lateness(assignment: Assignment, root: Path, roster: list[Submitter], timestamps: Path | None = None,
-                   now=None) -> dict[str, Lateness | None]:
+                   now=None, deadlines: Deadlines | None = None) -> dict[str, Lateness | None]:
     """student -> their Lateness (None for everyone when the lab has no due date). The course's
-    [deadlines] and extensions are read (ConfigError names what is wrong), and each submitter's time
-    (autograder.classroom.submitted_at.class_times: NoSubmissionTimes when the folder has none)."""
-    from autograder.classroom.submitted_at import class_times
+    [deadlines] and extensions are read (ConfigError names what is wrong; ExtensionsError a row for a
+    student not in the class folder, where the course has no roster to check them against), and each
+    submitter's time (autograder.classroom.submitted_at.class_times: NoSubmissionTimes when the folder
+    has none). In a Gradescope export the door's recorded results give each member's platform dates
+    (Gradescope's due date, their extension), the time of the submission kept over the submission limit,
+    and who was in a group when it was graded: a member listed now who was not joined it later, at a time
+    Gradescope does not record, so theirs is `unknown` (no penalty on a guess; a person decides)."""
+    from autograder.classroom.deadlines import course_roster
+    from autograder.classroom.submitted_at import class_times, from_gradescope
 
-    deadlines = course_deadlines(labs=known_labs(assignment.id))
-    if deadlines.of(assignment.id) is None:
+    deadlines = deadlines or course_deadlines(labs=known_labs(assignment.id))
+    lab = assignment.id
+    platform, joined, kept = export_record(root, roster)
+    if deadlines.of(lab) is None and not (deadlines.policy_of(lab) and any(platform.values())):
         return {s: None for sub in roster for s in sub.students}
-    times = class_times(root, roster, assignment.id, deadlines.zone, timestamps)
-    return {s: deadlines.assess(assignment.id, s, times[sub.name], now) for sub in roster for s in sub.students}
+    if course_roster(deadlines.where) is None and any(l == lab for _, l in deadlines.extension_lines):
+        everyone = {s for sub in class_roster(root, assignment) for s in sub.students}
+        deadlines.check_students(everyone, f"in the class folder {root}", lab)
+    times = class_times(root, roster, lab, deadlines.zone, timestamps)
+    for name, when in kept.items():
+        times[name] = from_gradescope(when, "Gradescope's submission_time of the kept submission")
+    out = {}
+    for sub in roster:
+        for s in sub.students:
+            time = times[sub.name]
+            if s in joined:
+                time = SubmissionTime(None, time.source, f"Gradescope lists {s} in this submission's group, but its "
+                                      f"autograder graded it for {', '.join(joined[s])}: {s} joined the group after it "
+                                      "was graded, at a time Gradescope does not record")
+            out[s] = deadlines.assess(lab, s, time, now, platform.get(s))
+    return out
+
+
+def export_record(root: Path, roster: list[Submitter]) -> tuple[dict, dict, dict]:
+    """What the Gradescope door recorded in an export's results (autograder.doors.gradescope): student ->
+    their platform dates; student -> whom the submission was graded for, when they were not among them;
+    folder -> the time of the kept submission, when the upload is over the submission limit. Empty for a
+    folder that is not an export, or results that do not say."""
+    from autograder.classroom.identity import read_export
+    from autograder.doors.gradescope import kept_from, recorded_members
+
+    export = read_export(root) or {}
+    platform, joined, kept = {}, {}, {}
+    for sub in roster:
+        entry = export.get(sub.name)
+        if entry is None or entry.results is None:
+            continue
+        members = recorded_members(entry.results) or {}
+        for student in sub.students:
+            if members.get(student) is not None:
+                platform[student] = PlatformDates.of_record(members[student], student)
+            elif members and student not in members:
+                joined[student] = sorted(members)
+        if when := kept_from(entry.results):
+            kept[sub.name] = when
+    return platform, joined, kept
 
 
 def _sha256(data: bytes) -> str:
@@ -370,10 +447,12 @@ def class_attention(results: dict[str, dict], students, late: dict) -> dict[str,
 
 def write_class_record(assignment: Assignment, out_dir: Path, results: dict[str, dict], gradebook: GradebookWriter,
                        db_url: str, attention: dict[str, list[str]], graded_now,
+                       *, deadlines: Deadlines | None = None,
                        scores: dict[str, dict[str, float]] | None = None) -> tuple[Path, int]:
     """The lab's whole record (every result in out/results) into the gradebook, then grades.csv and
     record.json from it; `attention` (student -> lines) gains a line for each student of `graded_now`
-    whose manual score stands over a changed engine score. Returns (grades.csv, students in the record).
+    whose manual score stands over a changed engine score; a result's lateness is reassessed under
+    `deadlines` (the course's) where the gradebook keeps none. Returns (grades.csv, students in the record).
     Where the gradebook cannot be written, grades.csv is written from the results alone and
     GradebookUnavailable raised. `scores`: item_scores of some of the results, when the caller has them."""
     csv_path = out_dir / "grades.csv"
@@ -382,13 +461,14 @@ def write_class_record(assignment: Assignment, out_dir: Path, results: dict[str,
     try:
         written = gradebook.write(results, scores)
     except GradebookUnavailable:
-        write_atomic(csv_path, grades_csv(assignment, record_rows(assignment, results, None, scores=scores)))
+        write_atomic(csv_path, grades_csv(assignment, record_rows(assignment, results, None, None,
+                                                                  deadlines=deadlines, scores=scores)))
         raise
     for student, items in written.review.items():
         if student in graded_now:
             attention.setdefault(student, []).append(
                 f"a manual score stands on {', '.join(items)} while the engine's score changed: review it in formgrader")
-    rows = record_rows(assignment, results, written.record, written.late, scores)
+    rows = record_rows(assignment, results, written.record, written.late, deadlines=deadlines, scores=scores)
     for row in rows:   # the CSV names what needs a person too, as this batch saw it
         row.attention = attention.get(row.student, row.attention)
     write_atomic(csv_path, grades_csv(assignment, rows))
@@ -453,7 +533,9 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
     roster = whole = class_roster(root, assignment, only)
     if shard is not None:
         roster = shard.take(whole)
-    late = class_lateness(assignment, root, roster, timestamps)
+    deadlines = course_deadlines(labs=known_labs(assignment.id))
+    late = class_lateness(assignment, root, roster, timestamps, deadlines=deadlines)
+    kept_uploads = export_record(root, roster)[2]   # over Gradescope's submission limit: recorded, not graded
     if mode == "bubblewrap":    # a jail that shows a secret or cannot start refuses the class, not each student
         check_jail(config, [root])
     check_output(out_dir)
@@ -479,7 +561,7 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
                     f"{out_dir} holds results graded under course secret {graded_under} ({student}.json), and this "
                     f"machine has {fingerprint_now or 'none'}: hidden inputs would differ from the graded ones. Copy "
                     "the course secret of the machine that graded them (docs/tas.md), or grade into another --out DIR")
-            reasons[student] = _why_regrade(done, sha, grader, force)
+            reasons[student] = _why_regrade(done, sha, grader, force, submitter.graded_as)
         if all(why is None for why in reasons.values()):
             for student in submitter.students:
                 if (kept := _still_doubted(done_by[student], late[student])) is not None:
@@ -502,8 +584,29 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
                 summary.regraded[student] = "graded again with their group"
     _refuse_other_machines(out_dir, assignment.id, grader, done_by_student,
                            {m for sub in roster for m in sub.students} if force else set())
+    kept_todo = [(s, sha) for s, sha in todo if s.name in kept_uploads]
+    todo = [(s, sha) for s, sha in todo if s.name not in kept_uploads]
+    for submitter, sha in kept_todo:
+        try:
+            keep_results(assignment, read_export(root)[submitter.name].results, kept_uploads[submitter.name], submitter, out_dir,
+                         sha, grader, config.feedback.native, fingerprint_now, late)
+        except ValueError as exc:
+            for m in submitter.students:
+                summary.failed[m] = f"the results Gradescope kept over the submission limit cannot be read: {exc}"
+                summary.regraded.pop(m, None)
+            continue
+        summary.graded += [m for m in submitter.students if m not in summary.regraded]
+    for submitter in roster:
+        if submitter.name in kept_uploads:
+            summary.kept.update({m: kept_uploads[submitter.name] for m in submitter.students})
     if shard is not None:
         write_manifest(out_dir, assignment.id, shard, whole, roster)
+    # an export's upload is graded as the otter door grades it: the provided modules as released, over
+    # the upload's own (autograder.classroom.upload.put_provided; `scalelabs release` copies them from reference/)
+    released = ""
+    if any(s.export for s, _ in todo):
+        from autograder.build.release import REFERENCE_DIR
+        released = str(REFERENCE_DIR)
     if on_start:
         on_start(len(roster), len(todo))
     summary.db_url = db_url or sqlite_url(out_dir / "gradebook.db")
@@ -512,7 +615,8 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
             with _graders(jobs, assignment_name, mode) as pool:
                 with _ctrl_c_held_while_starting():   # the grading processes start at the first submits
                     futures = {pool.submit(grade_student, s.graded_as, str(s.folder), str(out_dir), sha, grader,
-                                           s.students, str(root), {m: late[m] and late[m].to_json() for m in s.students}): s
+                                           s.students, str(root), {m: late[m] and late[m].to_json() for m in s.students},
+                                           released if s.export else ""): s
                                for s, sha in todo}
                 for future in as_completed(futures):
                     submitter = futures[future]
@@ -541,7 +645,7 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
             for student in submitter.students if submitter.upload else ():
                 summary.attention.setdefault(student, []).insert(0, submitter.upload)
         summary.csv_path, summary.record = write_class_record(assignment, out_dir, results, gradebook, summary.db_url,
-                                                              summary.attention, graded_now)
+                                                              summary.attention, graded_now, deadlines=deadlines)
     summary.graded.sort()
     summary.skipped.sort()
     return summary

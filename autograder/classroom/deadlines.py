@@ -24,9 +24,24 @@ day counts. "none" records the lateness and takes nothing.
 A submission whose time cannot be read (no time, not a time, no time zone, after the moment of grading)
 is `unknown`: no penalty is taken on a guess, and the student needs a person (the reason says why).
 
+Which due date applies (`Deadlines.assess`), the same rule in every door: the platform's where it gives one
+(`PlatformDates`: on Gradescope the assignment's `due_date` and each user's own, which Gradescope moves for an
+extension granted in its interface), else the lab's `[deadlines]` due date; an extensions.csv row moves a
+student's due date later, never earlier (of the platform's and the course's extension, the later applies).
+`[deadlines]` stays the policy (per hour or day, grace, cap). Where the platform and the course disagree (the
+zip's frozen due date and Gradescope's, or two extensions), the Lateness says so (`disagreement`), shown to the
+student and staff; it is never resolved silently. A course with a late policy at the top of `[deadlines]`
+and no lab table takes the due date from the platform alone (no platform date: no late work).
+
+A penalty is a rule, not a number: the Lateness records the facts (the time and its source, the platform's
+dates) and the percent; the points are `penalty_points(score of record)`, taken again whenever the score
+of record changes (an override, a regrade), and `reassess` applies the course's current due dates,
+extensions and policy to recorded facts (`nbgrader export`, grades.csv and the report do).
+
     course_deadlines(path=None) -> Deadlines        the course's table, validated (ConfigError naming
                                                     the file, key and value); Deadlines() without one
-    Deadlines.assess(lab, student, SubmissionTime, now) -> Lateness    (.to_json() into results)
+    Deadlines.assess(lab, student, SubmissionTime, now, PlatformDates) -> Lateness   (.to_json() into results)
+    Deadlines.reassess(lab, student, Lateness) -> Lateness   the recorded facts under today's deadlines
 """
 from __future__ import annotations
 
@@ -35,6 +50,7 @@ import hashlib
 import io
 import json
 import math
+import re
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -97,6 +113,13 @@ class Lateness:
     penalty_percent: float = 0.0
     policy: str = ""              # Policy.describe()
     note: str = ""                # why unknown; "within the grace period"
+    due_source: str = ""          # where `due` comes from: DUE_SOURCES
+    disagreement: str = ""        # where the platform's dates and the course's differ, and which applies
+    # the platform's word, as it gave it for this submission (a reassessment applies the rule to it again)
+    platform: str = ""            # "Gradescope" ("" when the door has no platform dates)
+    platform_lab_due: str = ""    # the platform's due date of the assignment (ISO)
+    platform_due: str = ""        # the platform's due date of this student (their extension's, if any)
+    platform_late_due: str = ""   # the platform's late due date of this student (when it stops taking uploads)
 
     @property
     def extended(self) -> bool:
@@ -124,20 +147,31 @@ class Lateness:
         return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:16]
 
     def line(self, score: float | None = None, max_score: float | None = None) -> str:
-        """What a student and a TA read, one paragraph."""
+        """What a student and a TA read, one paragraph: the due date and where it comes from, how late, the
+        penalty on the raw score (before late work) and the final score (after it)."""
         due = f"due {_shown(self.due)}" + (f" (extended from {_shown(self.lab_due)})" if self.extended else "")
+        due += f", {self.due_source}" if self.due_source and self.due_source != CONFIG_SOURCE else ""
+        said = f" Note: {self.disagreement}." if self.disagreement else ""
         if self.status == "unknown":
             return (f"Late work: {due}; the submission time cannot be used ({self.note}), so no late penalty "
-                    "was applied; the course staff will check it.")
+                    "was applied; the course staff will check it." + said)
         when = f"submitted {_shown(self.submitted_at)} ({self.source})"
         if self.status == "on_time":
-            return f"Late work: {due}; {when}: on time" + (f" ({self.note})" if self.note else "") + "."
-        text = f"Late work: {due}; {when}: {_duration(self.late_by_s)} late. Policy: {self.policy}"
+            return f"Late work: {due}; {when}: on time" + (f" ({self.note})" if self.note else "") + "." + said
+        text = (f"Late work: {due}; {when}: {_duration(self.late_by_s)} late" + (f" ({self.note})" if self.note else "")
+                + f". Policy: {self.policy}")
         if score is None:
-            return text + f": a penalty of {self.penalty_percent:g} % of the points earned."
+            return text + f": a penalty of {self.penalty_percent:g} % of the points earned." + said
         points = self.penalty_points(score)
-        after = f"{score - points:g}" + (f" / {max_score:g}" if max_score is not None else "")
-        return text + f": {self.penalty_percent:g} % of {score:g} points = {points:g}; score after the penalty {after}."
+        final = f"{final_score(score, points):g}" + (f" / {max_score:g}" if max_score is not None else "")
+        return (text + f": {self.penalty_percent:g} % of the raw score {score:g} = {points:g} point"
+                       f"{'' if points == 1 else 's'}; final score {final}." + said)
+
+
+def final_score(raw: float, penalty_points: float) -> float:
+    """The final score: the raw score (the grade of record before late work) less the late penalty, never
+    below 0 (nbgrader export's arithmetic)."""
+    return round(max(0.0, raw - penalty_points), 6)
 
 
 def late_attention(late: Lateness | None) -> str | None:
@@ -145,6 +179,39 @@ def late_attention(late: Lateness | None) -> str | None:
     if late is None or late.status != "unknown":
         return None
     return f"the submission time cannot be used ({late.note}): no late penalty applied; check it by hand"
+
+
+CONFIG_SOURCE = "[deadlines]"
+# where a Lateness's due date comes from (`due_source`)
+DUE_SOURCES = (CONFIG_SOURCE, "extensions.csv", "Gradescope's due date", "Gradescope's extension")
+
+
+@dataclass(frozen=True)
+class PlatformDates:
+    """The due dates a platform gives one submission: on Gradescope, the autograder's
+    submission_metadata.json (`assignment.due_date`, `assignment.late_due_date`, and each of `users`'
+    own `assignment.due_date` / `late_due_date`, which an extension set in Gradescope's interface moves;
+    autograder.doors.gradescope.platform_dates reads them). None where it gives none."""
+    platform: str = "Gradescope"
+    lab_due: datetime | None = None
+    lab_late_due: datetime | None = None
+    due: dict[str, datetime] = field(default_factory=dict)         # student id -> their own due date
+    late_due: dict[str, datetime] = field(default_factory=dict)    # student id -> their own late due date
+    problems: tuple[str, ...] = ()                                 # dates it gave that are not times
+
+    @classmethod
+    def of_record(cls, late: Lateness, student: str) -> "PlatformDates | None":
+        """The platform's dates a Lateness recorded for `student` (None when it recorded none)."""
+        if not late.platform:
+            return None
+        moment = lambda iso: datetime.fromisoformat(iso) if iso else None   # noqa: E731
+        own, late_own = moment(late.platform_due), moment(late.platform_late_due)
+        return cls(late.platform, moment(late.platform_lab_due), None, {student: own} if own else {},
+                   {student: late_own} if late_own else {})
+
+
+def _later(*moments):
+    return max((m for m in moments if m is not None), default=None)
 
 
 def _shown(iso: str) -> str:
@@ -178,9 +245,28 @@ class Deadlines:
     extensions: dict[tuple[str, str], datetime] = field(default_factory=dict)   # (student, lab) -> due
     zone: str = ""                    # IANA name of `timezone` ("" when unset)
     where: str = ""                   # the file they were read from
+    default: Policy | None = None     # the course's policy for a lab without a table (its `policy` at the top)
+    extension_lines: dict[tuple[str, str], str] = field(default_factory=dict)   # (student, lab) -> "file line N"
 
     def of(self, lab: str) -> LabDeadline | None:
         return self.labs.get(lab)
+
+    def policy_of(self, lab: str) -> Policy | None:
+        """The late policy of `lab`: its table's, else the course's (None: the course takes no late work)."""
+        deadline = self.labs.get(lab)
+        return deadline.policy if deadline else self.default
+
+    def check_students(self, known, what: str, lab: str | None = None) -> None:
+        """ExtensionsError naming the file, line and student of an extension (of `lab`, or of any lab) for
+        someone not in `known` (`what` says who they are: "on the roster roster.csv", ...)."""
+        known = set(known)
+        for (student, row_lab), where in sorted(self.extension_lines.items(), key=lambda kv: kv[1]):
+            if (lab is None or row_lab == lab) and student not in known:
+                near = sorted(k for k in known if k.casefold() == student.casefold())
+                hint = f" (ids are exact: did you mean {near[0]}?)" if near else ""
+                raise ExtensionsError(f"{where}: the student {student} is not {what}{hint}: fix the id, or remove the "
+                                      "row" + ("" if "roster" in what else "; a course roster ([course] roster) checks "
+                                               "ids against the whole class instead"))
 
     def tz(self):
         """The course's time zone (a tzinfo), or None."""
@@ -190,14 +276,55 @@ class Deadlines:
         """`moment` in the course's zone (as given when there is none)."""
         return moment.astimezone(self.tz()) if self.zone else moment
 
-    def assess(self, lab: str, student: str, submitted: SubmissionTime, now: datetime | None = None) -> Lateness | None:
-        """The lateness of `student`'s submission of `lab`, or None when the lab has no due date."""
+    def due_of(self, lab: str, student: str, platform: PlatformDates | None = None) -> dict | None:
+        """Which due date applies to `student` (module docstring): {due, lab_due, due_source, disagreement,
+        late_due}, or None when there is none (no platform date and no [deadlines] due date)."""
         deadline = self.labs.get(lab)
-        if deadline is None:
+        configured = deadline.due if deadline else None
+        given_lab = platform.lab_due if platform else None
+        given_own = platform.due.get(student) if platform else None
+        lab_due = given_lab or configured or given_own
+        if lab_due is None:
             return None
-        due = self.extensions.get((student, lab), deadline.due)
-        base = Lateness("unknown", self.local(due).isoformat(), self.local(deadline.due).isoformat(),
-                        source=submitted.source, policy=deadline.policy.describe())
+        own = given_own or lab_due
+        extension = self.extensions.get((student, lab))
+        due = _later(own, extension)
+        name = platform.platform if platform else ""
+        if extension is not None and extension > own:
+            source = "extensions.csv"
+        elif given_own is not None and given_own != lab_due:
+            source = f"{name}'s extension"
+        elif given_lab is not None or given_own is not None:
+            source = f"{name}'s due date"
+        else:
+            source = CONFIG_SOURCE
+        said = list(platform.problems) if platform else []
+        if given_lab is not None and configured is not None and given_lab != configured:
+            said.append(f"{name}'s due date {_shown(self.local(given_lab).isoformat())} is not the [deadlines] due "
+                        f"date {_shown(self.local(configured).isoformat())}: {name}'s applies")
+        if extension is not None and given_own is not None and given_own != lab_due and given_own != extension:
+            said.append(f"{name} extends {student} to {_shown(self.local(given_own).isoformat())}, extensions.csv to "
+                        f"{_shown(self.local(extension).isoformat())}: the later applies")
+        late_due = platform.late_due.get(student) or platform.lab_late_due if platform else None
+        return {"due": due, "lab_due": lab_due, "due_source": source, "disagreement": "; ".join(said),
+                "late_due": late_due}
+
+    def assess(self, lab: str, student: str, submitted: SubmissionTime, now: datetime | None = None,
+               platform: PlatformDates | None = None) -> Lateness | None:
+        """The lateness of `student`'s submission of `lab`, or None when the lab has no due date (neither
+        the platform's nor [deadlines]') or the course no late policy for it. `platform`: the dates the
+        submission's platform gives (module docstring: which due date applies)."""
+        policy = self.policy_of(lab)
+        found = self.due_of(lab, student, platform) if policy is not None else None
+        if found is None:
+            return None
+        due, own = found["due"], (platform.due.get(student) if platform else None)
+        iso = lambda moment: self.local(moment).isoformat() if moment is not None else ""   # noqa: E731
+        base = Lateness("unknown", iso(due), iso(found["lab_due"]), source=submitted.source, policy=policy.describe(),
+                        due_source=found["due_source"], disagreement=found["disagreement"],
+                        platform=platform.platform if platform else "",
+                        platform_lab_due=iso(platform.lab_due if platform else None), platform_due=iso(own),
+                        platform_late_due=iso(found["late_due"]))
         when = submitted.when
         now = now or datetime.now(timezone.utc)
         if when is None:
@@ -210,19 +337,38 @@ class Deadlines:
             return replace(base, note=f"{submitted.source} gives {self.local(when).isoformat()}, after the time of "
                                       "grading")
         late_by = max(0.0, (when - due).total_seconds())
-        percent = deadline.policy.percent(late_by)
-        status = "late" if late_by > deadline.policy.grace_minutes * 60 else "on_time"
+        percent = policy.percent(late_by)
+        status = "late" if late_by > policy.grace_minutes * 60 else "on_time"
         note = "within the grace period" if late_by > 0 and status == "on_time" else ""
+        if found["late_due"] is not None and when > found["late_due"]:
+            note = "; ".join(filter(None, [note, f"after {base.platform}'s late due date "
+                                                 f"{_shown(self.local(found['late_due']).isoformat())}"]))
         return replace(base, status=status, submitted_at=self.local(when).isoformat(), late_by_s=round(late_by, 3),
                        penalty_percent=percent, note=note)
+
+    def reassess(self, lab: str, student: str, recorded: Lateness | None, now: datetime | None = None) -> Lateness | None:
+        """A recorded lateness under the course's deadlines as they are now (a due date moved, an extension
+        added, the policy changed): the recorded facts (the time, or why there is none, and the platform's
+        dates) assessed again. The recorded one where the course has no late policy for the lab here (a
+        report read away from the course keeps what the door recorded)."""
+        if recorded is None or self.policy_of(lab) is None:
+            return recorded
+        when = datetime.fromisoformat(recorded.submitted_at) if recorded.submitted_at else None
+        time = SubmissionTime(when, recorded.source, "" if when else (recorded.note or "no submission time"))
+        again = self.assess(lab, student, time, now, PlatformDates.of_record(recorded, student))
+        if again is not None and when is None:
+            again = replace(again, note=recorded.note or again.note)   # why there is no time, as it was said
+        return again if again is not None else recorded
 
     def settings(self, lab: str) -> dict:
         """What of the course's deadlines applies to `lab`, as a table the otter zip carries (the lab's
         `[deadlines]` table with its extensions): `from_settings` reads it back on Gradescope."""
         deadline = self.labs.get(lab)
-        if deadline is None:
+        policy = self.policy_of(lab)
+        if policy is None:
             return {}
-        return {"due": deadline.due.isoformat(), **asdict(deadline.policy), "timezone": self.zone,
+        dated = {"due": deadline.due.isoformat()} if deadline else {}   # none: the platform's due date alone
+        return {**dated, **asdict(policy), "timezone": self.zone,
                 "extensions": {s: due.isoformat() for (s, l), due in sorted(self.extensions.items()) if l == lab}}
 
     @classmethod
@@ -237,11 +383,14 @@ class Deadlines:
         zone = table.pop("timezone", "")
         if zone:
             _zone(zone, where)
-        due = _moment(table.pop("due", None), zone, where, f"[deadlines.{lab}] due")
+        due = table.pop("due", None)
+        due = _moment(due, zone, where, f"[deadlines.{lab}] due") if due is not None else None
         policy = _policy(_settings(table, where, f"deadlines.{lab}"), where, f"deadlines.{lab}")
         if not isinstance(extensions, dict):
             raise ConfigError(f"{where}: the deadlines' extensions must be a table of student -> due date")
         ext = {(str(s), lab): _moment(d, zone, where, f"the extension of {s}") for s, d in extensions.items()}
+        if due is None:   # the course's policy, the platform's due date
+            return cls({}, ext, zone, where, default=policy)
         return cls({lab: LabDeadline(due, policy)}, ext, zone, where)
 
 
@@ -261,6 +410,9 @@ def parse_moment(value, zone: str = "") -> datetime:
     why it cannot be one (not a date-time; no time zone)."""
     if isinstance(value, str):
         text = value.strip()
+        if re.fullmatch(r"\d{4}-\d\d-\d\d", text):   # fromisoformat would read midnight, the start of that day
+            raise ValueError(f"{value!r} is a date without a time: write the time too, e.g. {text}T23:59:00-08:00 "
+                             f"(or {text}T23:59:00 in the course's [deadlines] timezone)")
         if text.endswith((" UTC", " GMT")):
             text = text[:-4] + "+00:00"
         try:
@@ -319,7 +471,26 @@ def course_deadlines(path: Path | None = None, labs: set[str] | None = None) -> 
     (default: every lab of labs/)."""
     document, where = course_document(path)
     table = document.get("deadlines", {})
-    return deadlines_from_table(table, where, labs) if table else Deadlines(where=str(where or ""))
+    if not table:
+        return Deadlines(where=str(where or ""))
+    deadlines = deadlines_from_table(table, where, labs)
+    roster = course_roster(where)
+    if roster is not None:
+        deadlines.check_students(roster[1], f"on the course's roster {roster[0]}")
+    return deadlines
+
+
+def course_roster(settings_file) -> tuple[Path, set[str]] | None:
+    """(the roster file, its student ids) of the course whose scalelabs.toml is `settings_file`
+    ([course] roster, default roster.csv); None without one."""
+    from autograder.course import MARKER, course_settings
+
+    if not settings_file or not (Path(settings_file).parent / MARKER).is_file():
+        return None
+    from autograder.classroom.names import read_roster
+
+    roster = course_settings(Path(settings_file).parent).roster
+    return (roster, set(read_roster(roster))) if roster is not None else None
 
 
 def known_labs(*extra: str) -> set[str]:
@@ -360,14 +531,15 @@ def deadlines_from_table(table, where, labs: set[str] | None = None) -> Deadline
         settings = course | _settings(lab_table, where, f"deadlines.{lab}")
         found[lab] = LabDeadline(_moment(lab_table.get("due"), zone, where, f"[deadlines.{lab}] due"),
                                  _policy(settings, where, f"deadlines.{lab}"))
-    extensions = {}
+    extensions, lines = {}, {}
     if "extensions" in table:
         name = table["extensions"]
         if not isinstance(name, str) or not name:
             raise ConfigError(f"{where}: [deadlines] extensions = {name!r}: must be a file name (e.g. \"extensions.csv\")")
         csv_path = (Path(where).parent if where else Path.cwd()) / name
-        extensions = read_extensions(csv_path, found, zone)
-    return Deadlines(found, extensions, zone, str(where or ""))
+        extensions, lines = read_extensions(csv_path, found, zone)
+    default = _policy(course, where, "deadlines") if "policy" in course else None
+    return Deadlines(found, extensions, zone, str(where or ""), default, lines)
 
 
 def read_rows(path: Path, columns: tuple[str, ...], error=ExtensionsError) -> list[tuple[int, dict]]:
@@ -399,10 +571,13 @@ def read_rows(path: Path, columns: tuple[str, ...], error=ExtensionsError) -> li
     return rows
 
 
-def read_extensions(path: Path, labs: dict[str, LabDeadline], zone: str) -> dict[tuple[str, str], datetime]:
-    """(student, lab) -> the extended due date, from a CSV `student,lab,due`; ExtensionsError names the
-    file and line of a bad row (an unsafe id, a lab with no due date, a time that is not one or has no
-    zone, a due date before the lab's, a student listed twice for a lab)."""
+def read_extensions(path: Path, labs: dict[str, LabDeadline], zone: str
+                    ) -> tuple[dict[tuple[str, str], datetime], dict[tuple[str, str], str]]:
+    """(student, lab) -> the extended due date, from a CSV `student,lab,due`, and (student, lab) -> where
+    its row is ("extensions.csv line 3"); ExtensionsError names the file and line of a bad row (an unsafe
+    id, a lab with no due date, a date without a time, a time that is not one or has no zone, a due date
+    before the lab's, a student listed twice for a lab). Whether each student is in the class is
+    `Deadlines.check_students`'."""
     from autograder.classroom.identity import id_problem
 
     out: dict[tuple[str, str], datetime] = {}
@@ -426,4 +601,4 @@ def read_extensions(path: Path, labs: dict[str, LabDeadline], zone: str) -> dict
             raise ExtensionsError(f"{where}: {student} already has an extension of {lab} (line {lines[student, lab]}): "
                                   "keep one")
         out[student, lab], lines[student, lab] = moment, line
-    return out
+    return out, {key: f"{Path(path).name} line {line}" for key, line in lines.items()}

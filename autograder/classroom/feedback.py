@@ -3,7 +3,8 @@
 Only what results.json already shows a student goes in, in one view of the course's feedback policy
 (`[feedback] native`, autograder.engine.views): item scores and each check's output as that view
 shows it, and the lateness recorded beside the score (a late penalty is a line of its own, the engine's
-score unchanged). Nothing from reference/ or the declaration's keys or hidden domains is passed to the
+score unchanged): the raw score (before late work) and the final score (after it) are named as such.
+Nothing from reference/ or the declaration's keys or hidden domains is passed to the
 template.
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from autograder.classroom.deadlines import final_score
 from autograder.engine.results import Result
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -48,18 +50,26 @@ def render_feedback(title: str, student_id: str, results: dict, view: str = "aft
     tests = [{"name": t.name, "score": t.score, "max_score": t.max_score, "output": t.output,
               "status": _status(t.score, t.max_score)} for t in record.tests]
     max_score = record.max_score
+    late = lateness(results)
+    final = None if late is None else final_score(record.score, late.penalty_points(record.score)
+                                                   if late.status == "late" else 0.0)
     return page_templates().get_template("feedback.html.j2").render(
-        title=title, student=student_id, score=record.score, max_score=max_score,
+        title=title, student=student_id, score=record.score, max_score=max_score, final=final,
         note=record.output, view_note=VIEW_NOTES[view], late=late_line(results, record.score, max_score),
         items=items, tests=tests)
 
 
-def late_line(results: dict, score: float, max_score: float) -> str:
-    """The lateness paragraph of a results dict ("" when its lab has no due date)."""
+def lateness(results: dict):
+    """The Lateness a results dict records (None when its lab has no due date)."""
     from autograder.classroom.deadlines import Lateness
 
     meta = results.get("scalelabs") if isinstance(results.get("scalelabs"), dict) else {}
-    late = Lateness.from_json(meta.get("late"))
+    return Lateness.from_json(meta.get("late"))
+
+
+def late_line(results: dict, score: float, max_score: float) -> str:
+    """The lateness paragraph of a results dict ("" when its lab has no due date)."""
+    late = lateness(results)
     return late.line(score, max_score) if late else ""
 
 

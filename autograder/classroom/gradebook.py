@@ -8,8 +8,13 @@ and a batch's write is one transaction: all of its scores are stored, or none.
 
 Lateness goes where nbgrader keeps it (`record_lateness`): the lab's due date in Assignment.duedate, the
 submission's time in SubmittedAssignment.timestamp and an extension in its `extension`, the penalty in
-points in SubmittedNotebook.late_submission_penalty, so formgrader, `nbgrader export` (raw_score,
-late_submission_penalty, score) and nbgrader's feedback show it; the engine's auto scores never change.
+points in SubmittedNotebook.late_submission_penalty, so formgrader and nbgrader's feedback show it; the
+engine's auto scores never change. Those points are of the score of record when written: a penalty is a
+rule (autograder.classroom.deadlines), so the Lateness itself (the time and its source, the platform's
+dates, the percent) is kept beside them in a table of our own, `scalelabs_lateness` (assignment,
+student, the Lateness as JSON; nbgrader ignores a table it does not know), from which `nbgrader export`
+(autograder.doors.nbgrader_export), grades.csv and the report take the penalty again on the score of
+record as it is then (a manual override since, an extension added since).
 """
 from __future__ import annotations
 
@@ -215,7 +220,7 @@ class GradebookWriter:
         student -> the items to review. `scores_by_student`: item_scores of each result, when the
         caller has them already.
 
-        What the gradebook holds decides the way (same rows either way; tests/classroom/test_gradebook_bulk.py):
+        What the gradebook holds decides the way (same rows either way; tests/engine/test_gradebook_bulk.py):
         a student with no submission of the lab gets nbgrader's add_submission's rows (a submitted
         notebook of each of the lab's notebooks, a grade of each grade and task cell, a comment of each
         solution and task cell) in a few bulk INSERTs, not ~25 ms of ORM calls each (2,000 results: 50 s
@@ -271,9 +276,8 @@ class GradebookWriter:
                 grade.needs_manual_grade = True      # as nbgrader's autograde does: review the override
                 review.setdefault(student, []).append(item)
             grade.auto_score = auto
-        if late is not None:
-            gb.db.flush()
-            record_lateness(gb, aid, student, late, sum(_cell(g).score for g in submitted_nb.grades))
+        gb.db.flush()   # None too: a lab without a due date clears the penalty and the kept Lateness
+        record_lateness(gb, aid, student, late, sum(_cell(g).score for g in submitted_nb.grades))
 
     def _close(self) -> None:
         if self._book.exception() is None:
@@ -288,20 +292,21 @@ class GradebookWriter:
 
 
 def _held(gb, assignment_id: str) -> dict:
-    """What the gradebook holds of the lab, in five queries of columns joined here (no ORM objects;
+    """What the gradebook holds of the lab, in six queries of columns joined here (no ORM objects;
     SQLite, without an index on grade.notebook_id, scans the grade table once per submission in a
     join): "submitted": student -> (timestamp, extension) of their submission; "penalty": student ->
     the late penalty of their submitted notebook of the lab; "grades": student -> cell name -> (auto,
-    manual, extra credit, needs_manual_grade) in that notebook; "duedate": the lab's (None when the
-    gradebook has no such lab)."""
+    manual, extra credit, needs_manual_grade) in that notebook; "kept": student -> their Lateness as
+    `scalelabs_lateness` keeps it (text); "duedate": the lab's (None when the gradebook has no such lab)."""
     api = _nbgrader_api()
     SA, SN, NB, G, C = api.SubmittedAssignment, api.SubmittedNotebook, api.Notebook, api.Grade, api.BaseCell
-    held: dict = {"duedate": None, "submitted": {}, "penalty": {}, "grades": {}}
+    held: dict = {"duedate": None, "submitted": {}, "penalty": {}, "grades": {}, "kept": {}}
     try:
         assignment = gb.find_assignment(assignment_id)
     except api.MissingEntry:
         return held
     held["duedate"] = assignment.duedate
+    held["kept"] = _late_texts(gb, assignment_id)
     by_submission = {}
     for sa_id, student, timestamp, extension in gb.db.query(SA.id, SA.student_id, SA.timestamp, SA.extension) \
             .filter(SA.assignment_id == assignment.id):
@@ -330,7 +335,9 @@ def _unchanged(held: dict, student: str, scores: dict[str, float], points: Mappi
                late: Lateness | None) -> bool:
     """Whether writing this student's scores and lateness would leave every row as `held` has it:
     each item's auto score the same float, needs_manual_grade already what the write would set (False
-    under no manual score; unchanged under one, as the auto score is), the lateness columns equal."""
+    under no manual score; unchanged under one, as the auto score is), the lateness columns equal (the
+    timestamp too: None where the time is unknown) and the Lateness kept in `scalelabs_lateness` the
+    same; for a lab without a due date (None), no penalty and no Lateness kept."""
     book = held["grades"].get(student)
     if book is None or student not in held["penalty"] or any(item not in book for item in points):
         return False
@@ -338,18 +345,21 @@ def _unchanged(held: dict, student: str, scores: dict[str, float], points: Mappi
         auto, manual, _, needs = book[item]
         if auto is None or auto != scores.get(item, 0.0) or (manual is None and needs):
             return False
+    kept = held["kept"].get(student)
     if late is None:
-        return True
+        return held["penalty"][student] is None and kept is None
     due, timestamp, extension, penalty = late_columns(late, sum(CellGrade(*g[:3]).score for g in book.values()))
     held_timestamp, held_extension = held["submitted"][student]
-    return (held["duedate"] == due and (timestamp is None or held_timestamp == timestamp)
+    return (kept == _late_text(late) and held["duedate"] == due and held_timestamp == timestamp
             and held_extension == extension and held["penalty"][student] == penalty)
 
 
 def _add_submissions(gb, api, assignment_id: str, students: list[str], scores: dict[str, dict[str, float]],
                      points: Mapping[str, float], lates: dict[str, Lateness | None]) -> None:
     """New submissions of the lab for `students` (none has one), as nbgrader's add_submission makes
-    them, with the engine's scores and the lateness set as `_update_row` sets them: bulk INSERTs."""
+    them, with the engine's scores and the lateness set as `_update_row` sets them (`record_lateness`:
+    nbgrader's columns, and each Lateness in `scalelabs_lateness`, a stale one of a submission removed
+    outside scalelabs replaced): bulk INSERTs."""
     if not students:
         return
     assignment = gb.find_assignment(assignment_id)
@@ -397,6 +407,7 @@ def _add_submissions(gb, api, assignment_id: str, students: list[str], scores: d
     for table in ("student", "submitted_assignment", "submitted_notebook", "grade", "comment"):
         if rows[table]:
             gb.db.execute(api.Base.metadata.tables[table].insert(), rows[table])
+    write_late_records(gb, assignment_id, {student: lates.get(student) for student in students})
     gb.db.flush()
 
 
@@ -435,6 +446,7 @@ class BookLate:
     due: str              # its due date, an extension's included ("" when the lab has none)
     late_by_s: float      # SubmittedAssignment.total_seconds_late
     penalty: float        # SubmittedNotebook.late_submission_penalty, points (0 when none)
+    lateness: Lateness | None = None   # the Lateness kept beside them (scalelabs_lateness), the rule's facts
 
 
 def _utc_naive(iso: str) -> datetime | None:
@@ -449,44 +461,125 @@ def _iso_utc(moment: datetime | None) -> str:
 
 
 def late_columns(late: Lateness, score: float) -> tuple:
-    """nbgrader's columns for a lateness (module docstring): (Assignment.duedate, SubmittedAssignment.timestamp
-    or None to keep it, SubmittedAssignment.extension, SubmittedNotebook.late_submission_penalty: its
-    percent of `score`, the grade of record of the notebook; none where the time is unknown or on time)."""
+    """nbgrader's columns for a lateness (module docstring): (Assignment.duedate, SubmittedAssignment.timestamp,
+    SubmittedAssignment.extension, SubmittedNotebook.late_submission_penalty: its percent of `score`, the
+    grade of record of the notebook; none where the time is unknown or on time). The timestamp is None
+    where the time is unknown, and written so: a time kept from an earlier write would be priced by
+    nbgrader's views."""
     due = _utc_naive(late.lab_due)
     return (due, _utc_naive(late.submitted_at) if late.submitted_at else None,
             (_utc_naive(late.due) - due) if late.extended else None,
             late.penalty_points(score) if late.status == "late" else None)
 
 
-def record_lateness(gb, assignment_id: str, student: str, late: Lateness, score: float, notebook_id: str = "") -> None:
-    """Put a student's lateness in nbgrader's model (module docstring, `late_columns`)."""
+def record_lateness(gb, assignment_id: str, student: str, late: Lateness | None, score: float,
+                    notebook_id: str = "") -> None:
+    """Put a student's lateness in nbgrader's model (module docstring, `late_columns`) and the Lateness in
+    `scalelabs_lateness`. None: the lab has no due date (the notebook's penalty cleared, no record)."""
     api = _nbgrader_api()
-    due, timestamp, extension, penalty = late_columns(late, score)
-    assignment = gb.find_assignment(assignment_id)
-    assignment.duedate = due
-    submission = gb.find_submission(assignment_id, student)
-    if timestamp is not None:
-        submission.timestamp = timestamp
-    submission.extension = extension
+    write_late_record(gb, assignment_id, student, late)
     try:
         notebook = gb.find_submission_notebook(notebook_id or assignment_id, assignment_id, student)
     except api.MissingEntry:
+        notebook = None
+    if late is None:
+        if notebook is not None:
+            notebook.late_submission_penalty = None
         return
-    notebook.late_submission_penalty = penalty
+    due, timestamp, extension, penalty = late_columns(late, score)
+    gb.find_assignment(assignment_id).duedate = due
+    submission = gb.find_submission(assignment_id, student)
+    submission.timestamp = timestamp
+    submission.extension = extension
+    if notebook is not None:
+        notebook.late_submission_penalty = penalty
+
+
+LATE_TABLE = "scalelabs_lateness"
+
+
+def _late_table():
+    """The `scalelabs_lateness` table (module docstring), as SQLAlchemy Core describes it."""
+    from sqlalchemy import Column, MetaData, String, Table, Text
+
+    return Table(LATE_TABLE, MetaData(), Column("assignment", String(128), primary_key=True),
+                 Column("student", String(128), primary_key=True), Column("lateness", Text, nullable=False))
+
+
+def _late_text(late: Lateness) -> str:
+    """A Lateness as `scalelabs_lateness` keeps it."""
+    import json
+
+    return json.dumps(late.to_json(), sort_keys=True)
+
+
+def _late_of(text: str | None) -> Lateness | None:
+    """The Lateness a `scalelabs_lateness` row keeps (None for none, or one that cannot be read)."""
+    import json
+
+    if text is None:
+        return None
+    try:
+        return Lateness.from_json(json.loads(text))
+    except ValueError:
+        return None
+
+
+def write_late_record(gb, assignment_id: str, student: str, late: Lateness | None) -> None:
+    """Keep (or, with None, remove) the student's Lateness of the lab, in the gradebook's transaction."""
+    write_late_records(gb, assignment_id, {student: late})
+
+
+def write_late_records(gb, assignment_id: str, lates: Mapping[str, Lateness | None]) -> None:
+    """Keep (or, with None, remove) each student's Lateness of the lab, in the gradebook's transaction:
+    a DELETE and an INSERT for a few hundred students at a time (the bulk write's new submissions)."""
+    if not lates:
+        return
+    table = _late_table()
+    connection = gb.db.connection()
+    table.create(connection, checkfirst=True)
+    students = list(lates)
+    for start in range(0, len(students), 500):     # well under SQLite's bound variables per statement
+        chunk = students[start:start + 500]
+        connection.execute(table.delete().where(table.c.assignment == assignment_id).where(table.c.student.in_(chunk)))
+        rows = [{"assignment": assignment_id, "student": s, "lateness": _late_text(lates[s])}
+                for s in chunk if lates[s] is not None]
+        if rows:
+            connection.execute(table.insert(), rows)
+
+
+def _late_texts(gb, assignment_id: str) -> dict[str, str]:
+    """student -> the `scalelabs_lateness` row's text for the lab ({} where the gradebook has no such table)."""
+    from sqlalchemy import inspect
+
+    connection = gb.db.connection()
+    if not inspect(connection).has_table(LATE_TABLE):
+        return {}
+    table = _late_table()
+    return {row.student: row.lateness
+            for row in connection.execute(table.select().where(table.c.assignment == assignment_id))}
+
+
+def read_late_records(gb, assignment_id: str) -> dict[str, Lateness]:
+    """student -> the Lateness kept for the lab ({} where the gradebook has no such table)."""
+    return {student: late for student, text in _late_texts(gb, assignment_id).items()
+            if (late := _late_of(text)) is not None}
 
 
 def lab_lateness(gb, assignment_id: str) -> dict[str, BookLate]:
     """student -> the lateness the gradebook holds for their submission of the lab (those with a time,
-    a due date or a penalty), as nbgrader's SubmittedAssignment.duedate and total_seconds_late have it."""
+    a due date, a penalty or a kept Lateness), as nbgrader's SubmittedAssignment.duedate and
+    total_seconds_late have it, with the Lateness kept in `scalelabs_lateness`."""
     held = _held(gb, assignment_id)
     out = {}
     for student, penalty in held["penalty"].items():
         timestamp, extension = held["submitted"][student]
         due = held["duedate"] + extension if held["duedate"] is not None and extension is not None else held["duedate"]
-        if timestamp is None and due is None and not penalty:
+        kept = _late_of(held["kept"].get(student))
+        if timestamp is None and due is None and not penalty and kept is None:
             continue
         late_by_s = max(0, (timestamp - due).total_seconds()) if timestamp is not None and due is not None else 0
-        out[student] = BookLate(_iso_utc(timestamp), _iso_utc(due), float(late_by_s), float(penalty or 0.0))
+        out[student] = BookLate(_iso_utc(timestamp), _iso_utc(due), float(late_by_s), float(penalty or 0.0), kept)
     return out
 
 
@@ -533,6 +626,8 @@ def forget_submission(db_url: str, assignment_id: str, student: str, course_id: 
                 removed.append(f"{student}'s {assignment_id} submission and its grades in the gradebook {db_url}")
             except api.MissingEntry:
                 return []
+            write_late_record(gb, assignment_id, student, None)
+            gb.db.commit()
             try:
                 if not gb.find_student(student).submissions:
                     gb.remove_student(student)

@@ -240,7 +240,7 @@ def merge(assignment: Assignment, folders: Sequence[Path], out_dir: Path, db_url
         summary.attention = class_attention(results, merged, late)
         scores = {s: scores for shard in shards for s, scores in shard.scores.items()}
         summary.csv_path, summary.record = write_class_record(assignment, out_dir, results, gradebook, summary.db_url,
-                                                              summary.attention, set(merged), scores)
+                                                              summary.attention, set(merged), scores=scores)
     summary.written.sort()
     summary.unchanged.sort()
     return summary

@@ -6,11 +6,13 @@ a course that is the course's `gradebook.db`, the one formgrader and `nbgrader e
 outside a course (or with --db) the batch's own. grade-batch writes the engine's scores there,
 keeps the overrides, and writes two views of the lab's whole record beside the results:
 
-    grades.csv     one row per student of the lab in the record: the grade of record, the engine's
-                   score beside it, the items overridden by hand, what needs a person, the submission
-                   time, how late, the late penalty in points and the score after it (lateness is
-                   kept beside the score, never in it: autograder.classroom.deadlines), then each
-                   item's grade (COLUMNS; a new column is one more entry there)
+    grades.csv     one row per student of the lab in the record: the raw score (the grade of record
+                   before late work), the engine's score beside it, the items overridden by hand, what
+                   needs a person, the submission time, how late, the late penalty in points and the
+                   final score (after late work: the raw score less the penalty, nbgrader export's
+                   `final_score`); lateness is kept beside the score, never in it, and priced as a rule
+                   on the raw score (autograder.classroom.deadlines); then each item's grade (COLUMNS; a
+                   new column is one more entry there)
     record.json    which gradebook the record is (the report and `scalelabs forget` read it)
 
 `scalelabs report` shows the same scores. `forget` removes one student from all of it.
@@ -24,7 +26,7 @@ from typing import Callable
 
 from autograder.classroom.csvcells import csv_text
 from autograder.classroom.feedback import write_atomic
-from autograder.classroom.deadlines import Lateness, late_attention
+from autograder.classroom.deadlines import Lateness, final_score as _final, late_attention
 from autograder.classroom.gradebook import BookLate, LabRecord, forget_submission, item_scores, sqlite_url
 from autograder.engine.spec import Assignment
 
@@ -66,7 +68,10 @@ class Row:
 
     @property
     def score(self) -> float:
+        """The raw score: the grade of record before late work."""
         return round(sum(self.grades.values()), 6)
+
+    raw_score = score
 
     @property
     def engine_score(self) -> float:
@@ -85,23 +90,26 @@ class Row:
 
     @property
     def late_penalty(self) -> float:
-        """The late penalty in points on the grade of record."""
+        """The late penalty in points on the grade of record (its percent of the raw score as it is now)."""
         if self.late:
             return self.late.penalty_points(self.score) if self.late.status == "late" else 0.0
         return round(min(self.book_late.penalty, self.score), 6) if self.book_late else 0.0
 
     @property
     def final_score(self) -> float:
-        """The grade of record less the late penalty (nbgrader export's `score`)."""
-        return round(max(0.0, self.score - self.late_penalty), 6)
+        """The raw score less the late penalty (nbgrader export's `final_score`)."""
+        return _final(self.score, self.late_penalty)
 
 
 def record_rows(assignment: Assignment, results: dict[str, dict], book: LabRecord | None,
-                late: dict[str, BookLate] | None = None, scores: dict[str, dict[str, float]] | None = None) -> list[Row]:
+                late: dict[str, BookLate] | None = None, *, deadlines=None,
+                scores: dict[str, dict[str, float]] | None = None) -> list[Row]:
     """Every student of the lab in the record: those with a results file and those the gradebook holds
     (e.g. graded by `nbgrader autograde`), sorted. Without a gradebook (it could not be read) the
-    engine's scores are the grades. Lateness: a results file's, else the gradebook's (`late`). `scores`:
-    item_scores of the results, when the caller has them already."""
+    engine's scores are the grades. Lateness: the one the gradebook keeps (`late`: the last door to
+    write it), else a results file's, reassessed under `deadlines` (the course's,
+    autograder.classroom.deadlines) when given. `scores`: item_scores of the results, when the caller
+    has them already."""
     book, late = book or {}, late or {}
     items = assignment.item_ids
     rows = []
@@ -112,7 +120,10 @@ def record_rows(assignment: Assignment, results: dict[str, dict], book: LabRecor
         engine = {i: engine.get(i, cells[i].auto if i in cells and cells[i].auto is not None else 0.0) for i in items}
         grades = {i: cells[i].score if i in cells else engine[i] for i in items}
         meta = data.get("scalelabs", {}) if data else {}
-        lateness = Lateness.from_json(meta.get("late"))
+        # the gradebook's late record first (grades.csv is a view of the record), a results file's where it has none
+        lateness = getattr(late.get(student), "lateness", None) or Lateness.from_json(meta.get("late"))
+        if deadlines is not None:
+            lateness = deadlines.reassess(assignment.id, student, lateness)
         attention = list(meta.get("attention", [])) + [line for line in [late_attention(lateness)] if line]
         rows.append(Row(student, grades, engine, float(meta.get("max_score", assignment.total_points)),
                         [i for i in items if i in cells and cells[i].manual is not None], attention,
@@ -123,7 +134,7 @@ def record_rows(assignment: Assignment, results: dict[str, dict], book: LabRecor
 # grades.csv: (header, value of a row); the item columns follow.
 COLUMNS: list[tuple[str, Callable[[Row], object]]] = [
     ("student", lambda r: r.student),
-    ("score", lambda r: r.score),
+    ("raw_score", lambda r: r.score),
     ("max_score", lambda r: r.max_score),
     ("engine_score", lambda r: r.engine_score),
     ("overridden", lambda r: " ".join(r.overridden)),
@@ -136,7 +147,8 @@ COLUMNS: list[tuple[str, Callable[[Row], object]]] = [
 
 
 def grades_csv(assignment: Assignment, rows: list[Row]) -> str:
-    """grades.csv: the record's grade of each student, the engine's beside it, then each item's grade."""
+    """grades.csv: the record's raw and final score of each student, the engine's beside them, then each
+    item's grade."""
     items = assignment.item_ids
     return csv_text([h for h, _ in COLUMNS] + items,
                     [[value(r) for _, value in COLUMNS] + [r.grades[i] for i in items] for r in rows])

@@ -30,6 +30,7 @@ from autograder.classroom.batch import load_result
 from autograder.classroom.csvcells import csv_text
 from autograder.classroom.feedback import page_templates, write_atomic
 from autograder.classroom.gradebook import GradebookUnavailable, read_book
+from autograder.classroom.deadlines import course_deadlines, known_labs
 from autograder.classroom.itemstats import SMALL_CLASS, Distractors, analyse
 from autograder.classroom.record import read_pointer, record_rows
 from autograder.engine.checks import PROPERTY_FAILED
@@ -110,8 +111,10 @@ class ClassReport:
     attention: dict[str, list[str]] = field(default_factory=dict)
     gradebook: str = ""                                              # "" when only results were read
     record_problem: str = ""                                         # why the gradebook could not be read
-    # student -> (hours late, penalty points, score after it): late submissions (autograder.classroom.deadlines)
+    # student -> (hours late, penalty points, final score): late submissions (autograder.classroom.deadlines);
+    # `scores` are raw (before late work), the final score is after it
     late: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    final_scores: dict[str, float] = field(default_factory=dict)
     source: str = "results"                                          # results | Gradescope export
     # the item analysis of the lab (autograder.classroom.itemstats): Cronbach's alpha over the items (None
     # and why where not defined), the size of the upper and lower groups, the small-class warning, and
@@ -148,6 +151,7 @@ def read_export_results(grades_dir: Path, assignment_id: str) -> tuple[dict[str,
     results.json with its checks in extra_data), every member of a group; None when it is not an
     export. A submission without results the door wrote is listed as unreadable."""
     from autograder.classroom.identity import read_export
+    from autograder.doors.gradescope import recorded_members
 
     export = read_export(grades_dir)
     if export is None:
@@ -162,10 +166,12 @@ def read_export_results(grades_dir: Path, assignment_id: str) -> tuple[dict[str,
         meta = (entry.results.get("extra_data") or {}).get("scalelabs") or {}
         if meta.get("assignment") not in (assignment_id, None):
             raise ValueError(f"{grades_dir}/{entry.folder} holds a result of {meta.get('assignment')}, not {assignment_id}")
+        members = recorded_members(entry.results) or {}
         for student in entry.students:
             data = record.to_gradescope()
+            own = members[student].to_json() if members.get(student) is not None else meta.get("late")
             data["scalelabs"] = {"assignment": assignment_id, "student": student, "attention": [],
-                                 "max_score": meta.get("max_score"), "late": meta.get("late")}
+                                 "max_score": meta.get("max_score"), "late": own}
             records[student] = data
     return records, unreadable
 
@@ -194,7 +200,8 @@ def class_record(assignment: Assignment, grades_dir: Path, db_url: str | None = 
         book, late = read_book(db_url, assignment.id) if db_url else (None, None)
     except GradebookUnavailable as exc:   # the report still shows the engine's scores, and says why
         book, late, problem = None, None, str(exc)
-    return ClassRecord(raw, unreadable, record_rows(assignment, raw, book, late),
+    deadlines = course_deadlines(labs=known_labs(assignment.id))   # the penalty, a rule: today's due dates
+    return ClassRecord(raw, unreadable, record_rows(assignment, raw, book, late, deadlines=deadlines),
                        "Gradescope export" if exported else "results", db_url if book is not None else "", problem)
 
 
@@ -240,6 +247,7 @@ def build_report(assignment: Assignment, grades_dir: Path, db_url: str | None = 
     report.late = {r.student: (float(r.late_by_hours), r.late_penalty, r.final_score) for r in rows
                    if r.late_penalty or (r.late_by_hours not in ("", 0, 0.0))}
     report.scores = {r.student: r.score for r in rows}
+    report.final_scores = {r.student: r.final_score for r in rows}
     report.engine_scores = {r.student: r.engine_score for r in rows}
     report.overridden = {r.student: r.overridden for r in rows if r.overridden}
     report.attention = {r.student: r.attention for r in rows if r.attention}
@@ -294,7 +302,9 @@ def build_report(assignment: Assignment, grades_dir: Path, db_url: str | None = 
 def report_rows(report: ClassReport) -> list[list]:
     """section, item, what, count, of: every number the page shows, one per row."""
     n = len(report.scores)
-    rows = [["score", s, "score", score, report.max_score] for s, score in sorted(report.scores.items())]
+    rows = [["score", s, "raw score", score, report.max_score] for s, score in sorted(report.scores.items())]
+    rows += [["final_score", s, "final score (after late work)", final, report.max_score]
+             for s, final in sorted(report.final_scores.items()) if final != report.scores[s]]
     rows += [["engine_score", s, "overridden: " + " ".join(items), report.engine_scores[s], report.max_score]
              for s, items in sorted(report.overridden.items())]
     rows += [["needs_attention", s, line, 1, 1] for s, lines in sorted(report.attention.items()) for line in lines]

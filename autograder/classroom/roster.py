@@ -41,6 +41,7 @@ class Submitter:
     students: tuple[str, ...]  # the student ids (sorted)
     renamed: tuple[tuple[str, str], ...] = ()   # (student id, Gradescope's id) for each id that was not safe
     upload: str = ""           # why an export's upload holds no lab (a person's line), else ""
+    export: bool = False       # an export's upload: graded with the released provided modules, as the otter door grades it
 
     @property
     def graded_as(self) -> str:
@@ -157,7 +158,7 @@ def class_roster(root: Path, assignment: Assignment, only: tuple[str, ...] | lis
                         "move the others out (or rename a student's misnamed files) and run again")
     provided = {f"{name}.py" for name in assignment.provided}
     with_module = [found for found in entries.values() if f"{assignment.module}.py" in found]
-    if with_module and all(provided - found for found in with_module):
+    if with_module and export is None and all(provided - found for found in with_module):
         nested = any(submission_folder(root / n, assignment) != root / n for n in names)
         folders_glob = f'"{root}"/*/' + (f"{assignment.id}/" if nested else "")
         raise NotAClass(f"no student folder in {root} holds {', '.join(sorted(provided))} beside {assignment.module}.py, "
@@ -176,7 +177,8 @@ def class_roster(root: Path, assignment: Assignment, only: tuple[str, ...] | lis
             seen[s] = n
     return [Submitter(folders[n], n, tuple(sorted(ids[n])),
                       tuple(sorted(export[n].renamed.items())) if export is not None else (),
-                      no_lab_line(root / n, assignment) if export is not None and n in without else "")
+                      no_lab_line(root / n, assignment) if export is not None and n in without else "",
+                      export is not None)
             for n in names]
 
 

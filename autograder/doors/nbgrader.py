@@ -19,7 +19,9 @@ time is the same reading of `submitted/<student>/<lab>/timestamp.txt` grade-batc
 (`read_timestamps_as_scalelabs` puts it in place of nbgrader's own, which fails the student on a time it
 cannot parse), the first graded item's feedback says how late and what the penalty is, and
 `CourseLatePenalties` (nbgrader's AssignLatePenalties) records it in nbgrader's model: the lab's due
-date, the time, an extension and `late_submission_penalty`, which nbgrader's feedback and export subtract.
+date, the time, an extension and `late_submission_penalty`, which nbgrader's feedback subtracts, and the
+Lateness beside them (autograder.classroom.gradebook), from which `nbgrader export` takes the penalty as a
+rule on the score of record at export time (autograder.doors.nbgrader_export).
 """
 from __future__ import annotations
 
@@ -61,13 +63,19 @@ def course_setting(read):
 
 def door_lateness(assignment_id: str, student: str, folder: Path, labs=()):
     """The student's Lateness for the submission in `folder` (nbgrader's submitted/<student>/<lab>/), or
-    None when the lab has no due date: the course's deadlines, their extension, timestamp.txt."""
-    from autograder.classroom.deadlines import course_deadlines, known_labs
+    None when the lab has no due date: the course's deadlines, their extension, timestamp.txt. An
+    extension row for a student not on the course's roster (or, without one, not in submitted/) stops
+    the run in one line naming the file, the line and the student."""
+    from autograder.classroom.deadlines import course_deadlines, course_roster, known_labs
+    from autograder.classroom.roster import students
     from autograder.classroom.submitted_at import from_timestamp_file
 
     deadlines = course_setting(lambda: course_deadlines(labs=known_labs(assignment_id, *labs)))
     if deadlines.of(assignment_id) is None:
         return None
+    submitted = Path(folder).parent.parent
+    if course_roster(deadlines.where) is None and submitted.is_dir():
+        course_setting(lambda: deadlines.check_students(students(submitted), f"in {submitted}", assignment_id))
     return deadlines.assess(assignment_id, student, from_timestamp_file(folder, deadlines.zone))
 
 
@@ -126,10 +134,8 @@ class CourseLatePenalties(AssignLatePenalties):
         late = door_lateness(info["assignment"], info["student"], folder, [engine.assignment(info["assignment"]).id])
         with Gradebook(info["db_url"]) as gb:
             notebook = gb.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
-            if late is None:
-                notebook.late_submission_penalty = None
-            else:
-                record_lateness(gb, info["assignment"], info["student"], late, notebook.score, info["notebook"])
+            record_lateness(gb, info["assignment"], info["student"], late, notebook.score, info["notebook"])
+            if late is not None:
                 if line := late_attention(late):
                     self.log.warning("scalelabs: %s needs a person: %s", info["student"], line)
                 elif late.status == "late":

@@ -272,12 +272,20 @@ def add_course_secret(zip_path: Path, secret: CourseSecret) -> None:
 
 
 def student_of(submission_metadata: dict) -> str:
-    """The id this submission is graded under (autograder.classroom.identity: a submitter's `sid`, else
-    email; a group's smallest), as grade-batch grades Gradescope's export; "anonymous" without metadata
-    (a local `otter run`)."""
+    """The id this submission is graded (seeded) under (autograder.classroom.identity.group_id: a
+    submitter's `sid`, else email; a group's smallest), as grade-batch grades Gradescope's export;
+    "anonymous" without metadata (a local `otter run`). Whose due date applies is each member's own
+    (`members_of`), never this id's."""
     from autograder.classroom.identity import gradescope_ids, group_id
     ids = gradescope_ids(submission_metadata)
     return group_id(ids) if ids else "anonymous"
+
+
+def members_of(submission_metadata: dict) -> list[str]:
+    """Every submitter's id (a group's members), each assessed on their own due date; ["anonymous"]
+    without metadata."""
+    from autograder.classroom.identity import gradescope_ids
+    return gradescope_ids(submission_metadata) or ["anonymous"]
 
 
 class EngineOverride(AbstractOtterPlugin):
@@ -302,12 +310,16 @@ class EngineOverride(AbstractOtterPlugin):
         except ValueError:
             pass
         from autograder.engine.grade import grade_submission
-        from autograder.doors.gradescope import over_limit
+        from autograder.doors.gradescope import kept_submission, platform_dates
         self.assignment = self._assignment()
-        self.student = student_of(self.submission_metadata)
+        # Everything of Gradescope's (who, when, the dates, earlier submissions) is read here, once, before
+        # anything of the student's runs: nothing the submission does later can change it.
+        metadata = self.submission_metadata or {}
+        self.student = student_of(metadata)
+        self.members = members_of(metadata)
         top = Path(self.submission_path).parent          # otter's submission/ folder
         autograder_dir = top.parent                      # /autograder on Gradescope
-        self.result, self.error, self.limited, self.late = None, "", None, None
+        self.result, self.error, self.limited, self.late = None, "", None, {}
         secret = None
         try:
             # the zip's course secret (a zip built without one grades with public seeds, and says so)
@@ -315,16 +327,22 @@ class EngineOverride(AbstractOtterPlugin):
             config = config_from_table(self.plugin_config.get("grading", {}), "otter_config.json [grading]")
             deadlines = Deadlines.from_settings(self.assignment.id, self.plugin_config.get("deadlines", {}),
                                                 "otter_config.json [deadlines]")
-            # Gradescope's own time of the upload (the platform's clock, not the student's)
-            self.late = deadlines.assess(self.assignment.id, self.student,
-                                         from_gradescope((self.submission_metadata or {}).get("created_at")))
+            # Gradescope's own time of the upload (the platform's clock, not the student's) and its due dates
+            # (each member's own: an extension set in Gradescope's interface), under the zip's policy
+            platform = platform_dates(metadata)
+            when = from_gradescope(metadata.get("created_at"))
+            self.late = {m: deadlines.assess(self.assignment.id, m, when, platform=platform) for m in self.members}
+            for said in sorted({v.disagreement for v in self.late.values() if v is not None and v.disagreement}):
+                print(f"scalelabs: {said}")   # the autograder's output, which only staff see (the student's: the late test)
             self.policy = feedback_from_table(self.plugin_config.get("feedback", {}), "otter_config.json [feedback]")
             config = replace(config, feedback=self.policy)
         except ValueError as error:   # a zip built by hand: say so in every result rather than crash
             from autograder.engine.config import FeedbackPolicy
             self.policy, self.error = FeedbackPolicy(), f"the autograder's settings are invalid: {error}"
         else:
-            self.limited = over_limit(self.submission_metadata, self.policy)
+            kept = kept_submission(metadata, self.policy)
+            if kept is not None:
+                self.limited = self.kept_results(kept, deadlines, platform)
         folder = graded_folder(top, self.assignment)
         if self.limited is None and not self.error:
             # The zip's contents and Gradescope's metadata are secrets (_secrets); no sandbox at all stops
@@ -347,6 +365,22 @@ class EngineOverride(AbstractOtterPlugin):
         strip_submission(top, Path(self.submission_path), keep=set())
         skip_kernel()
 
+    def kept_results(self, kept: dict, deadlines: Deadlines, platform) -> dict:
+        """The results of an upload over the submission limit: the kept submission's engine record, its
+        lateness assessed again at the time that submission was made under Gradescope's dates of today (an
+        extension granted since counts: the penalty is a rule), with the line saying the limit was reached.
+        Results that are not the door's are kept as they were."""
+        from autograder.doors.gradescope import kept_time, limit_reached, results_json
+        from autograder.engine.results import Result
+        try:
+            record = Result.from_gradescope(kept["results"])
+        except ValueError:
+            return limit_reached(kept["results"], kept, self.policy)
+        when = from_gradescope(kept_time(kept))
+        members = {m: deadlines.assess(self.assignment.id, m, when, platform=platform) for m in self.members}
+        return limit_reached(results_json(self.assignment, record, self.policy, self.student, members=members),
+                             kept, self.policy)
+
     def before_execution(self, submission):
         import nbformat
         return nbformat.v4.new_notebook()
@@ -356,7 +390,7 @@ class EngineOverride(AbstractOtterPlugin):
         engine_results(results, self.assignment, self.result, self.error)
         results.__class__ = EngineResults
         results.scalelabs_json = self.limited or results_json(self.assignment, self.result, self.policy,
-                                                              self.student, self.error, self.late)
+                                                              self.student, self.error, members=self.late)
 
 
 

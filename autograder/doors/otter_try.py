@@ -41,8 +41,8 @@ from datetime import datetime
 from autograder.classroom import deadlines
 at = datetime.fromisoformat(sys.argv[2])
 _assess = deadlines.Deadlines.assess
-deadlines.Deadlines.assess = lambda self, lab, student, submitted, now=None: _assess(self, lab, student, submitted,
-                                                                                       now or at)
+deadlines.Deadlines.assess = lambda self, lab, student, submitted, now=None, **kw: _assess(self, lab, student,
+                                                                                             submitted, now or at, **kw)
 from otter.run.run_autograder import main
 main(sys.argv[1], otter_run=True, logo=False)
 """
@@ -172,8 +172,9 @@ def views(tried: Tried) -> str:
            + (f", late due date {tried.late_due.astimezone(timezone.utc):%Y-%m-%d %H:%M UTC}" if tried.late_due else "")]
     if tried.zip_due and tried.due and tried.zip_due != tried.due:
         out.append(f"WARNING: Gradescope's due date ({due}) is not the zip's "
-                   f"({tried.zip_due.astimezone(timezone.utc):%Y-%m-%d %H:%M UTC}): the penalty counts from the zip's, "
-                   "the full feedback appears at Gradescope's. Make them the same.")
+                   f"({tried.zip_due.astimezone(timezone.utc):%Y-%m-%d %H:%M UTC}): the penalty counts from Gradescope's "
+                   "(the platform's word on time) and the full feedback appears then; the course's other doors "
+                   "(grade-batch, nbgrader) count from the zip's. Make them the same.")
     student_now = [t for t in tests if _seen_by_student(t, after_at_upload, top)]
     later = [t for t in tests if _seen_by_student(t, True, top) and t not in student_now]
     hidden = [t for t in tests if not _seen_by_student(t, True, top)]

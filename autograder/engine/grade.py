@@ -11,6 +11,7 @@ item and check, keyed by the secret: autograder.engine.secret).
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from autograder.engine import scoring
@@ -20,7 +21,7 @@ from autograder.engine.checks import CheckOutcome, ItemGrading
 from autograder.engine.config import GradingConfig, load_config
 from autograder.engine.questions import grade_questions
 from autograder.engine.results import Result, TestResult
-from autograder.engine.filetree import ignored_note
+from autograder.engine.filetree import Tree, TreeFile, ignored_note
 from autograder.engine.sandbox import Sandbox
 from autograder.engine.sandbox.modes import choose_mode, mode_note
 from autograder.engine.secret import NO_SECRET_NOTE, CourseSecret
@@ -61,11 +62,23 @@ def _function_tests(item, outcomes: list[CheckOutcome]) -> list[TestResult]:
     return tests
 
 
+def _provided_as_released(tree: Tree, provided_from: Path, names) -> Tree:
+    """`tree` (a submission's files, which the sandbox copies) with each provided module of `provided_from`
+    in place of the submission's own file of that name, or beside it where the submission has none."""
+    own = {f"{name}.py" for name in names}
+    files = [f for f in tree.files if f.rel not in own]
+    for name in names:
+        path = provided_from / f"{name}.py"
+        if path.is_file():
+            files.append(TreeFile(path.name, str(path), path.stat().st_size))
+    return Tree(files, list(tree.skipped))
+
+
 def grade_submission(assignment: Assignment, submission_dir: Path, student_id: str = "anonymous",
                      *, show_expected: bool | None = None, budget_s: float | None = None,
                      config: GradingConfig | None = None, sandbox: str | None = None,
                      secrets: list[Path] = (), outputs: list[Path] = (), ahead: Sandbox | None = None,
-                     secret: CourseSecret | None = None) -> Result:
+                     secret: CourseSecret | None = None, provided_from: Path | None = None) -> Result:
     """Grade one submission folder (shaped like release/<id>/).
 
     show_expected / budget_s default to the course config (scalelabs.toml). The boundary is
@@ -78,12 +91,17 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     config; bubblewrap only): the submission is copied into it and graded there.
     `secret`: the course secret keying the hidden inputs' seeds (each door loads it:
     autograder.engine.secret.load_secret); None draws them from public values and the result says so.
+    `provided_from`: a folder holding the provided modules as released; they are graded in place of the
+    submission's own copies, as the otter and PrairieLearn doors grade an upload (classroom/upload.py).
     """
     config = config or load_config()
     show = config.show_expected if show_expected is None else show_expected
     budget = config.budget_s if budget_s is None else budget_s
     answers = [q.id for q in assignment.questions] + [c.id for c in assignment.challenges]
     submission = read_submission(submission_dir, assignment.id, answers)   # its tree and notebook, read once
+    if provided_from is not None:
+        submission = replace(submission, tree=_provided_as_released(submission.tree, Path(provided_from),
+                                                                    assignment.provided))
     if secret is not None and secret.path is not None:
         secrets = [*secrets, secret.path]     # the unprivileged-user mode checks it is out of reach
     mode = sandbox or choose_mode(config.sandbox, config.allow_unsandboxed)

@@ -12,9 +12,12 @@ from pathlib import Path
 import pytest
 
 from autograder.author import lint
+from labs import load
 from repo_copy import copy_repository
 
 L06, L02, L09 = "labs/lab06_collectives", "labs/lab02_interconnect", "labs/lab09_performance"
+# the keys as the labs compute them: a prompt or a hint that names one fails lint
+KEY09 = {q.id: q.key for q in load("lab09_performance").questions}
 
 # (rule, file, old, new, the line the report must name (a regex of the broken file), words of the message)
 BREAKS = [
@@ -40,6 +43,11 @@ BREAKS = [
      "tree_allreduce_time's hidden domain is a strategy of properties.py"),
     ("keys", f"{L06}/questions.py", "], _act2_choices.index(_act2_picks), offset=0)", "], 1, offset=0)",
      r"^\], 1, offset=0\)", "act2_prediction is a prediction whose key index 1 is typed"),
+    ("keys", f"{L09}/questions.md", "-week budget?\n", f"-week budget? (Not option {KEY09['act2_prediction']}, surely.)\n",
+     r"^## act2_prediction$", f"act2_prediction: its prompt names the key {KEY09['act2_prediction']!r}"),
+    ("keys", f"{L09}/questions.md", "that anything is broken.\n",
+     f"that anything is broken. The answer {KEY09['act1_prediction']} follows.\n",
+     r"^## act1_prediction$", f"act1_prediction: its hint names the key {KEY09['act1_prediction']!r}"),
     ("properties", f"{L06}/properties.py", "\ndef _link(d: dict, **changes) -> dict:",
      "\ndef _orphan_check(f, d):\n    assert f(**d) >= 0\n\n\ndef _link(d: dict, **changes) -> dict:",
      r"^def _orphan_check", "_orphan_check is neither declared a property nor used"),

@@ -81,7 +81,7 @@ def test_an_extension_moves_only_that_students_due_date(tmp_path):
 def test_penalty_is_a_share_of_the_points_earned(tmp_path):
     late = course(tmp_path).assess("lab", "ann", SubmissionTime(DUE + timedelta(hours=30), "t"), NOW)
     assert late.penalty_points(8.0) == pytest.approx(1.6) and late.penalty_points(0.0) == 0
-    assert "score after the penalty 6.4 / 10" in late.line(8.0, 10.0)
+    assert "final score 6.4 / 10" in late.line(8.0, 10.0)
 
 
 def test_every_line_a_student_reads_of_late_work(tmp_path):
@@ -91,11 +91,11 @@ def test_every_line_a_student_reads_of_late_work(tmp_path):
     late = d.assess("lab", "ann", SubmissionTime(DUE + timedelta(hours=26, minutes=5), "nbgrader timestamp.txt"), NOW)
     said = ("Late work: due 2026-11-10 23:59 -08:00; submitted 2026-11-12 02:04 -08:00 (nbgrader timestamp.txt): "
             "1 d 2 h 5 min late. Policy: 10 % per started day late, at most 30 %, after a 10-minute grace period")
-    assert late.line(8.0, 10.0) == said + ": 20 % of 8 points = 1.6; score after the penalty 6.4 / 10."
+    assert late.line(8.0, 10.0) == said + ": 20 % of the raw score 8 = 1.6 points; final score 6.4 / 10."
     assert late.line() == said + ": a penalty of 20 % of the points earned."
     kim = d.assess("lab", "kim", SubmissionTime(DUE + timedelta(hours=3), "t"), NOW)
-    assert kim.line(8.0, 10.0) == ("Late work: due 2026-11-12 23:59 -08:00 (extended from 2026-11-10 23:59 -08:00); "
-                                   "submitted 2026-11-11 02:59 -08:00 (t): on time.")
+    assert kim.line(8.0, 10.0) == ("Late work: due 2026-11-12 23:59 -08:00 (extended from 2026-11-10 23:59 -08:00), "
+                                   "extensions.csv; submitted 2026-11-11 02:59 -08:00 (t): on time.")
     unknown = d.assess("lab", "ann", SubmissionTime(None, "nbgrader timestamp.txt", "no timestamp.txt"), NOW)
     assert unknown.line(8.0, 10.0) == ("Late work: due 2026-11-10 23:59 -08:00; the submission time cannot be used "
                                        "(no timestamp.txt), so no late penalty was applied; the course staff will check it.")
@@ -177,6 +177,9 @@ def test_an_extensions_csv_as_a_spreadsheet_saves_it_reads(tmp_path):
     ("kim,other,2026-11-12T23:59:00\n", "line 2: lab 'other' has no due date in [deadlines]"),
     ("=cmd,lab,2026-11-12T23:59:00\n", "line 2: student id '=cmd' is not a safe student id"),
     ("kim,lab,friday\n", "line 2: due 'friday' is not a date-time"),
+    # a bare date was 00:00, the start of that day: the student it was meant to help was 15 h late
+    ("kim,lab,2026-11-12\n", "line 2: due '2026-11-12' is a date without a time: write the time too, e.g. "
+                             "2026-11-12T23:59:00-08:00"),
     ("kim,lab\n", "line 2: 2 fields where the header has 3")])
 def test_an_extensions_row_that_cannot_be_used_names_its_line(tmp_path, rows, said):
     with pytest.raises(ExtensionsError) as raised:
@@ -195,3 +198,75 @@ def test_the_zips_copy_reads_back_the_same(tmp_path):
     for student, late_by in [("ann", timedelta(hours=30)), ("kim", timedelta(hours=30)), ("ann", timedelta(minutes=5))]:
         when = SubmissionTime(DUE + late_by, "t")
         assert again.assess("lab", student, when, NOW) == d.assess("lab", student, when, NOW)
+
+
+def test_an_extension_for_a_student_not_in_the_class_is_refused_by_name(tmp_path):
+    """A row naming nobody (a case typo, a classmate of another course) was accepted silently: the student
+    it was meant for was priced without it. Checked against the course's roster, or the class folder."""
+    d = extensions(tmp_path, "student,lab,due\nkim,lab,2026-11-12T23:59:00\nCarol,lab,2026-11-12T23:59:00\n")
+    d.check_students({"kim", "carol"}, "on the course's roster roster.csv", "other")     # rows of another lab only
+    with pytest.raises(ExtensionsError) as raised:
+        d.check_students({"kim", "carol", "dee"}, "on the course's roster roster.csv")
+    assert str(raised.value) == ("extensions.csv line 3: the student Carol is not on the course's roster roster.csv "
+                                 "(ids are exact: did you mean carol?): fix the id, or remove the row")
+    d.check_students({"kim", "Carol"}, "in the class folder")
+    with pytest.raises(ExtensionsError, match=r"line 2: the student kim is not in the class folder: fix the id, or "
+                                              r"remove the row; a course roster \(\[course\] roster\) checks ids"):
+        d.check_students({"Carol"}, "in the class folder")
+
+
+def test_a_course_with_a_roster_refuses_an_extension_for_someone_not_on_it(tmp_path):
+    from autograder.classroom.deadlines import course_deadlines
+
+    (tmp_path / "nbgrader_config.py").write_text("")
+    (tmp_path / "roster.csv").write_text("id,first_name\nkim,Kim\n")
+    (tmp_path / "extensions.csv").write_text("student,lab,due\nkim,lab,2026-11-12T23:59:00\nzed,lab,2026-11-12T23:59:00\n")
+    (tmp_path / "scalelabs.toml").write_text('[deadlines]\ntimezone = "America/Los_Angeles"\nextensions = '
+                                             '"extensions.csv"\n\n[deadlines.lab]\ndue = 2026-11-10T23:59:00\n')
+    with pytest.raises(ExtensionsError, match=r"extensions.csv line 3: the student zed is not on the course's roster "):
+        course_deadlines(tmp_path / "scalelabs.toml", {"lab"})
+
+
+def test_the_platforms_dates_apply_and_an_extension_is_the_later_of_the_two(tmp_path):
+    """Gradescope's due date (the class's, moved there) applies over [deadlines]'; of Gradescope's extension
+    and extensions.csv's the later applies; each disagreement is said, never resolved silently; a platform
+    that gives no date leaves [deadlines]'."""
+    from autograder.classroom.deadlines import PlatformDates
+
+    d = course(tmp_path)         # kim: extensions.csv to 2026-11-12 23:59
+    moved = DUE + timedelta(days=1)
+    given = PlatformDates("Gradescope", moved, None, {"ann": moved, "kim": DUE + timedelta(days=3), "lee": moved})
+    when = SubmissionTime(DUE + timedelta(days=1, hours=5), "Gradescope created_at")
+    ann = d.assess("lab", "ann", when, NOW, given)
+    assert (ann.due, ann.lab_due, ann.due_source) == (moved.isoformat(), moved.isoformat(), "Gradescope's due date")
+    assert ann.penalty_percent == 10 and ann.disagreement == (
+        "Gradescope's due date 2026-11-11 23:59 -08:00 is not the [deadlines] due date 2026-11-10 23:59 -08:00: "
+        "Gradescope's applies")
+    kim = d.assess("lab", "kim", when, NOW, given)
+    assert kim.due == (DUE + timedelta(days=3)).isoformat() and kim.due_source == "Gradescope's extension"
+    assert "Gradescope extends kim to 2026-11-13 23:59 -08:00, extensions.csv to 2026-11-12 23:59 -08:00: the later applies" \
+        in kim.disagreement and kim.status == "on_time"
+    shorter = PlatformDates("Gradescope", DUE, None, {"kim": DUE + timedelta(days=1)})
+    kim = d.assess("lab", "kim", when, NOW, shorter)
+    assert kim.due == datetime(2026, 11, 12, 23, 59, tzinfo=LA).isoformat() and kim.due_source == "extensions.csv"
+    assert "the later applies" in kim.disagreement
+    assert d.assess("lab", "ann", when, NOW, PlatformDates("Gradescope")).due == DUE.isoformat()
+    # the rule again on what was recorded: an extension added since, the policy changed since
+    again = course(tmp_path, penalty_percent=20).reassess("lab", "ann", ann, NOW)
+    assert again.penalty_percent == 20 and again.due == moved.isoformat() and again.platform_due == moved.isoformat()
+
+
+def test_a_course_policy_without_a_lab_due_date_takes_the_platforms_and_the_zip_carries_it(tmp_path):
+    """[deadlines] with a policy and no [deadlines.<lab>]: Gradescope's due date is the one; natively there is
+    none (no late work); the zip's copy of the settings reads back the same."""
+    from autograder.classroom.deadlines import PlatformDates
+
+    d = deadlines_from_table({"timezone": "America/Los_Angeles", "policy": "per_day", "penalty_percent": 10},
+                             tmp_path / "scalelabs.toml", {"lab"})
+    when = SubmissionTime(DUE + timedelta(hours=30), "Gradescope created_at")
+    assert d.assess("lab", "ann", when, NOW) is None
+    given = PlatformDates("Gradescope", DUE, None, {})
+    assert d.assess("lab", "ann", when, NOW, given).penalty_percent == 20
+    again = Deadlines.from_settings("lab", d.settings("lab"), "otter_config.json")
+    assert again.assess("lab", "ann", when, NOW, given) == d.assess("lab", "ann", when, NOW, given)
+    assert Deadlines().settings("lab") == {} and Deadlines().assess("lab", "ann", when, NOW, given) is None

@@ -130,3 +130,20 @@ def test_one_upload_that_holds_no_lab_is_a_line_for_a_person_and_the_rest_is_the
         shutil.rmtree(root / name)
     with pytest.raises(NotAClass, match="no student folder in"):    # no upload holds the lab: not this lab's export
         class_roster(root, LAB)
+
+
+def test_an_export_of_uploads_holding_only_the_students_module_is_a_class(tmp_path):
+    """Students upload their module and notebook alone to Gradescope, whose door puts the released provided
+    modules beside them (upload.put_provided): grade-batch of the export refused the class ("copy the
+    released files into each student's folder first"); each upload is now marked to be graded with the
+    released ones (Submitter.export), as the door grades it. A class folder of the same is still refused."""
+    root = export(tmp_path / "export", {"submission_1": ["3101"], "submission_2": ["3102"]})
+    for name in LAB.provided:
+        for upload in (root / "submission_1", root / "submission_2"):
+            (upload / f"{name}.py").unlink()
+    roster = class_roster(root, LAB)
+    assert [(s.name, s.students, s.export) for s in roster] == [("submission_1", ("3101",), True),
+                                                               ("submission_2", ("3102",), True)]
+    (root / "submission_metadata.yml").unlink()
+    with pytest.raises(NotAClass, match="so no module can import them"):
+        class_roster(root, LAB)

@@ -95,3 +95,28 @@ def toy_course(root: Path, assignment, class_: dict[str, tuple[str | None, dict]
     return root
 
 
+
+
+def gradescope_metadata(users: dict, created_at: str | None, lab_due, previous: list | None = None,
+                        release=None) -> dict:
+    """submission_metadata.json as Gradescope writes it for one upload. Its autograder documentation
+    (gradescope-autograders.readthedocs.io, "Submission Metadata") gives `created_at` (the upload's time),
+    `assignment` (`due_date`, `late_due_date`: null where none is set, `release_date`, ...), `users` (every
+    member of a group) and `previous_submissions` (`submission_time`, `score`, `results`); each user also
+    carries `assignment` with their own dates (the class's, or an extension's set in Gradescope's
+    interface; not on that page). `users`: sid -> their own due date (an aware datetime)."""
+    from datetime import timedelta, timezone
+
+    iso = lambda moment: moment.astimezone(timezone.utc).isoformat()   # noqa: E731
+    late_due, release = lab_due + timedelta(days=7), release or lab_due - timedelta(days=14)
+    metadata = {"id": 4242, "assignment": {"id": 25828, "title": "toy", "due_date": iso(lab_due),
+                                           "late_due_date": iso(late_due), "release_date": iso(release),
+                                           "group_submission": len(users) > 1, "group_size": 2, "total_points": "10.0"},
+                "users": [{"sid": sid, "email": f"{sid}@example.edu", "name": sid, "id": 1000 + n,
+                           "assignment": {"due_date": iso(due), "late_due_date": iso(max(due, late_due)),
+                                          "release_date": iso(release)}}
+                          for n, (sid, due) in enumerate(users.items())],
+                "submission_method": "upload", "previous_submissions": previous or []}
+    if created_at is not None:
+        metadata["created_at"] = created_at
+    return metadata

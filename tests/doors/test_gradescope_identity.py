@@ -177,7 +177,10 @@ ODD_EXPORT = {   # folder -> (its submitter, where the upload holds the lab: "" 
     "submission_32": (MARY, "Downloads/{lab}"),                                   # zipped from Downloads/
     "submission_33": ({"name": "Zed", "sid": '=HYPERLINK("http://x")', "email": "zed@uni.example"}, "my lab (1)"),
     "submission_34": ({"name": "Lu", "sid": "12 34/5", "email": "lu@uni.example"}, "lab06.zip"),   # a zip inside
+    "submission_35": ({"name": "Ola", "sid": "3501", "email": "ola@uni.example"}, ""),   # her own provided modules
 }
+OWN_PROVIDED = "submission_35"    # her module beside her own _domain.py (broken) and no constants.py
+OWN_DOMAIN = "raise ImportError('my own _domain.py, not the one released')\n"
 
 
 @pytest.fixture(scope="module")
@@ -196,6 +199,9 @@ def odd_export(course, assignment, tmp_path_factory):
         lab = work / "made" / name
         shutil.copytree(course / "release" / assignment.id, lab)
         (lab / "collectives.py").write_text(module)
+        if name == OWN_PROVIDED:
+            (lab / "_domain.py").write_text(OWN_DOMAIN)
+            (lab / "constants.py").unlink()
         if where.endswith(".zip"):
             (root / name).mkdir(parents=True)
             with zipfile.ZipFile(root / name / where, "w") as zf:
@@ -207,7 +213,8 @@ def odd_export(course, assignment, tmp_path_factory):
                           ":created_at": "2026-11-20 10:00:00.000000000 -08:00"}
     (root / "submission_metadata.yml").write_text(yaml.safe_dump(metadata))
     out = work / "grades"
-    done = subprocess.run([str(BIN / "scalelabs"), "grade-batch", DECLARATION, str(root), "--jobs", "1", "--out", str(out)],
+    done = subprocess.run([str(BIN / "scalelabs"), "grade-batch", DECLARATION, str(root), "--jobs", "1", "--out", str(out),
+                           "--no-course"],
                           cwd=work, env=env(without_rfc3987=True), capture_output=True, text=True, timeout=1200)
     return root, out, done
 
@@ -243,6 +250,26 @@ def test_an_export_with_odd_ids_and_misshaped_uploads_is_graded_student_by_stude
     rows = list(csv.reader((out / "grades.csv").read_text().splitlines()))
     assert sorted(r[0] for r in rows[1:]) == sorted(ids.values())
     assert not [c for r in rows for c in r if c[:1] in ("=", "+", "@")], rows
+
+
+def test_an_uploads_own_provided_modules_grade_as_the_released_ones_as_on_gradescope(odd_export, course, assignment,
+                                                                                    tmp_path):
+    """Ola uploaded her module beside her own (broken) _domain.py and no constants.py. The otter door grades
+    her upload with the zip's provided modules put over hers (upload.put_provided), and so does the
+    PrairieLearn door; grade-batch of the export graded her own copies (0: her module could not import).
+    Now it scores her as Gradescope did, and her upload in the export is left as it was."""
+    from autograder.classroom.upload import put_provided
+
+    root, out, _ = odd_export
+    student = _odd_ids()[OWN_PROVIDED]
+    as_on_gradescope = tmp_path / "upload"
+    shutil.copytree(root / OWN_PROVIDED, as_on_gradescope)
+    put_provided(as_on_gradescope, course / "release" / assignment.id, assignment.provided)   # the zip's, as released
+    expected = grade_submission(assignment, as_on_gradescope, student, secret=load_secret())
+    data = json.loads((out / "results" / f"{student}.json").read_text())
+    assert data["score"] == expected.score > 0
+    assert (root / OWN_PROVIDED / "_domain.py").read_text() == OWN_DOMAIN
+    assert not (root / OWN_PROVIDED / "constants.py").exists()
 
 
 def test_otter_grades_an_odd_id_and_a_misshaped_upload_as_grade_batch_does(odd_export, autograder_zip, tmp_path):

@@ -14,6 +14,7 @@ import json
 import shutil
 import subprocess
 import zipfile
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -23,11 +24,13 @@ from nbgrader.api import Gradebook
 
 from autograder.classroom import samples
 from autograder.classroom.batch import grade_batch
+from autograder.classroom.deadlines import final_score, known_labs
 from autograder.classroom.report import build_report, write_report
 from autograder.doors import gradescope
 from autograder.doors import otter as otter_door
 from autograder.engine.results import Result
 
+import door_helpers
 from door_helpers import BIN, REPO, run, sample_class, toy_course
 
 ZONE = ZoneInfo("America/Los_Angeles")
@@ -41,8 +44,15 @@ TIMES = {
     "capped": (DUE + timedelta(days=5, hours=1), 30),         # six started days, capped at 30 %
     "extended": (DUE + timedelta(hours=47), 0),               # on time by their extension
     "extended_late": (EXTENDED + timedelta(hours=3), 10),     # one started day past their extension
+    "moved": (DUE + timedelta(hours=30), 20),                 # on time once the class's due date moves to MOVED
 }
-EXTENSIONS = {"extended": EXTENDED, "extended_late": EXTENDED}
+MOVED = DUE + timedelta(days=2)
+# a group (Gradescope) handing in at GROUP_TIME: gina late by her due date, hal on time by his extension;
+# their work is correct, so that its score is the same whoever's id seeds it (Gradescope grades a group
+# once, under its smallest id; nbgrader grades each hand-in under its own)
+GROUP = {"gina": 20, "hal": 0}
+GROUP_TIME = DUE + timedelta(hours=26)
+EXTENSIONS = {"extended": EXTENDED, "extended_late": EXTENDED, "hal": EXTENDED}
 # nbgrader's timestamp.txt a time cannot be taken from: student -> (content or None for no file, what is said)
 UNUSABLE = {
     "nozone": ((DUE + timedelta(days=3)).strftime("%Y-%m-%d %H:%M:%S.%f"), "has no time zone"),
@@ -52,6 +62,7 @@ UNUSABLE = {
     "missing": (None, "no timestamp.txt"),
 }
 MODULE, ANSWERS = sample_class()["bob"]     # partly right: the penalty is a share of a partial score
+CORRECT = sample_class()["ada"]
 
 
 def nbgrader_stamp(moment: datetime) -> str:
@@ -66,8 +77,12 @@ def late_course(tmp_path_factory, assignment, monkeypatch_module):
     may differ by student: each door's score is compared student by student)."""
     root = tmp_path_factory.mktemp("late-course")
     monkeypatch_module.chdir(root)
-    students = [*TIMES, *UNUSABLE]
-    toy_course(root, assignment, {s: (MODULE, ANSWERS) for s in students})
+    students = [*TIMES, *UNUSABLE, *GROUP]
+    # olly's two Gradescope uploads (the table: an upload over the submission limit), not in nbgrader's class
+    toy_course(root, assignment, {s: (MODULE, ANSWERS) for s in [*TIMES, *UNUSABLE, "olly_first"]}
+               | {s: CORRECT for s in GROUP} | {"olly_second": (None, {})})
+    # the course's roster: extension rows are checked against the whole class, whichever part of it is graded
+    (root / "roster.csv").write_text("id\n" + "".join(f"{s}\n" for s in [*students, "olly"]))
     (root / "extensions.csv").write_text("student,lab,due\n" + "".join(
         f"{s},{assignment.id},{due.isoformat()}\n" for s, due in EXTENSIONS.items()))
     (root / "scalelabs.toml").write_text(f"""
@@ -87,7 +102,8 @@ due = {DUE.replace(tzinfo=None).isoformat()}
         folders[student] = samples.materialise(assignment.id, student, root / "submitted" / student / assignment.id,
                                                assignment=assignment, release_dir=root / "release" / assignment.id,
                                                samples_dir=root / "samples")
-        stamp = nbgrader_stamp(TIMES[student][0]) if student in TIMES else UNUSABLE[student][0]
+        stamp = nbgrader_stamp(TIMES[student][0]) if student in TIMES else \
+            nbgrader_stamp(GROUP_TIME) if student in GROUP else UNUSABLE[student][0]
         if stamp is not None:
             (folders[student] / "timestamp.txt").write_text(stamp)
     return root, folders
@@ -138,7 +154,7 @@ def test_grade_batch_scores_each_time_as_the_policy_says(batch_of_submitted, lat
     for student, (when, percent) in TIMES.items():
         row = rows[student]
         score = float(row["engine_score"])
-        assert 0 < score < 10 and float(row["score"]) == pytest.approx(score), student
+        assert 0 < score < 10 and float(row["raw_score"]) == pytest.approx(score), student
         assert float(row["late_penalty"]) == pytest.approx(round(score * percent / 100, 6)), student
         assert float(row["final_score"]) == pytest.approx(expected_final(score, percent)), student
         assert datetime.fromisoformat(row["submitted_at"]) == when
@@ -167,7 +183,7 @@ def test_the_feedback_page_says_how_late_and_the_penalty(batch_of_submitted, lat
     _, rows, out = batch_of_submitted
     page = (out / "feedback" / "late.html").read_text()
     assert "1 d 2 h late" in page and "10 % per started day late, at most 30 %" in page
-    assert f"score after the penalty {rows['late']['final_score'].rstrip('0').rstrip('.')}" in page
+    assert f"final score {rows['late']['final_score'].rstrip('0').rstrip('.')}" in page
     extended = (out / "feedback" / "extended.html").read_text()
     assert "extended from" in extended and ": on time." in extended
 
@@ -181,7 +197,7 @@ def test_nbgrader_autograde_scores_as_grade_batch(autograded, batch_of_submitted
     assert due == DUE.astimezone(timezone.utc).replace(tzinfo=None)
     for student in [*TIMES, *UNUSABLE]:
         row = rows[student]
-        assert book[student]["raw"] == pytest.approx(float(row["score"]), abs=1e-6), student
+        assert book[student]["raw"] == pytest.approx(float(row["raw_score"]), abs=1e-6), student
         assert book[student]["penalty"] == pytest.approx(float(row["late_penalty"]), abs=1e-6), student
         assert book[student]["raw"] - book[student]["penalty"] == pytest.approx(float(row["final_score"]), abs=1e-6)
     for student, (when, _) in TIMES.items():
@@ -208,9 +224,16 @@ ON_GRADESCOPE = ["late", "extended", "extended_late", "capped"]
 FORGED = nbgrader_stamp(DUE - timedelta(days=1))    # a timestamp.txt in the upload claiming a day early
 
 
+def gradescope_metadata(users: dict[str, datetime], created_at: str | None, lab_due: datetime = DUE,
+                        previous: list | None = None) -> dict:
+    """Gradescope's submission_metadata.json of one upload (door_helpers.gradescope_metadata)."""
+    return door_helpers.gradescope_metadata(users, created_at, lab_due, previous)
+
+
 def gradescope_run(zip_path: Path, folder: Path, work: Path, student: str, created_at: str | None) -> dict:
     """The zip's autograder run as on Gradescope (otter's run_autograder in /autograder's layout), with
-    the submission_metadata.json Gradescope writes: the submitter and the upload's created_at."""
+    the submission_metadata.json Gradescope writes (`gradescope_metadata`: no extension in Gradescope,
+    so the zip's extensions.csv gives theirs)."""
     ag = work / student / "autograder"
     for sub in ("source", "submission", "results"):
         (ag / sub).mkdir(parents=True)
@@ -218,10 +241,7 @@ def gradescope_run(zip_path: Path, folder: Path, work: Path, student: str, creat
         zf.extractall(ag / "source")
     shutil.copytree(folder, ag / "submission", dirs_exist_ok=True)
     (ag / "submission" / "timestamp.txt").write_text(FORGED)     # the student's file: never the time
-    metadata = {"users": [{"sid": student, "email": f"{student}@example.edu", "name": student}],
-                "previous_submissions": []}
-    if created_at is not None:
-        metadata["created_at"] = created_at
+    metadata = gradescope_metadata({student: DUE}, created_at)
     (ag / "submission_metadata.json").write_text(json.dumps(metadata))
     run([str(BIN / "python"), "-c", "import sys; from otter.run.run_autograder import main; "
          "main(sys.argv[1], otter_run=True, logo=False)", str(ag)], work, without_rfc3987=True)
@@ -308,9 +328,9 @@ def test_the_report_renders_from_the_gradebook(autograded, batch_of_submitted, l
     _, rows, _ = batch_of_submitted
     paths = write_report(assignment, tmp_path, f"sqlite:///{root / 'gradebook.db'}")
     report = build_report(assignment, tmp_path, f"sqlite:///{root / 'gradebook.db'}")
-    assert sorted(report.scores) == sorted([*TIMES, *UNUSABLE]) and report.gradebook
+    assert sorted(report.scores) == sorted([*TIMES, *UNUSABLE, *GROUP]) and report.gradebook
     for student, (_, percent) in TIMES.items():
-        assert report.scores[student] == pytest.approx(float(rows[student]["score"]), abs=1e-6), student
+        assert report.scores[student] == pytest.approx(float(rows[student]["raw_score"]), abs=1e-6), student
         if percent:
             assert report.late[student][1] == pytest.approx(float(rows[student]["late_penalty"]), abs=1e-6), student
             assert report.late[student][2] == pytest.approx(float(rows[student]["final_score"]), abs=1e-6), student
@@ -458,3 +478,291 @@ def test_nbgrader_reads_a_time_written_in_another_zone_as_the_instant_it_names(w
     (folder / "timestamp.txt").write_text(written)
     found = _existing_timestamp(SimpleNamespace(log=logging.getLogger("test")), str(folder))
     assert found == datetime(2026, 11, 20, 18, 0)
+
+
+# --- one table of cases, every door (issue 38) -------------------------------------------------------------
+#
+# Each case is put to each door in its platform's own terms (docs/staff.md, "Late work: one table of cases"):
+# natively an extensions.csv row or [deadlines]; on Gradescope its submission_metadata.json (the class's
+# due date, each user's own, created_at, previous_submissions); in an export what the autograder recorded.
+# The final score (after late work) of every student must be the same in every door. The engine's work is
+# shared: grade-batch and `nbgrader autograde` grade the class once (the module's fixtures above); the
+# Gradescope door runs in-process on each case's metadata with the engine's result of that student from
+# grade-batch (the real `otter run` is above, `on_gradescope`); the export's regrade resumes from
+# grade-batch's results (only the group and the kept upload are new to it); the later states (a due date
+# moved, an override, an extension added) record lateness again without grading anyone.
+
+EXT_AFTER = DUE + timedelta(days=6)          # capped's extension, granted after grading
+CASES = {   # case -> student -> the penalty percent of their final score
+    "on time": {"early": 0},
+    "inside the grace period": {"grace": 0},
+    "late": {"late": 20},
+    "past the cap": {"capped": 30},
+    "an extension given in Gradescope's interface": {"extended": 0, "extended_late": 10},
+    "the class's due date moved in Gradescope": {"moved": 0},
+    "a group: a late member and a member with an extension": GROUP,
+    "an upload over the submission limit": {"olly": 0},       # the on-time upload before it is the graded one
+    "an override after a penalty": {"late": 20},             # 20 % of the score set by hand
+    "an extension added after grading": {"capped": 0},
+}
+DOORS = ("grade-batch", "nbgrader autograde + export", "otter run", "regrade of the Gradescope export")
+NOT_THERE = {   # (case, door) -> why the door has no such case (docs/staff.md says the same)
+    ("an upload over the submission limit", "grade-batch"): "nbgrader has no submission limit",
+    ("an upload over the submission limit", "nbgrader autograde + export"): "nbgrader has no submission limit",
+    ("an override after a penalty", "otter run"): "a score set by hand on Gradescope is Gradescope's, not the autograder's",
+}
+TABLE = [pytest.param(case, door, id=f"{case} | {door}") for case in CASES for door in DOORS
+         if (case, door) not in NOT_THERE]
+
+
+def table_rows(out: Path) -> dict[str, dict]:
+    return {r["student"]: r for r in csv.DictReader((out / "grades.csv").open())}
+
+
+def override(db: Path, assignment, student: str) -> float:
+    """A TA's score by hand (formgrader's manual score) of full points on the first item the engine scored
+    below full; the student's raw score of record after it."""
+    with Gradebook(f"sqlite:///{db}", course_id="scalelabs") as gb:
+        notebook = gb.find_submission_notebook(assignment.id, assignment.id, student)
+        grades = sorted(notebook.grades, key=lambda g: assignment.item_ids.index(g.name))
+        grade = next(g for g in grades if (g.auto_score or 0.0) < g.max_score - 1e-9)
+        grade.manual_score = grade.max_score
+        gb.db.commit()
+        return float(notebook.score)
+
+
+@contextmanager
+def changed(path: Path, text: str):
+    """`path` holds `text` inside, its own text again after."""
+    before = path.read_text()
+    path.write_text(text)
+    try:
+        yield
+    finally:
+        path.write_text(before)
+
+
+def moved_due(root: Path):
+    """The course moves the class's due date to MOVED (the native doors' way of the Gradescope case)."""
+    toml = root / "scalelabs.toml"
+    return changed(toml, toml.read_text().replace(f"due = {DUE.replace(tzinfo=None).isoformat()}",
+                                                  f"due = {MOVED.replace(tzinfo=None).isoformat()}"))
+
+
+def extension_added(root: Path, assignment):
+    """A TA grants capped an extension to EXT_AFTER after the class was graded (one more extensions.csv row)."""
+    path = root / "extensions.csv"
+    return changed(path, path.read_text() + f"capped,{assignment.id},{EXT_AFTER.isoformat()}\n")
+
+
+@pytest.fixture(scope="module")
+def batch_table(late_course, assignment, batch_of_submitted, tmp_path_factory):
+    """case -> student -> final_score of grade-batch's grades.csv: the class as graded; the class's due date
+    moved (the same batch again); a manual override of `late` and capped's extension added (again)."""
+    root, _ = late_course
+    _, rows, out = batch_of_submitted
+    work = tmp_path_factory.mktemp("batch-table")
+    for state in ("moved", "after"):
+        shutil.copytree(out, work / state)
+    with moved_due(root):
+        moved = grade_batch(DECLARATION, root / "submitted", work / "moved", jobs=1,
+                            db_url=f"sqlite:///{work / 'moved' / 'gradebook.db'}")
+    override(work / "after" / "gradebook.db", assignment, "late")
+    with extension_added(root, assignment):
+        after = grade_batch(DECLARATION, root / "submitted", work / "after", jobs=1,
+                            db_url=f"sqlite:///{work / 'after' / 'gradebook.db'}")
+    assert moved.graded == after.graded == [] and moved.failed == after.failed == {}   # nobody graded again
+    states = {"base": rows, "moved": table_rows(work / "moved"), "after": table_rows(work / "after")}
+    return {case: {s: float(states[native_state(case)][s]["final_score"]) for s in students}
+            for case, students in CASES.items() if (case, "grade-batch") not in NOT_THERE}
+
+
+def native_state(case: str) -> str:
+    """Which state of the course a native door shows a case in."""
+    return {"the class's due date moved in Gradescope": "moved", "an override after a penalty": "after",
+            "an extension added after grading": "after"}.get(case, "base")
+
+
+def nbgrader_export(root: Path, db: Path, dest: Path, assignment, command: bool = True) -> dict[str, dict]:
+    """`nbgrader export` of the gradebook `db` (the course's export plugin); command=False: the plugin
+    itself in this process, as the command calls it (nbgrader_config.py's ExportApp.plugin_class)."""
+    if command:
+        run([str(BIN / "nbgrader"), "export", "--to", str(dest), "--db", f"sqlite:///{db}"], root, without_rfc3987=True)
+    else:
+        from autograder.doors.nbgrader_export import SafeCsvExport
+        with Gradebook(f"sqlite:///{db}", course_id="scalelabs") as gb:
+            SafeCsvExport(to=str(dest)).export(gb)
+    return {r["student_id"]: r for r in csv.DictReader(dest.open()) if r["assignment"] == assignment.id}
+
+
+@pytest.fixture(scope="module")
+def nbgrader_table(late_course, assignment, autograded, tmp_path_factory):
+    """case -> student -> final_score of `nbgrader export` of autograde's gradebook, in the same states:
+    the penalty is a rule applied at export time, so neither state autogrades again."""
+    root, _ = late_course
+    work = tmp_path_factory.mktemp("nbgrader-table")
+    states = {"base": nbgrader_export(root, root / "gradebook.db", work / "base.csv", assignment)}
+    with moved_due(root):
+        states["moved"] = nbgrader_export(root, root / "gradebook.db", work / "moved.csv", assignment, command=False)
+    shutil.copyfile(root / "gradebook.db", work / "after.db")
+    override(work / "after.db", assignment, "late")
+    with extension_added(root, assignment):
+        states["after"] = nbgrader_export(root, work / "after.db", work / "after.csv", assignment, command=False)
+    return {case: {s: float(states[native_state(case)][s]["final_score"]) for s in students}
+            for case, students in CASES.items() if (case, "nbgrader autograde + export") not in NOT_THERE}
+
+
+DECLARATION = "release_toy:ASSIGNMENT"
+
+
+def in_process(assignment, config: dict, folder: Path, work: Path, metadata: dict) -> dict:
+    """The otter plugin's run of one upload on Gradescope's metadata (before_grading, after_grading: what
+    `otter run` calls), in this process; results.json."""
+    from otter.test_files import GradingResults
+
+    top = work / "submission"
+    shutil.copytree(folder, top)
+    (top / "timestamp.txt").write_text(FORGED)        # the student's file: never the time
+    plugin = otter_door.EngineOverride(str(top / f"{assignment.id}.ipynb"), metadata, config)
+    plugin.before_grading(None)
+    results = GradingResults([])
+    plugin.after_grading(results)
+    return results.to_gradescope_dict(None)
+
+
+def gradescope_finals(results: dict) -> dict[str, float]:
+    """Each member's own final score in a results.json (the door records each member's lateness)."""
+    raw = Result.from_gradescope(results).score
+    members = gradescope.recorded_members(results)
+    return {m: final_score(raw, late.penalty_points(raw) if late is not None and late.status == "late" else 0.0)
+            for m, late in members.items()}
+
+
+@pytest.fixture(scope="module")
+def gradescope_results(late_course, assignment, batch_of_submitted, tmp_path_factory):
+    """name -> results.json of the Gradescope door for each case, on the metadata Gradescope would write:
+    extensions are given in Gradescope's interface (each user's own due date), not in the zip."""
+    from autograder.classroom.deadlines import course_deadlines
+    from autograder.engine import grade
+
+    root, folders = late_course
+    _, rows, out = batch_of_submitted
+    work = tmp_path_factory.mktemp("gradescope-table")
+    settings = course_deadlines(root / "scalelabs.toml", known_labs(assignment.id)).settings(assignment.id)
+    settings["extensions"] = {}
+    config = otter_door.otter_config(assignment.id, DECLARATION, {}, {"submission_limit": 1},
+                                     settings)["plugins"][0][otter_door.PLUGIN]
+    engine = {p.stem: Result.from_gradescope(json.loads(p.read_text()), student_id=p.stem)
+              for p in (out / "results").glob("*.json")}
+    real = grade.grade_submission
+    for name in ("olly_first", "olly_second"):
+        folders[name] = samples.materialise(assignment.id, name, work / "uploads" / name, assignment=assignment,
+                                            release_dir=root / "release" / assignment.id, samples_dir=root / "samples")
+    iso = lambda moment: moment.astimezone(timezone.utc).isoformat()   # noqa: E731
+    runs = {name: (name, {name: DUE}, TIMES[name][0], DUE) for name in ("early", "grace", "late", "capped")}
+    runs |= {name: (name, {name: EXTENDED}, TIMES[name][0], DUE) for name in ("extended", "extended_late")}
+    runs |= {"moved": ("moved", {"moved": MOVED}, TIMES["moved"][0], MOVED),
+             "group": ("gina", {"gina": DUE, "hal": EXTENDED}, GROUP_TIME, DUE),
+             "capped_after": ("capped", {"capped": EXT_AFTER}, TIMES["capped"][0], DUE),   # regraded after the extension
+             "olly_first": ("olly_first", {"olly": DUE}, DUE - timedelta(hours=1), DUE)}
+    out_results = {}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(grade, "grade_submission", lambda a, folder, student, **kw: engine[student] if student in engine
+                   else real(a, folder, student, **kw))
+        for name, (folder, users, when, lab_due) in runs.items():
+            out_results[name] = in_process(assignment, config, folders[folder], work / name,
+                                           gradescope_metadata(users, iso(when), lab_due))
+        first = out_results["olly_first"]
+        previous = [{"submission_time": iso(DUE - timedelta(hours=1)), "score": first["score"], "results": first}]
+        out_results["olly"] = in_process(assignment, config, folders["olly_second"], work / "olly",
+                                         gradescope_metadata({"olly": DUE}, iso(GROUP_TIME), previous=previous))
+    return out_results
+
+
+@pytest.fixture(scope="module")
+def gradescope_table(gradescope_results):
+    """case -> student -> the Gradescope door's final score: Gradescope's score of a single submitter's
+    upload, each member's own of a group's (its score is the lowest of them: test below)."""
+    table = {}
+    for case, students in CASES.items():
+        if (case, "otter run") in NOT_THERE:
+            continue
+        name = {"a group: a late member and a member with an extension": "group",
+                "an extension added after grading": "capped_after"}.get(case)
+        table[case] = {s: gradescope_finals(gradescope_results[name or s])[s] if name else
+                       float(gradescope_results[s]["score"]) for s in students}
+    return table
+
+
+@pytest.fixture(scope="module")
+def export_regrade(late_course, assignment, batch_of_submitted, gradescope_results, tmp_path_factory):
+    """A Gradescope export of the cases' uploads (each folder the files, submission_metadata.yml the
+    submitters, created_at and the results the door gave), regraded by grade-batch; then with the override
+    of `late` and capped's extension added. Returns the two states' grades.csv rows, and the output folder."""
+    import yaml
+
+    root, folders = late_course
+    _, _, out = batch_of_submitted
+    work = tmp_path_factory.mktemp("export-table")
+    export, graded = work / "export", work / "graded"
+    uploads = [("early", "early", ["early"]), ("grace", "grace", ["grace"]), ("late", "late", ["late"]),
+               ("capped", "capped", ["capped"]), ("extended", "extended", ["extended"]),
+               ("extended_late", "extended_late", ["extended_late"]), ("moved", "moved", ["moved"]),
+               ("group", "gina", ["gina", "hal"]), ("olly", "olly_second", ["olly"])]
+    metadata = {}
+    for number, (name, folder, who) in enumerate(uploads, 1):
+        shutil.copytree(folders[folder], export / f"submission_{number}")
+        results = gradescope_results[name]
+        when = {"group": GROUP_TIME, "olly": GROUP_TIME}.get(name) or TIMES[name][0]
+        metadata[f"submission_{number}"] = {":submitters": [{":sid": s, ":name": s, ":email": f"{s}@example.edu"}
+                                                            for s in who],
+                                            ":created_at": when.astimezone(timezone.utc), ":score": results["score"],
+                                            ":results": results}
+    (export / "submission_metadata.yml").write_text(yaml.safe_dump(metadata))
+    (graded / "results").mkdir(parents=True)
+    for name, _, who in uploads[:7]:   # grade-batch's results of the same files resume: nobody is graded twice
+        shutil.copyfile(out / "results" / f"{name}.json", graded / "results" / f"{name}.json")
+    base = grade_batch(DECLARATION, export, graded, jobs=1)
+    assert sorted(base.graded) == ["gina", "hal", "olly"] and base.failed == {}, base     # the group, the kept upload
+    after = work / "after"
+    shutil.copytree(graded, after)
+    override(after / "gradebook.db", assignment, "late")
+    with extension_added(root, assignment):
+        again = grade_batch(DECLARATION, export, after, jobs=1, db_url=f"sqlite:///{after / 'gradebook.db'}")
+    assert again.graded == [] and again.failed == {}, again
+    return {"base": table_rows(graded), "after": table_rows(after)}, graded, base
+
+
+@pytest.fixture(scope="module")
+def export_table(export_regrade):
+    states, _, _ = export_regrade
+    return {case: {s: float(states["after" if native_state(case) == "after" else "base"][s]["final_score"])
+                   for s in students}
+            for case, students in CASES.items() if (case, "regrade of the Gradescope export") not in NOT_THERE}
+
+
+@pytest.fixture(scope="module")
+def raw_scores(batch_of_submitted, gradescope_results, assignment, tmp_path_factory):
+    """case -> student -> the raw score (before late work) each door's final score is taken from: the
+    engine's (grade-batch's); after the override, the score of record with the TA's score by hand (the
+    same item set to full marks in every door's gradebook); the kept upload's for olly."""
+    _, rows, out = batch_of_submitted
+    engine = {s: float(r["engine_score"]) for s, r in rows.items()}
+    olly = Result.from_gradescope(gradescope_results["olly_first"]).score
+    raws = {case: {s: olly if s == "olly" else engine[s] for s in students} for case, students in CASES.items()}
+    work = tmp_path_factory.mktemp("override-raw")
+    shutil.copyfile(out / "gradebook.db", work / "gradebook.db")
+    raws["an override after a penalty"]["late"] = override(work / "gradebook.db", assignment, "late")
+    assert raws["an override after a penalty"]["late"] > engine["late"]
+    return raws
+
+
+DOOR_TABLES = dict(zip(DOORS, ("batch_table", "nbgrader_table", "gradescope_table", "export_table")))
+
+
+@pytest.mark.parametrize("case, door", TABLE)
+def test_one_table_of_cases_gives_every_student_the_same_final_score_in_every_door(case, door, request, raw_scores):
+    finals = request.getfixturevalue(DOOR_TABLES[door])[case]
+    for student, percent in CASES[case].items():
+        raw = raw_scores[case][student]
+        assert finals[student] == pytest.approx(expected_final(raw, percent), abs=1e-6), (case, door, student, raw)

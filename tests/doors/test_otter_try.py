@@ -95,12 +95,14 @@ def test_an_upload_before_the_due_date_shows_scores_now_and_the_full_feedback_af
     assert "WARNING" not in done.stdout
 
 
-def test_a_late_upload_takes_the_zips_penalty_and_a_due_date_that_differs_is_said(runs):
+def test_a_late_upload_takes_gradescopes_due_date_and_a_due_date_that_differs_is_said(runs):
     done = runs["late"]
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "WARNING: Gradescope's due date" in done.stdout and "is not the zip's" in done.stdout
     now = section(done.stdout, "What the student sees at the upload")
-    assert "1 d 2 h late" in now and "20 % of" in now     # two started days, from the zip's due date
+    # Gradescope's due date is 2 h after the zip's: 24 h late from it (one started day), not 26 h (two)
+    assert "1 d late" in now and "10 % of" in now and "Gradescope's applies" in now
+    assert "the penalty counts from Gradescope's" in done.stdout
     assert "(in full)" in now    # past Gradescope's due date: everything at once
     assert "nothing" in section(done.stdout, "Added for the student").splitlines()[0]
 

@@ -135,7 +135,7 @@ def test_batch_resumes_after_sigkill_regrading_only_missing_and_changed_students
 
     rows = list(csv.DictReader((out / "grades.csv").open()))
     assert sorted(r["student"] for r in rows) == [f"s{i:02d}" for i in range(n)]
-    by_student = {r["student"]: float(r["score"]) for r in rows}
+    by_student = {r["student"]: float(r["raw_score"]) for r in rows}
     assert by_student["s00"] == 11.0 and by_student["s04"] == 12.0 and by_student["s01"] == 0.0
     assert 0 < by_student["s02"] < 12
     for r in rows:  # the CSV's item columns are each student's per-item scores
@@ -432,7 +432,7 @@ def test_batch_reads_nbgraders_submitted_layout(tmp_path):
         (flat / student).rename(nested / student / toy.ASSIGNMENT_ID)
     proc = run("grade-batch", TOY, nested, "--jobs", "1", "--out", tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
-    rows = {r["student"]: float(r["score"]) for r in csv.DictReader((tmp_path / "out" / "grades.csv").open())}
+    rows = {r["student"]: float(r["raw_score"]) for r in csv.DictReader((tmp_path / "out" / "grades.csv").open())}
     assert rows == {"s00": 12.0, "s01": 0.0}
 
 

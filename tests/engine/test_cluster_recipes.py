@@ -58,6 +58,15 @@ def env_of(job: dict) -> dict[str, str]:
     return {e["name"]: e["value"] for e in container(job)["env"]}
 
 
+def a_course(tmp_path: Path) -> Path:
+    """A course folder as the recipes run in: nbgrader's config marks it (grade-batch refuses to grade
+    a class outside one, which would apply no due date and no course secret)."""
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "nbgrader_config.py").write_text("c = get_config()\n")
+    return course
+
+
 def test_the_kubernetes_manifest_is_an_indexed_job_of_n_shards_and_a_suspended_merge(manifest):
     shards, merge = manifest["scalelabs-shards"], manifest["scalelabs-merge"]
     n = int(env_of(shards)["SHARDS"])
@@ -75,7 +84,7 @@ def test_the_kubernetes_manifest_is_an_indexed_job_of_n_shards_and_a_suspended_m
 
 def test_the_kubernetes_jobs_commands_grade_and_merge_a_class(manifest, tmp_path):
     """Each completion index's command, as the Indexed Job runs it, then the merge Job's."""
-    course = tmp_path / "course"
+    course = a_course(tmp_path)
     make_class(course / "class", STUDENTS)
     shards, merge = manifest["scalelabs-shards"], manifest["scalelabs-merge"]
     n = SHARDS
@@ -129,7 +138,7 @@ print(job)
 
 
 def test_the_slurm_script_grades_the_shards_then_merges_them(tmp_path):
-    course = tmp_path / "course"
+    course = a_course(tmp_path)
     make_class(course / "class", STUDENTS)
     fake = tmp_path / "slurm-bin"
     fake.mkdir()
@@ -151,7 +160,7 @@ def test_the_slurm_script_grades_the_shards_then_merges_them(tmp_path):
 
 
 def test_the_slurm_script_merges_nothing_when_a_shard_fails(tmp_path):
-    course = tmp_path / "course"
+    course = a_course(tmp_path)
     make_class(course / "class", 2)
     fake = tmp_path / "slurm-bin"
     fake.mkdir()

@@ -47,6 +47,7 @@ def _n_for_n_minus_1(message_bytes, n, alpha_s, bandwidth):
 
 
 WHY = {letter: f"Because option {letter} is the reasoning {letter.lower() * 3}." for letter in toy.options}
+TAKEAWAY = "A ring rank sends 2(n-1)/n of the message, the least any point-to-point AllReduce can."   # states the key
 
 
 def _budget(design):
@@ -67,7 +68,7 @@ ASSIGNMENT = dataclasses.replace(
     functions=[dataclasses.replace(RING, properties=[*RING.properties, Property(
         LATENCY_AT_ZERO, LATENCY_MEANING, toy.link, _latency_at_zero, public=False)]),
         *toy.ASSIGNMENT.functions[1:]],
-    questions=[dataclasses.replace(toy.ASSIGNMENT.questions[0], why=WHY)],
+    questions=[dataclasses.replace(toy.ASSIGNMENT.questions[0], why=WHY, takeaway=TAKEAWAY)],
     challenges=[PLAN],
     misconceptions={"ring_allreduce_time": [Misconception(
         "n latency steps instead of n - 1", "You counted n latency steps; a ring of n ranks takes n - 1 per phase.",
@@ -256,18 +257,19 @@ def test_a_wrong_answer_names_neither_the_key_nor_any_explanation_before_the_due
                f"it was not the best answer. Hint: {q.hint}")   # predictions = "commitment", the default
     assert shown(graded, "act1_prediction: prediction", "before") == [verdict]
     assert shown(graded, "act1_prediction: prediction", "after") == [
-        verdict, f"Why {toy.WRONG_LETTER}: {WHY[toy.WRONG_LETTER]}", f"The best answer is {q.key}: {WHY[q.key]}"]
+        verdict, f"Why {toy.WRONG_LETTER}: {WHY[toy.WRONG_LETTER]}", f"The best answer is {q.key}: {WHY[q.key]}",
+        f"Takeaway: {TAKEAWAY}"]
     before = everything(graded, "before")
-    assert not any(why in before for why in WHY.values()) and "best answer is" not in before
+    assert not any(why in before for why in WHY.values()) and "best answer is" not in before and TAKEAWAY not in before
 
 
-def test_a_right_answer_shows_its_own_explanation_in_both_views(tmp_path):
+def test_a_right_answer_shows_its_own_explanation_and_the_takeaway_in_both_views(tmp_path):
     folder = toy.make_submission(tmp_path / "r", toy.reference_source(), toy.key)
     result = grade_submission(ASSIGNMENT, folder, "right", config=toy.FAST)
     for view in ("before", "after"):
         assert shown(result, "act1_prediction: prediction", view) == [
             f"answered {toy.key} (recorded at its reveal): a committed prediction earns its points; it was the best answer",
-                                                                      f"Why {toy.key}: {WHY[toy.key]}"]
+            f"Why {toy.key}: {WHY[toy.key]}", f"Takeaway: {TAKEAWAY}"]
 
 
 # --- a design challenge: met or missed; its numbers after the due date --------------------------------
@@ -285,24 +287,54 @@ def test_a_design_shows_which_constraints_it_meets_and_its_numbers_only_after_th
 
 # --- the knobs of [feedback.before] ----------------------------------------------------------------
 
-@pytest.mark.parametrize("knob, shows", [
-    ("keys", lambda r: f"The best answer is {toy.key}." in everything(r, "before")),
-    ("explanations", lambda r: WHY[toy.WRONG_LETTER] in everything(r, "before")),
-    ("reference_values", lambda r: "the reference's latency is" in everything(r, "before")
-     and "the reference's time is" in everything(r, "before")),
-    ("hidden_inputs", lambda r: re.search(r"hidden inputs; one of them:\nring_allreduce_time\(", everything(r, "before"))),
-    ("student_text", lambda r: "raised ValueError: packed" in everything(r, "before")
-     and re.search(r"it printed: seen \d", everything(r, "before"))),
-])
-def test_each_knob_of_the_before_view_shows_its_part(tmp_path, graded, knob, shows):
-    assert not shows(graded)                                   # off by default
+HIDDEN_PROPERTY, HIDDEN_CHECK = f"ring_allreduce_time: {LATENCY_AT_ZERO}", "ring_allreduce_time: hidden checks"
+
+
+def before_parts(r: Result) -> dict[str, tuple[bool, bool]]:
+    """Each knob's part of the before view of `r`, as (any of it shown, all of it shown), read from
+    markers no other knob's part holds; "hidden_call" is the hidden check's failing input, which the
+    reference's value there comes with, and the student's value there (hidden_inputs or reference_values
+    shows them)."""
+    before = everything(r, "before")
+    check = "\n".join(shown(r, HIDDEN_CHECK, "before"))
+    prop = "\n".join(shown(r, HIDDEN_PROPERTY, "before"))
+    markers = {
+        "keys": [f"The best answer is {toy.key}" in before, f"Takeaway: {TAKEAWAY}" in before],
+        "explanations": [WHY[toy.WRONG_LETTER] in before],
+        "reference_values": ["the reference's latency is" in before, "the reference's time is" in before,
+                             re.search(r"^expected ", check, re.M) is not None],
+        "hidden_inputs": ["Counterexample:" in prop],
+        "hidden_call": [re.search(r"one of them:\nring_allreduce_time\(.*\) returned ", check) is not None],
+        "student_text": ["raised ValueError: packed" in before, re.search(r"it printed: seen \d", before) is not None],
+    }
+    return {part: (any(found), all(found)) for part, found in markers.items()}
+
+
+# what each setting of [feedback.before] may add to the before view, beyond its own part
+ALSO = {"reference_values": {"hidden_call"}, "hidden_inputs": {"hidden_call"}}
+
+
+@pytest.mark.parametrize("knobs", [("keys",), ("explanations",), ("reference_values",), ("hidden_inputs",),
+                                   ("student_text",), ("keys", "explanations")], ids="+".join)
+def test_each_knob_of_the_before_view_shows_its_part_and_alone_nothing_of_the_others(tmp_path, graded, knobs):
+    """Off by default, each knob of [feedback.before] shows all of its part when on, and alone nothing
+    of any other knob's part (one knob alone showing the reference's values before the due date is the
+    break this holds); keys with explanations also give the best answer's own explanation."""
+    assert not any(seen for seen, _ in before_parts(graded).values())   # off by default
     folder = toy.make_submission(tmp_path / "k", MODULE, toy.WRONG_LETTER)
     notebook = folder / f"{toy.ASSIGNMENT_ID}.ipynb"
     nb = __import__("json").loads(notebook.read_text())
     nb["cells"].append({"cell_type": "code", "execution_count": None, "outputs": [], "metadata": {}, "source": DESIGN})
     notebook.write_text(__import__("json").dumps(nb))
-    config = dataclasses.replace(toy.FAST, feedback=FeedbackPolicy(before=BeforeView(**{knob: True})))
-    assert shows(grade_submission(ASSIGNMENT, folder, "viewer", config=config))
+    config = dataclasses.replace(toy.FAST, feedback=FeedbackPolicy(before=BeforeView(**dict.fromkeys(knobs, True))))
+    result = grade_submission(ASSIGNMENT, folder, "viewer", config=config)
+    parts = before_parts(result)
+    allowed = set(knobs).union(*(ALSO.get(k, set()) for k in knobs))
+    assert all(parts[k][1] for k in knobs), parts
+    assert {part for part, (seen, _) in parts.items() if seen} <= allowed, parts
+    key_why = f"The best answer is {toy.key}: {WHY[toy.key]}"
+    assert (key_why in everything(result, "before")) == ({"keys", "explanations"} <= set(knobs))
+    assert [t.score for t in result.tests] == [t.score for t in graded.tests]   # a view never changes a score
 
 
 # --- the record keeps both views; a page renders one -------------------------------------------------

@@ -197,7 +197,7 @@ def test_a_manual_override_is_the_grade_in_the_csv_and_the_report_with_the_engin
     db = f"sqlite:///{tmp_path / 'gradebook.db'}"
     assert run("grade-batch", TOY, root, "--jobs", "1", "--out", out, "--db", db).returncode == 0
     engine = rows(out)["bob"]
-    assert float(engine["comm_fraction"]) < 2.0 and engine["score"] == engine["engine_score"]
+    assert float(engine["comm_fraction"]) < 2.0 and engine["raw_score"] == engine["engine_score"]
     from nbgrader.api import Gradebook
     with Gradebook(db, course_id=current_course_id()) as gb:
         flagged = [g for s in ("alice", "bob") for g in gb.find_submission_notebook(
@@ -209,16 +209,16 @@ def test_a_manual_override_is_the_grade_in_the_csv_and_the_report_with_the_engin
     assert "skipped 2 already graded" in again.stdout, again.stdout
     bob = rows(out)["bob"]
     assert float(bob["comm_fraction"]) == 2.0 and bob["overridden"] == "comm_fraction"
-    assert float(bob["score"]) == pytest.approx(float(engine["score"]) - float(engine["comm_fraction"]) + 2.0)
-    assert float(bob["engine_score"]) == float(engine["score"])
+    assert float(bob["raw_score"]) == pytest.approx(float(engine["raw_score"]) - float(engine["comm_fraction"]) + 2.0)
+    assert float(bob["engine_score"]) == float(engine["raw_score"])
 
     report = run("report", TOY, out)
     assert report.returncode == 0, report.stderr
     data = json.loads((out / "report.json").read_text())
-    assert data["scores"]["bob"] == float(bob["score"]) and data["engine_scores"]["bob"] == float(engine["score"])
+    assert data["scores"]["bob"] == float(bob["raw_score"]) and data["engine_scores"]["bob"] == float(engine["raw_score"])
     assert data["overridden"] == {"bob": ["comm_fraction"]} and data["gradebook"] == db
     page = (out / "report.html").read_text()
-    assert f"{float(bob['score']):.2f}" in page and f"{float(engine['score']):.2f}" in page
+    assert f"{float(bob['raw_score']):.2f}" in page and f"{float(engine['raw_score']):.2f}" in page
 
     # bob's files change under the override: the override stands, formgrader flags it, the summary says so
     toy.make_submission(root / "bob", toy.reference_source(), toy.key)   # comm_fraction fixed
@@ -249,7 +249,7 @@ def test_grades_csv_holds_every_student_of_the_lab_graded_into_the_record(tmp_pa
         gb.db.commit()
     assert run("grade-batch", TOY, tmp_path / "section2", "--jobs", "1", "--out", out).returncode == 0
     erin = rows(out)["erin"]
-    assert float(erin["score"]) == 4.0 and float(erin["ring_allreduce_time"]) == 4.0 and erin["engine_score"] == "4.0"
+    assert float(erin["raw_score"]) == 4.0 and float(erin["ring_allreduce_time"]) == 4.0 and erin["engine_score"] == "4.0"
 
 
 # --- the summary names who needs a person; the exit status says so ----------------------------------
@@ -285,6 +285,36 @@ def test_the_summary_names_each_incomplete_submission_with_its_reason_and_the_co
     again = run("grade-batch", TOY, root, "--jobs", "1", "--out", out, cwd=tmp_path)
     assert "skipped 6 already graded" in again.stdout and again.stdout.splitlines()[-1] == lines[-1]
     assert again.returncode == 1
+
+
+def test_a_regrade_reads_the_course_secret_where_the_class_was_graded(tmp_path):
+    """The course folder keeps a secret and SCALELABS_COURSE_SECRET_FILE names another (kept outside it):
+    grade-batch in the course grades under the named one (its fingerprint in every result). A rerun
+    without the variable reads the course's, which draws other hidden inputs: it refuses and changes
+    nothing; with the variable set again it resumes and skips the class byte for byte."""
+    from autograder.engine.secret import ENV, RELATIVE, read_secret
+    course = tmp_path / "course"
+    root = two_students(course / "class")
+    (course / "nbgrader_config.py").write_text("")
+    (course / RELATIVE).parent.mkdir()
+    (course / RELATIVE).write_text("c0ffee00" * 8 + "\n")
+    named = tmp_path / "kept_secret"
+    named.write_text("00decade" * 8 + "\n")
+    out = course / "out"
+    base = {k: v for k, v in os.environ.items() if k != ENV}
+    base["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
+
+    def batch(env):
+        return subprocess.run([*SCALELABS, "grade-batch", TOY, str(root), "--jobs", "1", "--out", str(out)], cwd=course,
+                              env=env, capture_output=True, text=True, timeout=600)
+    assert batch({**base, ENV: str(named)}).returncode == 0
+    graded = results_bytes(out)
+    assert {json.loads(data)["scalelabs"]["course_secret"] for data in graded.values()} == {read_secret(named).fingerprint}
+    refused = batch(base)
+    assert refused.returncode == 2 and "graded under course secret" in refused.stderr, refused.stderr[-2000:]
+    assert read_secret(course / RELATIVE).fingerprint in refused.stderr and results_bytes(out) == graded
+    again = batch({**base, ENV: str(named)})
+    assert again.returncode == 0 and "skipped 2 already graded" in again.stdout and results_bytes(out) == graded
 
 
 def test_a_complete_class_exits_zero_with_a_zero_count(tmp_path):
@@ -341,9 +371,9 @@ def test_a_due_date_needs_each_students_time_and_a_tas_csv_gives_it(tmp_path):
     assert ("late work: 1 on time, 1 late (bob), 0 with an extension, 0 with no usable submission time"
             in proc.stdout), proc.stdout
     bob, alice = rows(out)["bob"], rows(out)["alice"]
-    assert float(bob["late_by_hours"]) == 26.0 and float(bob["late_penalty"]) == pytest.approx(float(bob["score"]) * 0.2)
-    assert float(bob["final_score"]) == pytest.approx(float(bob["score"]) * 0.8)
-    assert float(alice["late_penalty"]) == 0 and alice["final_score"] == alice["score"]
+    assert float(bob["late_by_hours"]) == 26.0 and float(bob["late_penalty"]) == pytest.approx(float(bob["raw_score"]) * 0.2)
+    assert float(bob["final_score"]) == pytest.approx(float(bob["raw_score"]) * 0.8)
+    assert float(alice["late_penalty"]) == 0 and alice["final_score"] == alice["raw_score"]
 
 
 def test_a_student_whose_grading_raises_makes_the_batch_exit_nonzero_and_the_class_is_graded(tmp_path):
@@ -480,9 +510,9 @@ def test_nbgrader_export_subtracts_the_late_penalty_from_the_score(tmp_path):
         gb.db.commit()
         SafeCsvExport(to=str(tmp_path / "grades.csv")).export(gb)
     table = {row["student_id"]: row for row in csv.DictReader((tmp_path / "grades.csv").open())}
-    assert {k: float(table["late"][k]) for k in ("raw_score", "late_submission_penalty", "score", "max_score")} == \
-        {"raw_score": 8.0, "late_submission_penalty": 2.0, "score": 6.0, "max_score": 10.0}
-    assert float(table["on_time"]["score"]) == 7.0 and float(table["on_time"]["late_submission_penalty"] or 0) == 0.0
+    assert {k: float(table["late"][k]) for k in ("raw_score", "late_submission_penalty", "final_score", "max_score")} == \
+        {"raw_score": 8.0, "late_submission_penalty": 2.0, "final_score": 6.0, "max_score": 10.0}
+    assert float(table["on_time"]["final_score"]) == 7.0 and float(table["on_time"]["late_submission_penalty"] or 0) == 0.0
 
 
 def test_nbgrader_export_of_one_assignment_or_student_holds_only_their_rows(tmp_path):
@@ -554,6 +584,35 @@ def test_a_student_who_changes_an_answer_deep_in_a_large_notebook_is_regraded(tm
     proc = run("grade-batch", TOY, root, "--jobs", "1", "--out", out, cwd=tmp_path)
     assert "regraded 1: their files changed (bob)" in proc.stdout, proc.stdout
     assert float(rows(out)["bob"]["act1_prediction"]) == 0.0
+
+
+def test_a_student_who_renames_their_module_is_regraded_from_the_missing_modules_zero(tmp_path):
+    """bob hands in his module as collective.py: collectives.py is missing, his function items score 0
+    and he needs a person. He renames it to collectives.py without changing a byte: the rerun regrades
+    him (the same bytes under another name, or in another folder, are another submission) and his items
+    score as alice's module's do."""
+    from autograder.classroom.fingerprints import submission_fingerprint
+    root, out = two_students(tmp_path / "class"), tmp_path / "out"
+    module, misnamed = root / "bob" / "collectives.py", root / "bob" / "collective.py"
+    named = submission_fingerprint(root / "bob")
+    module.rename(misnamed)
+    assert submission_fingerprint(root / "bob") != named
+    (root / "bob" / "code").mkdir()   # code/collectives.py sorts where collectives.py did: only its folder differs
+    misnamed.rename(root / "bob" / "code" / "collectives.py")
+    assert submission_fingerprint(root / "bob") not in (named, submission_fingerprint(root / "alice"))
+    (root / "bob" / "code" / "collectives.py").rename(misnamed)
+    (root / "bob" / "code").rmdir()
+    first = run("grade-batch", TOY, root, "--jobs", "1", "--out", out)
+    bob = rows(out)["bob"]
+    functions = [f.name for f in toy.ASSIGNMENT.functions]
+    assert [float(bob[f]) for f in functions] == [0.0] * len(functions), first.stdout
+    assert bob["needs_attention"] == "collectives.py is not in the submission", first.stdout
+    misnamed.rename(module)
+    again = run("grade-batch", TOY, root, "--jobs", "1", "--out", out)
+    assert "regraded 1: their files changed (bob)" in again.stdout, again.stdout
+    bob, alice = rows(out)["bob"], rows(out)["alice"]
+    assert bob["needs_attention"] == "" and float(bob["raw_score"]) > float(rows(out)["bob"]["act1_prediction"])
+    assert float(bob["ring_allreduce_time"]) == float(alice["ring_allreduce_time"]) > 0
 
 
 # A crash (SIGKILL of the whole batch) at a chosen moment: "results" -- after the second student's feedback

@@ -3,7 +3,8 @@ an unchanged student is skipped, the others go through nbgrader's API; formgrade
 grades.csv must not be able to tell which way a row was written. One class is written both ways into two
 databases, on the toy assignment with a solution cell and a task cell beside the grade cells, and every
 row a teacher could see is compared; then a rerun, a changed score under a manual override and a changed
-late penalty are written over it."""
+late penalty are written over it, and the time lane's rules (#38) both ways: the Lateness kept in
+`scalelabs_lateness` for new rows too, a time no longer known, a lab whose due date is removed."""
 from __future__ import annotations
 
 import sqlite3
@@ -73,6 +74,8 @@ def rows(url: str) -> dict:
             "SELECT sa.student_id, a.name, sa.timestamp, sa.extension, nb.name, sn.flagged, sn.late_submission_penalty "
             "FROM submitted_assignment sa JOIN assignment a ON sa.assignment_id = a.id "
             "JOIN submitted_notebook sn ON sn.assignment_id = sa.id JOIN notebook nb ON sn.notebook_id = nb.id"))
+        seen["kept"] = sorted(db.execute("SELECT assignment, student, lateness FROM scalelabs_lateness")) if db.execute(
+            "SELECT name FROM sqlite_master WHERE name = 'scalelabs_lateness'").fetchone() else []
         seen["counts"] = {t: db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
                           for t in ("student", "submitted_assignment", "submitted_notebook", "grade", "comment")}
         return seen
@@ -107,6 +110,8 @@ def test_bulk_rows_are_nbgraders_rows(both):
     assert late["bob"].penalty == pytest.approx(0.1 * 0.5 * toy.ASSIGNMENT.total_points)
     assert late["bob"].late_by_s == 86400.0 and late["bob"].due.startswith("2026-03-03T17:00")
     assert late["carol"].timestamp.startswith("2026-03-01T12:00") and late["carol"].penalty == 0.0
+    assert late["bob"].lateness == LATE and late["carol"].lateness == ON_TIME and late["alice"].lateness is None
+    assert [row[1] for row in seen["kept"]] == ["bob", "carol"], "the Lateness of each new row is kept beside it"
     assert read_book(api_way, AID, "course") == (record, late)
 
 
@@ -151,3 +156,22 @@ def test_a_new_student_beside_written_ones(both):
     assert rows(bulk) == rows(api_way)
     assert rows(bulk)["counts"]["submitted_assignment"] == 5
     assert isinstance(datetime.fromisoformat(read_book(bulk, AID, "course")[1]["erin"].due), datetime)
+
+
+def test_the_kept_lateness_a_lost_time_and_a_removed_due_date_are_written_as_nbgrader_would(both):
+    """A rerun where only the kept Lateness changes (Gradescope's dates now beside carol's, same columns)
+    rewrites it; bob's time no longer known clears the time kept from the first write (nbgrader's views
+    would price it); then the lab's due date is removed: no penalty, no Lateness kept. Both ways alike."""
+    bulk, api_way = both
+    platform = Lateness(**{**ON_TIME.to_json(), "platform": "Gradescope", "platform_lab_due": ON_TIME.lab_due})
+    unknown = Lateness("unknown", LATE.due, LATE.lab_due, note="no submission time")
+    changed = {**CLASS, "carol": result("carol", 0.25, platform), "bob": result("bob", 0.5, unknown)}
+    assert write(bulk, changed) == write(api_way, changed) == {}
+    assert rows(bulk) == rows(api_way)
+    late = read_book(bulk, AID, "course")[1]
+    assert late["carol"].lateness == platform, "a changed Lateness with the same columns was skipped as unchanged"
+    assert late["bob"].timestamp == "" and late["bob"].penalty == 0.0 and late["bob"].lateness == unknown
+    no_due = {student: {**data, "scalelabs": {"assignment": AID, "student": student}} for student, data in CLASS.items()}
+    assert write(bulk, no_due) == write(api_way, no_due) == {}
+    assert rows(bulk) == rows(api_way)
+    assert rows(bulk)["kept"] == [] and all(not late.penalty for late in read_book(bulk, AID, "course")[1].values())

@@ -53,7 +53,7 @@ def graded(tmp_path_factory) -> Path:
     environs = {1: {"JOB_COMPLETION_INDEX": "1"},
                 2: {"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": str(N)}}
     shards = [scalelabs("grade-batch", TOY, work / "class", "--jobs", "1", "--out", work / "shards" / str(k),
-                        "--shard", f"auto/{N}" if k in environs else f"{k}/{N}", cwd=work / f"cwd-{k}",
+                        "--shard", f"auto/{N}" if k in environs else f"{k}/{N}", "--no-course", cwd=work / f"cwd-{k}",
                         environ=environs.get(k)) for k in range(N)]
     for done in map(finish, shards):
         assert done.returncode == 0, done.stderr

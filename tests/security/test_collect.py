@@ -365,6 +365,82 @@ def test_before_the_due_date_a_hand_in_made_exactly_at_it_is_collected(tmp_path)
     assert (submitted / "timestamp.txt").read_text() == due.strftime(TIMESTAMP_FORMAT)
 
 
+def test_a_students_two_honest_hand_ins_the_latest_wins(tmp_path):
+    """ada hands in twice, honestly, a minute apart; bob once. The collect takes ada's latest (its time in
+    timestamp.txt), whichever was made first; `--update` after a third hand-in takes that
+    one over what submitted/ holds, and a collect without `--update` keeps what it holds."""
+    first, second = _now() + datetime.timedelta(seconds=60), _now() + datetime.timedelta(seconds=120)
+    collect, inbound, course = _safe_collect(tmp_path)
+    _hand_in(inbound, "ada", second, "second")     # made before the first: the later claim, the older files
+    _hand_in(inbound, "ada", first, "first")
+    _hand_in(inbound, "bob", first, "bob's")
+    _collect_now(collect)
+    submitted = course / "submitted" / "ada" / "lab"
+    assert (submitted / "collectives.py").read_text() == "second" and _written(course, "ada") == second
+    assert (course / "submitted" / "bob" / "lab" / "collectives.py").read_text() == "bob's"
+    assert not collect.refused and not collect.failed
+    third = _now() + datetime.timedelta(seconds=180)
+    _hand_in(inbound, "ada", third, "third")
+    for collector, expected in ((_safe_collect_of(course, inbound), "second"),
+                                (_safe_collect_of(course, inbound, update=True), "third")):
+        _collect_now(collector)
+        assert (submitted / "collectives.py").read_text() == expected
+    assert _written(course, "ada") == third
+
+
+def test_of_two_hand_ins_the_one_changed_last_wins_whatever_their_names_claim(tmp_path):
+    """ada's hand-in named for 2 h ago was changed after her one named for 1 h ago (both claims are far
+    before their files, so each is dated by its files): the one changed last is her latest and is
+    collected, not the one whose name sorts last."""
+    from autograder.doors.collect import last_change
+
+    made = _now()
+    collect, inbound, course = _safe_collect(tmp_path)
+    named_later = _hand_in(inbound, "ada", made - datetime.timedelta(hours=1), "named later")
+    changed_later = _hand_in(inbound, "ada", made - datetime.timedelta(hours=2), "changed later")
+    while last_change(changed_later) <= last_change(named_later):    # the file clock is coarse: write until it moves
+        (changed_later / "collectives.py").write_text("changed later")
+    _collect_now(collect)
+    assert (course / "submitted" / "ada" / "lab" / "collectives.py").read_text() == "changed later"
+    assert _written(course, "ada") >= made      # dated by its files, not by its name
+
+
+def test_collect_of_one_student_collects_that_student_alone(tmp_path):
+    """`nbgrader collect --student ada`: ada's hand-in is collected, bob's stays in inbound/ and out of submitted/."""
+    collect, inbound, course = _safe_collect(tmp_path)
+    for student in ("ada", "bob"):
+        _hand_in(inbound, student, _now(), f"{student}'s")
+    collect.coursedir.student_id = "ada"
+    _collect_now(collect)
+    assert (course / "submitted" / "ada" / "lab" / "collectives.py").read_text() == "ada's"
+    assert not (course / "submitted" / "bob").exists() and len(list(inbound.iterdir())) == 2
+
+
+def _safe_collect_of(course: Path, inbound: Path, **options):
+    """SafeCollect of the course folder and inbound folder _safe_collect made (a second collect run)."""
+    from nbgrader.coursedir import CourseDirectory
+
+    from autograder.doors.collect import SafeCollect
+
+    coursedir = CourseDirectory(root=str(course), course_id="c", assignment_id="lab")
+    collect = SafeCollect(coursedir=coursedir, root=str(inbound.parents[1]), **options)
+    collect._duedate = lambda: None
+    return collect
+
+
+def test_before_the_due_date_the_latest_of_several_on_time_hand_ins_wins(tmp_path):
+    """`nbgrader collect --before-duedate`: of ada's two on-time hand-ins and a late one, the later on-time one."""
+    due = _now() + datetime.timedelta(seconds=600)
+    collect, inbound, course = _safe_collect(tmp_path, before_duedate=True)
+    for when, text in ((due - datetime.timedelta(seconds=300), "early"), (due - datetime.timedelta(seconds=60), "on time"),
+                       (due + datetime.timedelta(seconds=60), "late")):
+        _hand_in(inbound, "ada", when, text)
+    collect._duedate = lambda: due
+    _collect_now(collect)
+    assert (course / "submitted" / "ada" / "lab" / "collectives.py").read_text() == "on time"
+    assert _written(course, "ada") == due - datetime.timedelta(seconds=60)
+
+
 def test_a_hand_in_that_cannot_be_copied_leaves_the_submission_collected_before(tmp_path):
     """`nbgrader collect --update` where a student's new hand-in fails to copy (here: over
     CourseDirectory.max_dir_size): the submission already in submitted/ stays as it was, the failure

@@ -276,6 +276,42 @@ def test_scalelabs_secret_makes_one_only_once_and_shows_its_fingerprint(tmp_path
     assert shown.returncode == 0 and first.fingerprint in shown.stdout and first.key.hex() not in shown.stdout
 
 
+def test_the_secret_is_read_from_the_file_the_environment_names_before_the_course_folder(tmp_path, monkeypatch):
+    """Where the secret is read from. The course folder keeps one (.scalelabs/course_secret) and
+    SCALELABS_COURSE_SECRET_FILE names another, kept outside a shared course folder: the named one is the
+    secret, in the course and in any folder below it, for the engine and for `scalelabs secret`; with the
+    variable unset or empty, the course's; a course that makes its secret with the variable set makes it
+    where the variable says and writes nothing into the course folder."""
+    course = tmp_path / "course"
+    (course / "sub").mkdir(parents=True)
+    (course / "nbgrader_config.py").write_text("")
+    in_course = course / secret_module.RELATIVE
+    in_course.parent.mkdir()
+    in_course.write_text(COURSE.key.hex() + "\n")
+    named = tmp_path / "kept" / "course_secret"
+    named.parent.mkdir()
+    named.write_text(OTHER_COURSE.key.hex() + "\n")
+    for cwd in (course, course / "sub"):
+        monkeypatch.chdir(cwd)
+        monkeypatch.setenv(secret_module.ENV, str(named))
+        assert secret_module.secret_path() == named and secret_module.load_secret().key == OTHER_COURSE.key
+        assert secret_module.load_secret(course).key == OTHER_COURSE.key
+        for unset in (lambda: monkeypatch.setenv(secret_module.ENV, ""), lambda: monkeypatch.delenv(secret_module.ENV)):
+            unset()
+            assert secret_module.secret_path() == in_course and secret_module.load_secret().key == COURSE.key
+    shown = {name: attack.run("secret", "--course", course, env=_env(where))
+             for name, where in (("named", named), ("course", None))}
+    assert OTHER_COURSE.fingerprint in shown["named"].stdout and COURSE.fingerprint not in shown["named"].stdout
+    assert COURSE.fingerprint in shown["course"].stdout and OTHER_COURSE.fingerprint not in shown["course"].stdout
+    new_course, new_file = tmp_path / "new", tmp_path / "kept" / "new_secret"
+    new_course.mkdir()
+    (new_course / "nbgrader_config.py").write_text("")
+    monkeypatch.setenv(secret_module.ENV, str(new_file))
+    made, created = secret_module.create_secret(new_course)
+    assert created and made.path == new_file and secret_module.read_secret(new_file).key == made.key
+    assert not (new_course / ".scalelabs").exists()
+
+
 def test_the_leak_scan_finds_the_course_secret(tmp_path):
     """The course's secret (here the tests' one, which the grader loads) in any file scanned is a leak."""
     from autograder.build import leakscan
