@@ -31,8 +31,6 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
-from rich.table import Table
 from typer.core import TyperGroup
 
 
@@ -68,8 +66,37 @@ class PlainHelpGroup(TyperGroup):
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, cls=PlainHelpGroup,
                   help="Autograded ML-systems-at-scale labs: release, grade, grade a class.")
-err = Console(stderr=True)
-out = Console()
+
+
+class _Console:
+    """rich's Console, made when the command first prints through it: `scalelabs grade --json` prints
+    none, and rich's import is a tenth of its start-up."""
+
+    def __init__(self, **options):
+        self._options, self._console = options, None
+
+    def made(self):
+        """The Console itself, made now if it was not: what to hand to rich (a Progress, a Live), which
+        enters it as a context manager, and Python looks such methods up on the class, not through
+        __getattr__."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return self._console
+
+    def __getattr__(self, name: str):
+        return getattr(self.made(), name)
+
+    def __enter__(self):
+        return self.made().__enter__()
+
+    def __exit__(self, *exc):
+        return self.made().__exit__(*exc)
+
+
+err = _Console(stderr=True)
+out = _Console()
 
 
 VIEW_HELP = ("the feedback shown: before (the due date: no keys, explanations, reference values at hidden "
@@ -176,11 +203,19 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     from autograder.classroom.identity import id_problem, layout_student
     from autograder.classroom.roster import submission_folder
     from autograder.engine.config import load_config
+    from autograder.engine.sandbox import SandboxUnavailable, check_jail_soon
+    from autograder.engine.secret import secret_path
+
+    given = _folder(submission_dir, "submission folder").resolve()
+    _course(course, required=False)
+    config = load_config()
+    config = replace(config, allow_unsandboxed=allow_unsandboxed or config.allow_unsandboxed)
+    where = secret_path()
+    # the sandbox's start check runs while the lab loads (its processes wait, this one imports)
+    check_jail_soon(config, [given, *([where] if where is not None and where.is_file() else [])])
     from autograder.engine.grade import grade_submission
-    from autograder.engine.sandbox import SandboxUnavailable
 
     spec = _assignment(assignment)
-    given = _folder(submission_dir, "submission folder").resolve()
     # nbgrader's submitted/<student>/ holds the lab one folder down: grade it, not an empty top folder
     submission_dir = submission_folder(given, spec)
     from_layout = layout_student(submission_dir, spec.id)
@@ -193,9 +228,6 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     student = student or from_layout
     if why := id_problem(student, "--student"):
         fail(why)
-    _course(course, required=False)
-    config = load_config()
-    config = replace(config, allow_unsandboxed=allow_unsandboxed or config.allow_unsandboxed)
     secret = _course_secret()
     shown = _view(view, config.feedback.native)
     try:
@@ -205,6 +237,8 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     if as_json:
         print(json.dumps(result.to_gradescope(), indent=1))
         return
+    from rich.table import Table
+
     result = result.view(shown)
     table = Table(title=f"{spec.title} — {student}")
     for col, justify in (("check", "left"), ("score", "right"), ("feedback", "left")):
@@ -280,7 +314,7 @@ def grade_batch(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_c
     # the course's record unless told otherwise (--db, or an --out of its own); a shard's is its own
     db = db or (default_gradebook(root, target) if target == _grades_dir(root, spec.id) else None)
     try:
-        summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err,
+        summary = grade_batch_with_progress(assignment, submissions_root, target, jobs, db_url=db, console=err.made(),
                                             allow_unsandboxed=allow_unsandboxed, only=tuple(only or ()), force=force,
                                             timestamps=timestamps, shard=part)
     except (SandboxUnavailable, OutputFolderError, NotAClass, NoSubmissionTimes) as exc:
@@ -469,7 +503,7 @@ def forget(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collec
     if (target / "grades.csv").exists() or results:
         from autograder.classroom.deadlines import course_deadlines, known_labs
         deadlines = course_deadlines(labs=known_labs(spec.id))
-        write_atomic(target / "grades.csv", grades_csv(spec, record_rows(spec, results, book, late, deadlines)))
+        write_atomic(target / "grades.csv", grades_csv(spec, record_rows(spec, results, book, late, deadlines=deadlines)))
         out.print(f"class CSV rebuilt: {target / 'grades.csv'}", highlight=False, soft_wrap=True)
 
 
@@ -747,21 +781,34 @@ def check(folder: Path = typer.Argument(Path("."), help="a released assignment f
 def lint(labs: Optional[List[str]] = typer.Argument(None, help="lab ids; default: every lab"),
          rule: Optional[List[str]] = typer.Option(None, "--rule", help="only these rules (repeatable)")) -> None:
     """Check a lab's own rules in seconds (the contract, computed keys, questions, misconceptions,
-    give-aways, leaks, the sample class, import time): one line per problem, naming file, line and fix."""
+    give-aways, leaks, the sample class, import time): one line per problem, naming file, line and fix.
+    A lab that linted clean is not linted again until a file lint reads changes (autograder/author/lint_cache.py)."""
     import time
 
-    from autograder.author import lint as linting
+    from autograder.author import lint_cache
 
-    unknown = sorted(set(rule or ()) - set(linting.RULES))
-    if unknown:
-        fail(f"unknown rule {', '.join(unknown)}; rules: {', '.join(linting.RULES)}")
+    ids = labs or sorted(p.parent.name for p in (lint_cache.checkout() / "labs").glob("*/__init__.py")
+                         if not p.parent.name.startswith("_"))     # lint.lab_ids(), before the labs are imported
+    keys = {lab_id: lint_cache.key(lab_id, rule) for lab_id in ids}
+    linting = None
+    if rule or not all(lint_cache.clean_before(k) for k in keys.values()):
+        from autograder.author import lint as linting
+
+        unknown = sorted(set(rule or ()) - set(linting.RULES))
+        if unknown:
+            fail(f"unknown rule {', '.join(unknown)}; rules: {', '.join(linting.RULES)}")
     found = 0
-    for lab_id in labs or linting.lab_ids():
+    for lab_id in ids:
         start = time.perf_counter()
+        if lint_cache.clean_before(keys[lab_id]):
+            out.print(f"{lab_id}: 0 problem(s), unchanged since it linted clean", highlight=False)
+            continue
         problems, _ = linting.lint(lab_id, rule)
         for problem in problems:
             out.print(str(problem), highlight=False, soft_wrap=True)
         found += len(problems)
+        if not problems:
+            lint_cache.remember_clean(keys[lab_id])
         out.print(f"{lab_id}: {len(problems)} problem(s), {time.perf_counter() - start:.1f} s", highlight=False)
     if found:
         raise typer.Exit(1)
@@ -831,6 +878,12 @@ def docs(check_only: bool = typer.Option(False, "--check", help="only say which 
 
 def main() -> None:
     from autograder.engine.config import ConfigError
+    from autograder.lean import skip_unused
+
+    skip_unused()    # jsonschema's optional IRI grammars: seconds of CPU in every command that reads a notebook
+    # hypothesis looks for plugins in every installed distribution's entry points at import (a tenth of its
+    # import); the grader's strategies are the labs' own, so none is loaded (its subprocesses inherit this)
+    os.environ.setdefault("HYPOTHESIS_NO_PLUGINS", "1")
     from autograder.engine.secret import SecretError
 
     try:

@@ -23,6 +23,8 @@ from typing import Iterable
 
 import reference
 
+from autograder.lean import lean_env, skip_unused
+
 from autograder.build import notebook, publictests, student, student_readme, stubgen
 from autograder.classroom.names import read_roster, register_names
 from autograder.course import MARKER, course_root, course_settings, find_course
@@ -42,7 +44,7 @@ def nbgrader_executable() -> str:
 def tool_env() -> dict:
     """The environment for nbgrader/otter subprocesses: this interpreter's bin first on PATH
     (nbgrader shells out to `alembic`)."""
-    env = dict(os.environ)
+    env = lean_env(os.environ)     # without the imports they never use (autograder/lean.py)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     return env
 
@@ -180,4 +182,5 @@ def release(ids: Iterable[str] | None = None, root: Path | None = None) -> list[
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--nbgrader"]:
+    skip_unused()
     sys.exit(_nbgrader_generate(sys.argv[2], sys.argv[3], sys.argv[4:]))

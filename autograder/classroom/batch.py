@@ -36,7 +36,7 @@ from autograder.classroom.deadlines import (Deadlines, Lateness, PlatformDates, 
 from autograder.classroom.feedback import render_feedback, write_atomic
 from autograder.classroom.fingerprints import (grader_changes, grader_fingerprint, machine_differences,
                                                submission_fingerprint)
-from autograder.classroom.gradebook import GradebookUnavailable, GradebookWriter, sqlite_url
+from autograder.classroom.gradebook import GradebookUnavailable, GradebookWriter, item_scores, sqlite_url
 from autograder.classroom.identity import read_export
 from autograder.classroom.record import grades_csv, record_rows, write_pointer
 from autograder.classroom.roster import NotAClass, Submitter, class_roster, students, submission_folder  # noqa: F401
@@ -70,12 +70,19 @@ def check_output(out_dir: Path) -> None:
 def load_result(path: Path) -> dict | None:
     """A finished student's results dict, or None when the file is missing, torn or not ours
     (then the student is graded again)."""
+    found = read_result(path)
+    return found[1] if found else None
+
+
+def read_result(path: Path) -> tuple[str, dict, Result] | None:
+    """load_result's, with the file's text and the record it was checked as (Result.from_gradescope):
+    what the merge copies, and the scores it writes, without reading or checking the file again."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
         if not isinstance(data, dict) or not isinstance(data.get("scalelabs"), dict):
             return None
-        Result.from_gradescope(data)
-        return data
+        return text, data, Result.from_gradescope(data)
     except (OSError, ValueError, TypeError, KeyError):
         return None
 
@@ -440,24 +447,28 @@ def class_attention(results: dict[str, dict], students, late: dict) -> dict[str,
 
 def write_class_record(assignment: Assignment, out_dir: Path, results: dict[str, dict], gradebook: GradebookWriter,
                        db_url: str, attention: dict[str, list[str]], graded_now,
-                       deadlines: Deadlines | None = None) -> tuple[Path, int]:
+                       *, deadlines: Deadlines | None = None,
+                       scores: dict[str, dict[str, float]] | None = None) -> tuple[Path, int]:
     """The lab's whole record (every result in out/results) into the gradebook, then grades.csv and
     record.json from it; `attention` (student -> lines) gains a line for each student of `graded_now`
     whose manual score stands over a changed engine score; a result's lateness is reassessed under
     `deadlines` (the course's) where the gradebook keeps none. Returns (grades.csv, students in the record).
     Where the gradebook cannot be written, grades.csv is written from the results alone and
-    GradebookUnavailable raised."""
+    GradebookUnavailable raised. `scores`: item_scores of some of the results, when the caller has them."""
     csv_path = out_dir / "grades.csv"
+    scores = {student: (scores or {}).get(student) or item_scores(data)     # each result's records read once
+              for student, data in results.items()}
     try:
-        written = gradebook.write(results)
+        written = gradebook.write(results, scores)
     except GradebookUnavailable:
-        write_atomic(csv_path, grades_csv(assignment, record_rows(assignment, results, None, None, deadlines)))
+        write_atomic(csv_path, grades_csv(assignment, record_rows(assignment, results, None, None,
+                                                                  deadlines=deadlines, scores=scores)))
         raise
     for student, items in written.review.items():
         if student in graded_now:
             attention.setdefault(student, []).append(
                 f"a manual score stands on {', '.join(items)} while the engine's score changed: review it in formgrader")
-    rows = record_rows(assignment, results, written.record, written.late, deadlines)
+    rows = record_rows(assignment, results, written.record, written.late, deadlines=deadlines, scores=scores)
     for row in rows:   # the CSV names what needs a person too, as this batch saw it
         row.attention = attention.get(row.student, row.attention)
     write_atomic(csv_path, grades_csv(assignment, rows))
@@ -634,7 +645,7 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
             for student in submitter.students if submitter.upload else ():
                 summary.attention.setdefault(student, []).insert(0, submitter.upload)
         summary.csv_path, summary.record = write_class_record(assignment, out_dir, results, gradebook, summary.db_url,
-                                                              summary.attention, graded_now, deadlines)
+                                                              summary.attention, graded_now, deadlines=deadlines)
     summary.graded.sort()
     summary.skipped.sort()
     return summary

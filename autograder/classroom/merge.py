@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from autograder.classroom.batch import (OutputFolderError, check_output, class_attention, load_result,
+from autograder.classroom.batch import (OutputFolderError, check_output, class_attention, load_result, read_result,
                                         write_class_record)
 from autograder.classroom.deadlines import Lateness
 from autograder.classroom.feedback import render_feedback, write_atomic
 from autograder.classroom.fingerprints import LABELS, MACHINE, grader_changes, machine_differences, machine_versions
-from autograder.classroom.gradebook import GradebookWriter, sqlite_url
+from autograder.classroom.gradebook import GradebookWriter, record_scores, sqlite_url
 from autograder.classroom.shards import MANIFEST, read_manifest
 from autograder.engine.spec import Assignment
 
@@ -48,6 +48,7 @@ class ShardFolder:
     digest: str
     students: list[str]
     results: dict[str, tuple[str, dict]] = field(default_factory=dict)   # student -> (file text, parsed)
+    scores: dict[str, dict[str, float]] = field(default_factory=dict)    # student -> item -> score (as checked)
 
     @property
     def name(self) -> str:
@@ -85,13 +86,14 @@ def read_shard(folder: Path, assignment: Assignment) -> ShardFolder:
     shard = ShardFolder(folder, manifest["shard"], manifest["of"], manifest["class"], sorted(manifest["students"]))
     missing = []
     for student in shard.students:
-        path = folder / "results" / f"{student}.json"
-        data = load_result(path)
-        if data is None or data["scalelabs"].get("assignment") != assignment.id \
-                or data["scalelabs"].get("student") != student:
+        found = read_result(folder / "results" / f"{student}.json")
+        if found is None or found[1]["scalelabs"].get("assignment") != assignment.id \
+                or found[1]["scalelabs"].get("student") != student:
             missing.append(student)
             continue
-        shard.results[student] = (path.read_text(encoding="utf-8"), data)
+        text, data, record = found
+        shard.results[student] = (text, data)
+        shard.scores[student] = record_scores(record)
     if missing:
         raise MergeRefused(f"{shard.name} is not finished: {len(missing)} of its {len(shard.students)} students have "
                            f"no result ({_some(missing)}); run that shard's grade-batch again (it resumes)")
@@ -236,8 +238,9 @@ def merge(assignment: Assignment, folders: Sequence[Path], out_dir: Path, db_url
         results = dict(sorted({**others, **merged}.items(), key=lambda kv: f"{kv[0]}.json"))
         late = {s: Lateness.from_json(data["scalelabs"].get("late")) for s, data in merged.items()}
         summary.attention = class_attention(results, merged, late)
+        scores = {s: scores for shard in shards for s, scores in shard.scores.items()}
         summary.csv_path, summary.record = write_class_record(assignment, out_dir, results, gradebook, summary.db_url,
-                                                              summary.attention, set(merged))
+                                                              summary.attention, set(merged), scores=scores)
     summary.written.sort()
     summary.unchanged.sort()
     return summary

@@ -102,18 +102,20 @@ class Row:
 
 
 def record_rows(assignment: Assignment, results: dict[str, dict], book: LabRecord | None,
-                late: dict[str, BookLate] | None = None, deadlines=None) -> list[Row]:
+                late: dict[str, BookLate] | None = None, *, deadlines=None,
+                scores: dict[str, dict[str, float]] | None = None) -> list[Row]:
     """Every student of the lab in the record: those with a results file and those the gradebook holds
     (e.g. graded by `nbgrader autograde`), sorted. Without a gradebook (it could not be read) the
     engine's scores are the grades. Lateness: the one the gradebook keeps (`late`: the last door to
     write it), else a results file's, reassessed under `deadlines` (the course's,
-    autograder.classroom.deadlines) when given."""
+    autograder.classroom.deadlines) when given. `scores`: item_scores of the results, when the caller
+    has them already."""
     book, late = book or {}, late or {}
     items = assignment.item_ids
     rows = []
     for student in sorted(set(results) | set(book)):
         data = results.get(student)
-        engine = item_scores(data) if data else {}
+        engine = (scores[student] if scores and student in scores else item_scores(data)) if data else {}
         cells = book.get(student, {})
         engine = {i: engine.get(i, cells[i].auto if i in cells and cells[i].auto is not None else 0.0) for i in items}
         grades = {i: cells[i].score if i in cells else engine[i] for i in items}

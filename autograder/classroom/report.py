@@ -204,7 +204,7 @@ def class_record(assignment: Assignment, grades_dir: Path, db_url: str | None = 
     except GradebookUnavailable as exc:   # the report still shows the engine's scores, and says why
         book, late, problem = None, None, str(exc)
     deadlines = course_deadlines(labs=known_labs(assignment.id))   # the penalty, a rule: today's due dates
-    return ClassRecord(raw, unreadable, record_rows(assignment, raw, book, late, deadlines),
+    return ClassRecord(raw, unreadable, record_rows(assignment, raw, book, late, deadlines=deadlines),
                        "Gradescope export" if exported else "results", db_url if book is not None else "", problem)
 
 

@@ -54,19 +54,20 @@ import tempfile
 import zipfile
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from otter.plugins import AbstractOtterPlugin
 
-from autograder.build.publictests import CODE_TEMPLATES
 from autograder.classroom.deadlines import Deadlines, course_deadlines, known_labs
 from autograder.classroom.submitted_at import from_gradescope
 from autograder.course import course_root, package_dirs
 from autograder.classroom.upload import graded_folder, no_lab_line, put_provided
 from autograder.engine.config import config_from_table, course_document, feedback_from_table
-from autograder.engine.sandbox import SandboxUnavailable
+from autograder.engine.sandbox import SandboxUnavailable, check_jail_soon
 from autograder.engine.secret import ZIP_NAME as SECRET_IN_ZIP, CourseSecret, create_secret, read_secret
-from autograder.engine.spec import Assignment
-from labs import load
+
+if TYPE_CHECKING:   # the plugin imports hypothesis and the lab only once the sandbox's start check runs
+    from autograder.engine.spec import Assignment
 
 PLUGIN = "autograder.doors.otter.EngineOverride"
 AUTOGRADER_DIR = "/autograder"  # otter's default autograder_dir, where Gradescope unpacks the zip
@@ -80,13 +81,13 @@ UPLOAD_ENTRY_TEXT = ('"""Put here by the scalelabs autograder so that otter grad
                      'folder; never graded."""\n')
 METADATA = "submission_metadata.json"   # Gradescope's, beside source/ and submission/
 
-_TEST_TEMPLATE = CODE_TEMPLATES.get_template("otter_test.py.j2")
 UNSCORED = f"not scored: the scalelabs engine did not run (otter plugin {PLUGIN} missing from otter_config.json)"
 
 
 def test_file_source(assignment: Assignment, item: str, tests: list) -> str:
     """The otter test file of one item (build/templates/otter_test.py.j2): a case per engine test."""
-    return _TEST_TEMPLATE.render(item=item, points=f"{sum(t.max_score for t in tests):g}", plugin=PLUGIN,
+    from autograder.build.publictests import CODE_TEMPLATES
+    return CODE_TEMPLATES.get_template("otter_test.py.j2").render(item=item, points=f"{sum(t.max_score for t in tests):g}", plugin=PLUGIN,
                                  all_or_nothing=item in {q.id for q in assignment.questions},
                                  tests=tests, unscored=UNSCORED)
 
@@ -230,6 +231,7 @@ def build_zip(assignment_id: str, dest: Path | None = None, *, assignment: Assig
     course's dist/<id>-autograder.zip, from the course's release/<id>/)."""
     from autograder.build.release import tool_env
     if assignment is None:
+        from labs import load
         assignment = load(assignment_id)
     course = course_root(course)
     document, where = course_document(course / "scalelabs.toml")
@@ -291,9 +293,22 @@ class EngineOverride(AbstractOtterPlugin):
     every student file and notebook cell out of the kernel; results only from the engine."""
 
     def _assignment(self):
+        from labs import load
         return load(self.plugin_config.get("declaration") or self.plugin_config["assignment"])
 
+    def _secrets(self) -> list[Path]:
+        """The zip's contents (tests, this engine, the reference) and Gradescope's metadata (earlier
+        results, in full): secrets the unprivileged-user sandbox verifies out of the worker's reach."""
+        autograder_dir = Path(self.submission_path).parent.parent       # /autograder on Gradescope
+        return [p for p in (autograder_dir / "source", autograder_dir / METADATA, Path(AUTOGRADER_DIR) / "source")
+                if p.exists()]
+
     def before_grading(self, config):
+        try:    # the sandbox's start check runs while the engine and the lab load (a bad table: said below)
+            check_jail_soon(config_from_table(self.plugin_config.get("grading", {}), "otter_config.json [grading]"),
+                            self._secrets())
+        except ValueError:
+            pass
         from autograder.engine.grade import grade_submission
         from autograder.doors.gradescope import kept_submission, platform_dates
         self.assignment = self._assignment()
@@ -330,12 +345,10 @@ class EngineOverride(AbstractOtterPlugin):
                 self.limited = self.kept_results(kept, deadlines, platform)
         folder = graded_folder(top, self.assignment)
         if self.limited is None and not self.error:
-            # The zip's contents (tests, this engine, the reference) and Gradescope's metadata (earlier
-            # results, in full) are secrets the unprivileged-user sandbox verifies out of the worker's
-            # reach; no sandbox at all stops the run (SandboxUnavailable propagates): zeros for the
-            # whole class would hide a setup fault from the staff.
-            secrets = [p for p in (autograder_dir / "source", autograder_dir / METADATA, Path(AUTOGRADER_DIR) / "source")
-                       if p.exists()]
+            # The zip's contents and Gradescope's metadata are secrets (_secrets); no sandbox at all stops
+            # the run (SandboxUnavailable propagates): zeros for the whole class would hide a setup fault
+            # from the staff.
+            secrets = self._secrets()
             if folder is None:
                 self.error = no_lab_line(top, self.assignment)
             else:

@@ -26,6 +26,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Collection
@@ -571,6 +572,7 @@ def numpy_version():
     return numpy.__version__
 """
 _checked: set[tuple] = set()
+_checking = threading.Lock()    # one start check at a time: a sandbox's own waits for check_jail_soon's
 
 
 def check_jail(config: GradingConfig, secrets: Collection[Path] = (), mode: str = "bubblewrap") -> None:
@@ -593,8 +595,14 @@ def check_jail(config: GradingConfig, secrets: Collection[Path] = (), mode: str 
                     "the worker needs of this Python), so grading refuses. Fix: install scalelabs and keep the course "
                     f"and the submissions outside {source}")
     key = (mode, config.memory_mb, config.tmp_mb, config.import_timeout_s, bwrap_available() if mode == "bubblewrap" else "")
-    if key in _checked:
-        return
+    with _checking:
+        if key in _checked:
+            return
+        return _probe_jail(config, secrets, mode, key)
+
+
+def _probe_jail(config: GradingConfig, secrets: list[Path], mode: str, key: tuple):
+    """check_jail's probe: the real jail on a probe module, asked from inside (under the lock)."""
     name = "bubblewrap sandbox" if mode == "bubblewrap" else "unprivileged-user sandbox"
     with tempfile.TemporaryDirectory(prefix="scalelabs-jail-check-") as folder, \
             tempfile.TemporaryFile() as errors:
@@ -635,3 +643,23 @@ def check_jail(config: GradingConfig, secrets: Collection[Path] = (), mode: str 
             f"the {name} shows student code what it must not ({'; '.join(map(str, found[:3]))}), so "
             f"grading refuses. Fix: install scalelabs and keep the course and the submissions outside {where}")
     _checked.add(key)
+
+
+def check_jail_soon(config: GradingConfig, secrets: Collection[Path] = ()) -> threading.Thread:
+    """Start check_jail on a thread of its own for the mode `config` chooses, so that its processes (bwrap's
+    probe, the runtime's, the probe jail: most of a grader's start-up, and most of it waiting) run while
+    this process imports and loads the lab. Nothing is skipped: a sandbox's own check_jail waits for this
+    one (one lock) and, where it failed, runs the check again and raises its refusal then; a mode that
+    cannot be chosen is left to grading to refuse. `secrets` as check_jail's (the submission folder, the
+    course secret's file: the probe reads for them from inside)."""
+    def check() -> None:
+        try:
+            mode = choose_mode(config.sandbox, config.allow_unsandboxed)
+            if mode in ("bubblewrap", "user"):
+                check_jail(config, secrets, mode)
+        except Exception:   # noqa: BLE001 -- the sandbox's own check raises it, where grading can say it
+            pass
+    # not a daemon: a command that ends early waits for the probe jail to go and its folder to be removed
+    thread = threading.Thread(target=check, name="scalelabs-jail-check")
+    thread.start()
+    return thread

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import errno
 import json
 import os
 import shutil
@@ -109,20 +110,35 @@ def jail_stdlib(uid: int) -> tuple[str, ...]:
 _private_site: dict[str, Path] = {}
 
 
+def _numpy_file(source: str, target: str) -> None:
+    """One file of the private numpy: a hard link where the file is root's, others may read it and none
+    may write it (what a copy would be, without copying numpy's 70 MB, 0.6 s of CPU, in every grader
+    process: the jail uid reaches it through the private folder alone, and cannot change it), else (or on
+    another filesystem) a copy, made root's and readable by all."""
+    found = os.lstat(source)
+    if found.st_uid == 0 and not found.st_mode & 0o022 and found.st_mode & 0o004:
+        try:
+            os.link(source, target)
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.EACCES):
+                raise
+    shutil.copy2(source, target)
+    os.chmod(target, 0o755 if os.access(target, os.X_OK) else 0o644)
+
+
 def private_numpy_site() -> Path:
     """A root-owned, world-readable copy of numpy (once per process): the course folder that holds
-    the virtualenv is closed to the jail uid, numpy is not secret."""
+    the virtualenv is closed to the jail uid, numpy is not secret. Its files are hard links where that
+    changes nothing (_numpy_file); its folders are its own."""
     if "site" not in _private_site:
         site = Path(tempfile.mkdtemp(prefix="scalelabs-site-"))
         for d in numpy_dirs():
-            shutil.copytree(d, site / os.path.basename(d), symlinks=True)
-        for dirpath, dirnames, filenames in os.walk(site):
+            shutil.copytree(d, site / os.path.basename(d), symlinks=True, copy_function=_numpy_file)
+        for dirpath, dirnames, _ in os.walk(site):
             for name in dirnames:
-                os.chmod(os.path.join(dirpath, name), 0o755)
-            for name in filenames:
-                path = os.path.join(dirpath, name)
-                if not os.path.islink(path):
-                    os.chmod(path, 0o755 if os.access(path, os.X_OK) else 0o644)
+                if not os.path.islink(os.path.join(dirpath, name)):
+                    os.chmod(os.path.join(dirpath, name), 0o755)
         site.chmod(0o755)
         atexit.register(shutil.rmtree, site, True)
         _private_site["site"] = site
