@@ -11,10 +11,9 @@ from labs.lab07_fault_tolerance import scenario
 from labs.lab07_fault_tolerance.measurements import LLAMA3_AT_200_H, LLAMA3_AT_50000_H
 from labs.lab07_fault_tolerance.scenario import (ACT1_CHECKPOINT_S, ACT1_INTERVAL_S, ACT1_RANGES, ACT1_RATIO,
                                                  ACT1_SCALE, ACT1_SCALED_FACTOR, ACT1_STALL_NOW, ACT1_VERDICTS,
-                                                 ACT1_MTBF_S, ACT1_WASTE_BEST, ACT1_WASTE_NOW, ACT1_YOUNG_S,
-                                                 ACT2_CHECKPOINT_BYTES, ACT2_GPUS,
+                                                 ACT1_WASTE_BEST, ACT1_WASTE_NOW, ACT1_YOUNG_S, ACT2_CHECKPOINT_BYTES,
                                                  ACT2_MTBF_S, ACT2_RANGES, ACT2_SNAPSHOT_S, ACT2_WRITE_S, ACT2_YOUNG_S,
-                                                 HOUR_S, LAB_MTBF_S, MINUTE_S)
+                                                 ACT1_MTBF_S, HOUR_S, LAB_MTBF_S, MINUTE_S)
 
 
 def minutes(seconds: float) -> str:
@@ -37,8 +36,7 @@ _act1 = letters([
            f"Intervals of {_span(_SHORT_S)} stall training {fmt_percent(ACT1_CHECKPOINT_S / _SHORT_S)} of the time to save "
            f"little rework; {_LOSS}."),
     Option(f"Too often: the interval that loses least is about {minutes(ACT1_YOUNG_S)}",
-           f"Right: √(2·C·M) = {minutes(ACT1_YOUNG_S)} for C = {minutes(ACT1_CHECKPOINT_S)}, "
-           f"M = {_span(ACT1_MTBF_S)}; {_LOSS}."),
+           f"Right: √(2·C·M) = {minutes(ACT1_YOUNG_S)} for C = {minutes(ACT1_CHECKPOINT_S)}, M = 8 h; {_LOSS}."),
     Option(f"About right: {_span(ACT1_INTERVAL_S)} is already near the least-loss interval",
            f"30 minutes is {ACT1_RATIO:.2f} of the least-loss interval, {minutes(ACT1_YOUNG_S)}; {_LOSS}."),
     Option("It barely matters: the interval changes little of the time lost",
@@ -67,7 +65,7 @@ _act2 = letters([
     Option(f"{_span(ACT2_RANGES[2][0])} to {_span(ACT2_RANGES[2][1])}: a multi-terabyte write is too costly to repeat",
            f"The write is costly, but so is redone work: {_WHY2}."),
     Option(f"over {_span(ACT2_RANGES[3][0])}: one checkpoint per expected failure is enough",
-           f"A failure then redoes over an hour of {ACT2_GPUS:,} GPUs' work; {_WHY2}."),
+           f"A failure then redoes over an hour of 16,384 GPUs' work; {_WHY2}."),
 ], range_key(ACT2_YOUNG_S, ACT2_RANGES), offset=2)   # ranges stay in ascending order: offset 2 wraps them
 
 _act2_refl = letters([
