@@ -130,8 +130,10 @@ def fail(message: str, code: int = 2) -> None:
 def _assignment(name: str):
     from labs import load
 
-    if ":" in name and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    # `package.module:NAME` is found from the folder the command was typed in (where --course moved it from)
+    typed_in = _TYPED_IN.get("cwd", os.getcwd())
+    if ":" in name and typed_in not in sys.path:
+        sys.path.insert(0, typed_in)
     try:
         return load(name)
     except ValueError as exc:
@@ -153,8 +155,12 @@ def _course(course: Optional[Path], required: bool = True) -> Optional[Path]:
     except (CourseNotFound, CourseConfigError) as exc:
         fail(str(exc))
     if course is not None:
+        _TYPED_IN.setdefault("cwd", os.getcwd())
         os.chdir(root)
     return root
+
+
+_TYPED_IN: dict[str, str] = {}   # {"cwd": the folder a command was typed in} once --course moved it
 
 
 def _course_secret():

@@ -5,6 +5,8 @@ tells staff. (otter runs of the zip, the issue's figures and a zipped folder: te
 test_feedback_policy.py.)"""
 from __future__ import annotations
 
+import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -178,8 +180,10 @@ def test_scalelabs_otter_writes_the_zip_where_out_names_it_from_where_it_was_typ
     here.mkdir()
     monkeypatch.chdir(here)
 
-    def build_zip(assignment_id, dest=None, **_):
-        Path(dest).write_bytes(b"PK")
+    def build_zip(assignment_id, dest=None, **_):   # a zip holding the plugin's settings `scalelabs otter` prints
+        from autograder.doors import gradescope_settings as gs
+        with zipfile.ZipFile(dest, "w") as zf:
+            zf.writestr(gs.CONFIG, json.dumps({"plugins": [{gs.PLUGIN: {"assignment": assignment_id}}]}))
         return Path(dest).resolve()
     monkeypatch.setattr(otter_door, "build_zip", build_zip)
     done = CliRunner().invoke(cli.app, ["otter", "lab06_collectives", "--course", str(course), "--out", "mine.zip"])

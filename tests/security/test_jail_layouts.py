@@ -102,7 +102,7 @@ def test_scalelabs_under_usr_stays_out_of_the_jails_reach(tmp_path, layout):
         honest(root)
         toy.make_submission(root / "mallory", UNHOOK + THIEF.format(copy=str(packages)), toy.key)
         proc = _cli(sys.executable, "grade-batch", "toy:ASSIGNMENT", root, "--jobs", "1", "--out", tmp_path / "out",
-                    cwd=tmp_path, env=env)
+                    "--no-course", cwd=tmp_path, env=env)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
         results = {p.stem: json.loads(p.read_text()) for p in (tmp_path / "out" / "results").glob("*.json")}
         assert results["honest"]["score"] == FULL
