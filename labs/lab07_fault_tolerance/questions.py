@@ -36,7 +36,8 @@ _act1 = letters([
            f"Intervals of {_span(_SHORT_S)} stall training {fmt_percent(ACT1_CHECKPOINT_S / _SHORT_S)} of the time to save "
            f"little rework; {_LOSS}."),
     Option(f"Too often: the interval that loses least is about {minutes(ACT1_YOUNG_S)}",
-           f"Right: √(2·C·M) = {minutes(ACT1_YOUNG_S)} for C = {minutes(ACT1_CHECKPOINT_S)}, M = 8 h; {_LOSS}."),
+           f"Right: √(2·C·M) = {minutes(ACT1_YOUNG_S)} for C = {minutes(ACT1_CHECKPOINT_S)}, "
+           f"M = {_span(ACT1_MTBF_S)}; {_LOSS}."),
     Option(f"About right: {_span(ACT1_INTERVAL_S)} is already near the least-loss interval",
            f"30 minutes is {ACT1_RATIO:.2f} of the least-loss interval, {minutes(ACT1_YOUNG_S)}; {_LOSS}."),
     Option("It barely matters: the interval changes little of the time lost",
