@@ -78,6 +78,22 @@ def chromium():
             browser.close()
 
 
+def chromium_or_skip():
+    """A module fixture's Chromium (`yield from` it): where it cannot start the module skips, and fails
+    under CI=true (.ci/run installs it)."""
+    import pytest
+
+    opened = chromium()
+    try:
+        instance = opened.__enter__()
+    except BrowserUnavailable as exc:
+        if in_ci():
+            pytest.fail(f"CI=true and the browser test cannot run: {exc}", pytrace=False)
+        pytest.skip(f"chromium cannot start here: {exc}")
+    yield instance
+    opened.__exit__(None, None, None)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

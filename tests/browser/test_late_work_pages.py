@@ -26,15 +26,7 @@ MOVED = DUE + timedelta(days=1)          # the class's due date, moved in Grades
 
 @pytest.fixture(scope="module")
 def browser():
-    opened = jb.chromium()
-    try:
-        instance = opened.__enter__()
-    except jb.BrowserUnavailable as exc:
-        if jb.in_ci():
-            pytest.fail(f"CI=true and the browser test cannot run: {exc}", pytrace=False)
-        pytest.skip(f"chromium cannot start here: {exc}")
-    yield instance
-    opened.__exit__(None, None, None)
+    yield from jb.chromium_or_skip()
 
 
 def graded(assignment, student: str, share: float, hours_late: float) -> dict:

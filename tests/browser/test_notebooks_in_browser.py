@@ -39,15 +39,7 @@ VIEWPORT = {"width": 1280, "height": 900}
 @pytest.fixture(scope="module", autouse=True)
 def browser():
     """Chromium, first of all (autouse): where it cannot start the module skips before building anything."""
-    opened = jb.chromium()
-    try:
-        instance = opened.__enter__()
-    except jb.BrowserUnavailable as exc:
-        if jb.in_ci():
-            pytest.fail(f"CI=true and the browser test cannot run: {exc}", pytrace=False)
-        pytest.skip(f"chromium cannot start here: {exc}")
-    yield instance
-    opened.__exit__(None, None, None)
+    yield from jb.chromium_or_skip()
 
 
 @pytest.fixture(scope="module")
