@@ -11,6 +11,7 @@
     scalelabs feedback ASSIGNMENT [GRADES_DIR] --view before|after
     scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check | secret [--create]
     scalelabs otter-try ZIP UPLOAD ... [--submitted-at TIME] [--due TIME] [--late-due TIME]
+    scalelabs variant ASSIGNMENT --student ID [--keys]   (a student's version of a lab, as JSON)
     scalelabs lint [LAB ...] | new-lab LAB_ID --module NAME | docs [--check]   (lab authors)
 
 ASSIGNMENT is a lab id (labs/) or `package.module:NAME` of an Assignment. Bad arguments
@@ -817,6 +818,24 @@ def lint(labs: Optional[List[str]] = typer.Argument(None, help="lab ids; default
         out.print(f"{lab_id}: {len(problems)} problem(s), {time.perf_counter() - start:.1f} s", highlight=False)
     if found:
         raise typer.Exit(1)
+
+
+@app.command()
+def variant(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
+            student: str = typer.Option(..., "--student", help=STUDENT_HELP),
+            keys: bool = typer.Option(False, "--keys", help="add each key and reference design (staff only: never "
+                                                            "give this to a student)"),
+            course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Print a student's version of a lab as JSON: which version, its story numbers, and per question the
+    option texts in the order the student sees them (--keys: the staff view, with the keys)."""
+    from autograder.engine.config import load_config
+    from autograder.engine.variants import describe
+
+    spec = _assignment(assignment)
+    _course(course, required=False)
+    if not student.strip():
+        fail("--student needs the id the student is graded under")
+    print(json.dumps(describe(spec, student.strip(), load_config(), keys=keys), indent=1, ensure_ascii=False))
 
 
 @app.command("new-lab")

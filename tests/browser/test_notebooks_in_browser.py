@@ -33,6 +33,10 @@ from labs import all_assignments, load  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 LABS = sorted(all_assignments())
+STUDENT = "browser-student"   # the id typed in every notebook here: its version is what the page shows
+TWO = ("alice", "bob")        # two students of Lab 06 in different versions (issue 45)
+# a markdown output (a version's text shown by _variant.show): JupyterLab puts both classes on one element
+SHOWN_MARKDOWN = ".jp-OutputArea-output.jp-RenderedMarkdown"
 VIEWPORT = {"width": 1280, "height": 900}
 
 
@@ -48,19 +52,24 @@ def course(tmp_path_factory):
     beside Lab 06's, and one more demo folder whose module is the untouched stub."""
     root = tmp_path_factory.mktemp("browser-course")
     for lab in LABS:
-        reference_submission(load(lab), root / lab, release_dir=REPO / "release" / lab)
+        reference_submission(load(lab), root / lab, release_dir=REPO / "release" / lab, student=STUDENT)
     demo_notebook.write(root / "lab06_collectives")
     stub = root / "stub06"
     shutil.copytree(REPO / "release" / "lab06_collectives", stub)
     demo_notebook.write(stub)
     lab06 = load("lab06_collectives")
-    written = reference_submission(lab06, root / "written06", REPO / "release" / "lab06_collectives", recorded=False)
+    written = reference_submission(lab06, root / "written06", REPO / "release" / "lab06_collectives", recorded=False,
+                                   student=STUDENT)
     samples.write_answers(lab06, written / "lab06_collectives.ipynb",
-                          {q.id: "@wrong" for q in lab06.questions if q.kind == "prediction"})
+                          {q.id: "@wrong" for q in lab06.questions if q.kind == "prediction"}, student=STUDENT)
     for lab in LABS:   # the untouched stub, every prediction answered
         a = load(lab)
         folder = shutil.copytree(REPO / "release" / lab, root / f"answered-{lab}")
-        samples.write_answers(a, folder / f"{lab}.ipynb", {q.id: "@wrong" for q in a.questions if q.kind == "prediction"})
+        samples.write_answers(a, folder / f"{lab}.ipynb", {q.id: "@wrong" for q in a.questions if q.kind == "prediction"},
+                              student=STUDENT)
+    for student in TWO:   # two students' copies of Lab 06, only their ids typed
+        folder = shutil.copytree(REPO / "release" / "lab06_collectives", root / f"{student}06")
+        samples.write_answers(lab06, folder / "lab06_collectives.ipynb", {}, student=student)
     return root
 
 
@@ -229,7 +238,7 @@ def test_a_prediction_answered_before_the_functions_are_written_shows_no_key(rel
     assert unrun == [] and not [p for p in problems if "instrument problem" not in p and "reveal problem" not in p]
     assert page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]').count() == 0
     text = page.locator(".jp-Notebook").inner_text()
-    lab = load(released)
+    lab = samples.version(load(released), STUDENT)
     assert "best answer" not in text and "Traceback" not in text
     assert not any(why in text for q in lab.questions for why in q.why.values())
     stops = page.locator(".scalelabs-reveal-problem")
@@ -252,7 +261,7 @@ def test_the_reveal_after_the_functions_are_written_explains_every_option(course
     nb = jb.NotebookPage(page, server, notebook).open()
     nb.run_all()
     assert nb.error_outputs() == [] and jb.saved_problems(notebook) == ([], [])
-    lab = load("lab06_collectives")
+    lab = samples.version(load("lab06_collectives"), STUDENT)   # the letters the page shows
     for q in (q for q in lab.questions if q.kind == "prediction"):
         wrong = samples.wrong_letter(q.options, q.key)
         card = page.locator(".scalelabs-reveal").filter(has_text=f"Why each option of {q.id}")
@@ -274,7 +283,7 @@ def test_cleared_outputs_leave_the_predictions_unrecorded(course, server, page, 
     notebook = folder / "lab06_collectives.ipynb"
     nb = jb.NotebookPage(page, server, notebook).open()
     nb.run_all()
-    lab = load("lab06_collectives")
+    lab = samples.version(load("lab06_collectives"), STUDENT)
     predictions = [q for q in lab.questions if q.kind == "prediction"]
     before = [grade_question(q, folder, lab.id) for q in predictions]
     assert all(g.score == q.points for g, q in zip(before, predictions)), before
@@ -287,3 +296,33 @@ def test_cleared_outputs_leave_the_predictions_unrecorded(course, server, page, 
     assert all(g.score == 0 and g.feedback.startswith(UNRECORDED) for g in graded), graded
     (folder / RECORD_FILE).unlink()
     assert all(grade_question(q, folder, lab.id).score == 0 for q in predictions)
+
+
+def test_two_students_see_their_own_numbers_and_option_orders(course, server, page, tmp_path):
+    """Lab 06 as two classmates of different versions meet it in JupyterLab (issue 45): each typed their
+    id; Run All shows each their own id and version, the story's cluster in their own numbers and the
+    first prediction's options in their own order, as the engine grades them (the screenshots show it)."""
+    from autograder.engine.variants import for_student
+    lab = load("lab06_collectives")
+    seen = {}
+    for student in TWO:
+        notebook = course / f"{student}06" / "lab06_collectives.ipynb"
+        nb = jb.NotebookPage(page, server, notebook).open()
+        nb.run_all()
+        assert nb.error_outputs() == [], student
+        version = for_student(lab, student)
+        card = page.locator(".scalelabs-variant").first.inner_text()
+        assert f"Your id: {student}" in card and f"version {version.variant + 1} of {lab.variant_count}" in card
+        story = page.locator(SHOWN_MARKDOWN, has_text="A systems researcher writes").inner_text()
+        n_gpus = lab.variants.values(version.variant)["N_GPUS"]
+        assert f"on our {n_gpus} GPUs" in story, (student, story[:400])
+        q = version.question("act1_prediction")
+        prompt = page.locator(SHOWN_MARKDOWN, has_text="Prediction.").first
+        shown = prompt.inner_text()
+        order = [letter for _, letter in sorted((shown.index(text[:40]), letter) for letter, text in q.options.items())]
+        assert order == list(q.options), (student, shown[:600])   # A, B, C, D as this student's version lays them out
+        seen[student] = (n_gpus, [q.option_identity(letter) for letter in q.options])
+        prompt.screenshot(path=str(tmp_path / f"{student}-act1-prediction.png"))
+        page.screenshot(path=str(tmp_path / f"{student}-top.png"))
+    assert seen[TWO[0]] != seen[TWO[1]] and seen[TWO[0]][1] != seen[TWO[1]][1], seen
+    print(f"two students: {seen}; screenshots in {tmp_path}")
