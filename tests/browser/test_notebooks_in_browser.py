@@ -195,32 +195,37 @@ MATHS_SENTINEL = "Sentinel maths: $x^2$"   # typeset once MathJax has run over t
 
 @pytest.mark.parametrize("released", LABS)
 def test_dollar_amounts_in_markdown_render_as_money_not_maths(released, course, server, page, tmp_path):
-    """JupyterLab typesets the text between two `$` of a markdown cell: every dollar amount of every
-    markdown cell shows as "$<digits>" and no markdown cell but a maths sentinel (appended, so we
-    know MathJax ran) holds a MathJax element. Lab 01's Act II story reads "$2.10 per GPU-hour"."""
+    """JupyterLab typesets the text between two `$` of a markdown cell or markdown output: every dollar
+    amount of every markdown cell, and of every text the kernel shows in the student's version (a lab
+    with variants shows its story and prompts by running), shows as "$<digits>" and nothing but a maths
+    sentinel (appended, so we know MathJax ran) holds a MathJax element. Lab 01's Act II story reads
+    "$<the version's price> per GPU-hour"."""
     import nbformat
-    released_nb = course / released / f"{released}.ipynb"
-    notebook = released_nb.with_name(f"dollars-{released}.ipynb")
-    nb_file = nbformat.read(released_nb, as_version=4)
+    folder = shutil.copytree(course / released, course / f"dollars-{released}")   # its own predictions record
+    notebook = folder / f"{released}.ipynb"   # the reference module, the keys and STUDENT's id typed
+    nb_file = nbformat.read(notebook, as_version=4)
     nb_file.cells.append(nbformat.v4.new_markdown_cell(MATHS_SENTINEL))
     nbformat.write(nb_file, notebook)
-    jb.NotebookPage(page, server, notebook).open()
-    cells = page.locator(".jp-MarkdownCell .jp-RenderedMarkdown")
+    nb = jb.NotebookPage(page, server, notebook).open()
+    if any(c.cell_type == "code" and "\nshow(" in c.source for c in nb_file.cells):
+        nb.run_all()   # the student's version of each text that varies is a markdown output of its cell
+    rendered = page.locator(f".jp-MarkdownCell .jp-RenderedMarkdown, {SHOWN_MARKDOWN}")
     maths = "mjx-container, .MathJax, .katex"
     page.wait_for_function("s => [...document.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown')]"
                            ".some(c => c.innerText.includes('Sentinel') && c.querySelector(s))", arg=maths,
                            timeout=jb.SERVER_START_S * 1000)
     page.wait_for_timeout(500)
-    texts = [cells.nth(i).inner_text() for i in range(cells.count())]
-    typeset = [t[:160] for i, t in enumerate(texts) if "Sentinel" not in t and cells.nth(i).locator(maths).count()]
+    texts = [rendered.nth(i).inner_text() for i in range(rendered.count())]
+    typeset = [t[:160] for i, t in enumerate(texts) if "Sentinel" not in t and rendered.nth(i).locator(maths).count()]
     assert typeset == [], f"{released}: markdown typeset as maths: {typeset}"
     sources = [c.source for c in nb_file.cells if c.cell_type == "markdown" and "\\$" in c.source]
     money = [t for t in texts if re.search(r"\$\d", t)]
     assert len(money) >= len(sources), f"{released}: {len(sources)} markdown cells hold dollars, {len(money)} show them"
     if released == "lab01_scale":
-        from labs.lab01_scale.scenario import USD_PER_GPU_HOUR
-        story = page.locator(".jp-MarkdownCell", has_text=f"on-demand cloud at ${USD_PER_GPU_HOUR:.2f} per GPU-hour")
-        assert story.count() == 1, f"Act II does not read ${USD_PER_GPU_HOUR:.2f} per GPU-hour: " \
+        lab = load(released)
+        price = lab.variants.values(samples.version(lab, STUDENT).variant)["USD_PER_GPU_HOUR"]   # STUDENT's version
+        story = page.locator(f".jp-MarkdownCell, {SHOWN_MARKDOWN}", has_text=f"on-demand cloud at ${price:.2f} per GPU-hour")
+        assert story.count() == 1, f"Act II does not read ${price:.2f} per GPU-hour: " \
                                    f"{[t[:300] for t in texts if 'GPU-hour' in t]}"
         story.first.screenshot(path=str(tmp_path / "lab01-act2-story.png"))
         print(f"Act II story screenshot: {tmp_path / 'lab01-act2-story.png'}")
