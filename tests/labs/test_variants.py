@@ -13,7 +13,9 @@ import functools
 import io
 import json
 import os
+import pwd
 import random
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -107,8 +109,12 @@ def test_two_students_see_different_numbers_and_option_orders_in_the_released_no
             assert versions[version.variant] in (want, want.partition("\n")[2].strip()), cid
 
 
-def _kernel_run(nb: dict, lab: str, tmp: Path, student_id, environ: dict) -> tuple[list[dict], dict]:
-    """Run the released notebook's id cell, setup and text cells in a stand-in kernel: what they display."""
+def _kernel_run(nb: dict, lab: str, tmp: Path, student_id, environ: dict,
+                exchange: Path | None = None) -> tuple[list[dict], dict]:
+    """Run the released notebook's id cell, setup and text cells in a stand-in kernel: what they display.
+    The setup looks for nbgrader's exchange at `exchange` (by default a folder that does not exist), not
+    where the release put it: in a course's own folder that exchange is real, and its id comes first."""
+    exchange = exchange or tmp / "no-exchange"
     shown: list[dict] = []
     a = all_assignments()[lab]
     with student_kernel(tmp, a), contextlib.chdir(tmp), contextlib.redirect_stdout(io.StringIO()), mock_display():
@@ -123,6 +129,10 @@ def _kernel_run(nb: dict, lab: str, tmp: Path, student_id, environ: dict) -> tup
                 source = "".join(cell["source"])
                 if cell["id"] == ID_CELL:
                     source = f"student_id = {student_id!r}"
+                if cell["id"] == "setup":
+                    source, found = re.subn(r"(choose\(.*?, globals\(\))(, exchange=[^)]*)?\)",
+                                            lambda m: f"{m[1]}, exchange={str(exchange)!r})", source)
+                    assert found == 1, source
                 if cell["id"] == ID_CELL or cell["id"] == "setup" or shown_texts(source):
                     exec(compile(source, cell["id"], "exec"), namespace)
         finally:
@@ -154,6 +164,14 @@ def test_the_kernel_shows_the_version_of_the_id_it_finds_and_says_which(lab, tmp
     said = [b for b in shown if _variant.MIMETYPE in b]
     assert said[0][_variant.MIMETYPE]["variant"] == 2 and "your JupyterHub user name" in said[0]["text/plain"]
     assert f"the id typed above, {typed!r}, is not used" in said[0]["text/plain"]
+
+    # where nbgrader's exchange is on the machine, nbgrader's id (the user name) comes before a typed one
+    (tmp_path / "exchange").mkdir()
+    shown, _ = _kernel_run(nb, lab, tmp_path / "nbgrader", typed, {}, exchange=tmp_path / "exchange")
+    said = [b for b in shown if _variant.MIMETYPE in b]
+    user = pwd.getpwuid(os.getuid()).pw_name
+    assert said[0][_variant.MIMETYPE]["student"] == user and "nbgrader's id" in said[0]["text/plain"]
+    assert said[0][_variant.MIMETYPE]["variant"] == variant_of(a, user)
 
     shown, namespace = _kernel_run(nb, lab, tmp_path / "none", None, {})
     assert not any("text/markdown" in b for b in shown)
