@@ -694,8 +694,8 @@ def otter_try(zip_path: Path = typer.Argument(..., help="the autograder zip `sca
                                                          "has an offset); default: now"),
               due: Optional[str] = typer.Option(None, "--due", help="Gradescope's due date, if not the zip's own"),
               late_due: Optional[str] = typer.Option(None, "--late-due", help="Gradescope's late due date, if set"),
-              student: str = typer.Option("try_student", "--student", help="the submitter's Gradescope sid (seeds "
-                                          "the hidden inputs)")) -> None:
+              student: str = typer.Option("try_student", "--student", help="the submitter's Gradescope sid (their "
+                                          "version of the lab, their hidden inputs)")) -> None:
     """Run a Gradescope autograder zip on an upload as Gradescope does (its /autograder layout in a
     temporary folder, the upload's time and the due dates in submission_metadata.json, otter's
     run_autograder), then print what the student sees at the upload, what is added after the due date,
