@@ -212,6 +212,20 @@ def test_staff_release_the_after_view_without_regrading(batch):
     assert json.loads((batch["out"] / "results" / "bob.json").read_text())["scalelabs"]["view"] == "after"
 
 
+def test_staff_who_released_too_early_write_the_before_view_again(batch):
+    """`scalelabs feedback LAB --view before` (after the after view was released by mistake, or not):
+    every page is the before view again, as grade-batch wrote it: no key, no packed input, and the
+    results name the before view, so a later batch run keeps it."""
+    done = subprocess.run([*SCALELABS, "feedback", "toy:EXPLAINED", str(batch["out"]), "--view", "before"],
+                          cwd=batch["course"], capture_output=True, text=True, env=batch["env"], timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"{len(batch['results'])} feedback pages (before the due date)" in " ".join(done.stdout.split())
+    pages = {p.stem: page_text(p.read_text()) for p in (batch["out"] / "feedback").glob("*.html")}
+    assert pages == batch["pages"]
+    assert not any(re.search(r"best answer is [A-Z]", page) or TOKEN.findall(page) for page in pages.values())
+    assert {json.loads(p.read_text())["scalelabs"]["view"] for p in (batch["out"] / "results").glob("*.json")} == {"before"}
+
+
 # --- Gradescope: the issue's figures, a student's second try ----------------------------------------
 
 def _otter_run(zip_path: Path, folder: Path, work: Path, name: str) -> dict:
