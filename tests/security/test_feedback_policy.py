@@ -167,6 +167,23 @@ def test_a_packing_module_recovers_nothing_from_its_page(batch, attacker):
         assert f"raised ValueError (collectives.py, line {line}: raise type(" in page
 
 
+def test_a_course_that_shows_student_text_still_hides_how_a_hidden_input_stopped_the_worker(tmp_path):
+    """`[feedback.before] student_text = true` alone shows what a student's code printed and raised, not
+    how a worker stopped on a hidden input: the stopper's exit code there is the input (n % 256); only
+    hidden_inputs (or the after view) shows it."""
+    import dataclasses
+
+    from autograder.engine.config import BeforeView, FeedbackPolicy
+
+    folder = toy.make_submission(tmp_path / "stopper", packer_module(toy.reference_source(), "stopper"), toy.key)
+    config = dataclasses.replace(toy.FAST, feedback=FeedbackPolicy(before=BeforeView(student_text=True)))
+    record = grade_submission(toy.EXPLAINED, folder, "stopper", secret=load_secret(), config=config)
+    hidden = [next(t for t in record.view(view).tests if t.item == "ring_allreduce_time" and t.kind == "hidden")
+              for view in ("before", "after")]
+    assert hidden[0].output == "stopped the worker process (how: shown after the due date)", hidden[0].output
+    assert re.search(r"stopped the worker process \(exit code \d+", hidden[1].output), hidden[1].output
+
+
 def test_the_class_scores_are_the_engines_whatever_the_view(batch):
     for student, data in batch["results"].items():
         alone = grade_submission(toy.EXPLAINED, batch["root"] / student, student, secret=load_secret())
