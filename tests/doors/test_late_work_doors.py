@@ -246,9 +246,10 @@ def gradescope_layout(zip_path: Path, folder: Path, ag: Path, metadata: dict) ->
 
 def start_otter_run(ag: Path) -> subprocess.Popen:
     """otter's run_autograder of the zip in `ag` (what Gradescope's run_autograder script calls), as a
-    process of its own; its results are ag/results/results.json."""
+    process of its own; its results are ag/results/results.json. (Not from ag's parent: its folder named
+    autograder/ would be the `autograder` package for `python -c`.)"""
     return subprocess.Popen([str(BIN / "python"), "-c", "import sys; from otter.run.run_autograder import main; "
-                             "main(sys.argv[1], otter_run=True, logo=False)", str(ag)], cwd=ag.parent,
+                             "main(sys.argv[1], otter_run=True, logo=False)", str(ag)], cwd=ag.parent.parent,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=door_helpers.env(without_rfc3987=True))
 
