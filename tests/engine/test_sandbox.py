@@ -130,6 +130,23 @@ def test_a_jail_started_ahead_that_died_or_does_not_fit_is_not_used(tmp_path):
     assert result.score == toy.ASSIGNMENT.total_points and other.root is None and not other.alive   # closed, unused
 
 
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap not usable here")
+def test_a_jail_started_beside_the_start_check_gets_no_submission_where_the_check_refuses(probe_dir, monkeypatch):
+    """A single `scalelabs grade` boots its jail beside the start check's probe jail (Sandbox.ahead,
+    checked=False): where the check refuses, grading refuses before anything of the student's reaches it."""
+    from autograder.engine.sandbox import SandboxUnavailable, client
+
+    def refusing(config, secrets, mode, key):
+        raise SandboxUnavailable("the bubblewrap sandbox shows student code what it must not")
+    monkeypatch.setattr(client, "_checked", set())
+    monkeypatch.setattr(client, "_probe_jail", refusing)
+    with Sandbox.ahead("probe", GradingConfig(), checked=False) as sb:
+        assert sb.alive                                        # started without waiting for the check
+        with pytest.raises(SandboxUnavailable, match="shows student code what it must not"):
+            sb.take(probe_dir)
+        assert not any((sb.root / "submission").iterdir())     # nothing of the submission was copied in
+
+
 def test_jail_folders_a_killed_grader_left_are_swept_and_no_live_ones(tmp_path):
     """A grader killed with -9 leaves its jail folders (copies of students' submissions) in /tmp; the
     next grader removes those whose grader is gone and that are over an hour old, nothing else."""

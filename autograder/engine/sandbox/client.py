@@ -69,7 +69,7 @@ class Sandbox:
     def __init__(self, submission: Submission | Path | None, module: str, config: GradingConfig,
                  *, deadline: float | None = None, mode: str | None = None,
                  secrets: list[Path] = (), outputs: list[Path] = (), provided: Collection[str] = (),
-                 _probe: bool = False):
+                 _probe: bool = False, _unchecked: bool = False):
         self.submission = _record(submission) if submission is not None else None   # None: ahead()
         self.submission_dir = self.submission.folder if self.submission is not None else None
         self.module = module
@@ -97,7 +97,7 @@ class Sandbox:
         self.fault: SandboxUnavailable | None = None   # the jail could not start: the grader's fault
         self.stderr: Any = subprocess.DEVNULL
         self.before_exec: list[Callable[[], None]] = []     # _spawn's steps for the child (_limits)
-        if self.mode in ("bubblewrap", "user") and not _probe:
+        if self.mode in ("bubblewrap", "user") and not _probe and not _unchecked:
             check_jail(config, self.secrets, self.mode)
         self.root: Path | None = None
         self._source_lines: dict[str, list[str]] = {}   # file name -> lines of the graded copy (source_line)
@@ -111,13 +111,17 @@ class Sandbox:
         self.starting = False       # spawned, its "ready" line not read yet (ahead())
 
     @classmethod
-    def ahead(cls, module: str, config: GradingConfig) -> "Sandbox":
+    def ahead(cls, module: str, config: GradingConfig, *, checked: bool = True) -> "Sandbox":
         """A bubblewrap jail started before its submission is known, so that its interpreter starts
         while the grader works on something else (a batch starts the next student's jail while it
         grades this one); `take` then copies the submission in. Only bubblewrap: the "user" mode
         guards each submission's own files before its worker may start. The jail binds the copy's
-        folder, so files copied in after the start are what the worker imports."""
-        box = cls(None, module, config, mode="bubblewrap")
+        folder, so files copied in after the start are what the worker imports.
+        `checked=False`: start it without waiting for the start check (check_jail), so that it boots
+        beside the check's probe jail (a single `scalelabs grade`); it holds only the worker until
+        `take`, which runs the check (waiting for the one under way) before anything of the
+        submission is copied in, and refuses as a fresh sandbox would."""
+        box = cls(None, module, config, mode="bubblewrap", _unchecked=not checked)
         try:
             box._make_root()
             box._spawn()
