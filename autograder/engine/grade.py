@@ -114,7 +114,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
                            secrets=secrets, outputs=outputs, provided=assignment.provided)
     with box:
         if box is ahead:
-            box.take(submission, deadline, assignment.provided)
+            box.take(submission, deadline, assignment.provided, secrets)
         faults = []
         gradings: dict[str, ItemGrading | Exception] = {}
         for public in (True, False):   # every public check before any hidden input reaches the worker

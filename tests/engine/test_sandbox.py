@@ -147,6 +147,24 @@ def test_a_jail_started_beside_the_start_check_gets_no_submission_where_the_chec
         assert not any((sb.root / "submission").iterdir())     # nothing of the submission was copied in
 
 
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap not usable here")
+def test_a_jail_started_ahead_refuses_a_secret_its_binds_would_show_as_a_fresh_one_does(tmp_path):
+    """The grader's further secrets (the course secret's file, Gradescope's metadata) are checked against
+    the jail's binds whether the jail was started fresh or ahead (a batch, a single grade)."""
+    import os as os_module
+
+    from autograder.engine.sandbox import SandboxUnavailable
+
+    config = GradingConfig()
+    folder = toy.make_submission(tmp_path / "s", toy.reference_source(), toy.key)
+    bound = Path(os_module.__file__)        # in the standard library, which the jail binds read-only
+    for ahead in (None, Sandbox.ahead(toy.ASSIGNMENT.module, config, checked=False)):
+        with pytest.raises(SandboxUnavailable, match="would let student code read"):
+            grade_submission(toy.ASSIGNMENT, folder, "alice", config=config, secrets=[bound], ahead=ahead)
+        if ahead is not None:
+            assert ahead.root is None or not any((ahead.root / "submission").iterdir())
+
+
 def test_jail_folders_a_killed_grader_left_are_swept_and_no_live_ones(tmp_path):
     """A grader killed with -9 leaves its jail folders (copies of students' submissions) in /tmp; the
     next grader removes those whose grader is gone and that are over an hour old, nothing else."""

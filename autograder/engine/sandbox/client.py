@@ -131,16 +131,17 @@ class Sandbox:
         return box
 
     def take(self, submission: Submission | Path, deadline: float | None = None,
-             provided: Collection[str] = ()) -> "Sandbox":
+             provided: Collection[str] = (), secrets: Collection[Path] = ()) -> "Sandbox":
         """Copy a submission (its record or folder) into a jail started ahead (nothing of it has run
-        yet) and set its deadline; `provided` as in the constructor."""
+        yet) and set its deadline; `provided` and `secrets` as in the constructor (the start check
+        covers them, as a fresh sandbox's does, before anything is copied in)."""
         if self.submission_dir is not None or self.imported:
             raise ValueError("this sandbox already holds a submission")
         self.submission, self.deadline = _record(submission), deadline
         self.submission_dir = self.submission.folder
-        check_jail(self.config, [self.submission_dir])
+        check_jail(self.config, [self.submission_dir, *map(Path, secrets)])
         self.modules = (self.module, *provided)
-        self.secrets.append(self.submission_dir)
+        self.secrets += [self.submission_dir, *map(Path, secrets)]
         self._copy_in()
         return self
 
