@@ -204,7 +204,7 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     from dataclasses import replace
 
     from autograder.engine.config import load_config
-    from autograder.engine.sandbox import SandboxUnavailable, check_jail_soon
+    from autograder.engine.sandbox import SandboxUnavailable, check_jail_soon, jail_beside_the_check
     from autograder.engine.secret import secret_path
 
     given = _folder(submission_dir, "submission folder").resolve()
@@ -236,7 +236,7 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     shown = _view(view, config.feedback.native)
     try:
         result = grade_submission(spec, submission_dir, student, config=config, secret=secret,
-                                  ahead=_jail_beside_the_check(spec.module, config))
+                                  ahead=jail_beside_the_check(spec.module, config))
     except SandboxUnavailable as exc:
         fail(str(exc))
     if as_json:
@@ -256,22 +256,6 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     out.print(f"[bold]total {result.score:.2f} / {result.max_score:.2f}[/]  ({result.output})", highlight=False)
     for line in result.attention:
         err.print(f"[yellow]needs attention:[/] {escape(line)}", highlight=False, soft_wrap=True)
-
-
-def _jail_beside_the_check(module: str, config):
-    """Under bubblewrap, the grading jail started now, beside the start check's probe jail, so that the two
-    boot on the two cores at once; it holds only the worker until grading hands it the submission, which
-    waits for the check and refuses as a fresh sandbox would (Sandbox.ahead's checked=False). None in any
-    other mode or where it cannot start (grading then starts its own and says why)."""
-    from autograder.engine.sandbox import Sandbox
-    from autograder.engine.sandbox.modes import choose_mode
-
-    try:
-        if choose_mode(config.sandbox, config.allow_unsandboxed) != "bubblewrap":
-            return None
-        return Sandbox.ahead(module, config, checked=False)
-    except Exception:   # noqa: BLE001 -- grading's own sandbox meets the same cause and names it
-        return None
 
 
 SHARD_HELP = ("grade only shard K of N of the class (0 <= K < N; students go to shards by a hash of their id), "

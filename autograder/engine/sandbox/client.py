@@ -668,3 +668,17 @@ def check_jail_soon(config: GradingConfig, secrets: Collection[Path] = ()) -> th
     thread = threading.Thread(target=check, name="scalelabs-jail-check")
     thread.start()
     return thread
+
+
+def jail_beside_the_check(module: str, config: GradingConfig) -> "Sandbox | None":
+    """Under bubblewrap, the grading jail started now, beside the start check's probe jail (check_jail_soon),
+    so that the two boot on two cores at once; it holds only the worker until grading hands it the submission
+    (grade_submission's `ahead`), which waits for the check and refuses as a fresh sandbox would
+    (Sandbox.ahead's checked=False). None in any other mode or where it cannot start: grading then starts
+    its own sandbox, which meets the same cause and names it."""
+    try:
+        if choose_mode(config.sandbox, config.allow_unsandboxed) != "bubblewrap":
+            return None
+        return Sandbox.ahead(module, config, checked=False)
+    except Exception:   # noqa: BLE001 -- see above
+        return None
