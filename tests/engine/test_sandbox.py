@@ -165,6 +165,20 @@ def test_a_jail_started_ahead_refuses_a_secret_its_binds_would_show_as_a_fresh_o
             assert ahead.root is None or not any((ahead.root / "submission").iterdir())
 
 
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap not usable here")
+def test_a_jail_started_ahead_goes_when_grading_fails_before_using_it(tmp_path, monkeypatch):
+    from autograder.engine import grade
+
+    def unreadable(*args, **kwargs):
+        raise RuntimeError("the grader's own fault")
+    monkeypatch.setattr(grade, "read_submission", unreadable)
+    ahead = Sandbox.ahead(toy.ASSIGNMENT.module, GradingConfig(), checked=False)
+    root = ahead.root
+    with pytest.raises(RuntimeError, match="own fault"):
+        grade_submission(toy.ASSIGNMENT, tmp_path, "alice", config=GradingConfig(), ahead=ahead)
+    assert not ahead.alive and not root.exists()        # its worker stopped and its folder removed now
+
+
 def test_jail_folders_a_killed_grader_left_are_swept_and_no_live_ones(tmp_path):
     """A grader killed with -9 leaves its jail folders (copies of students' submissions) in /tmp; the
     next grader removes those whose grader is gone and that are over an hour old, nothing else."""
