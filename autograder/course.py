@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import sys
 import re
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path

@@ -73,7 +73,7 @@ def figures_drawn_not_encoded():
     """A reader of the notebook's text (the give-away guard) needs no picture: while inside, a figure's
     savefig draws every artist once on an Agg canvas, without the constrained layout's passes or the PNG
     (the bytes written are a placeholder), so a figure that cannot draw still fails the cell as it would
-    in the notebook; two thirds of the guard's run, and the instruments' readouts are computed as before."""
+    in the notebook; about half of the guard's run, and the instruments' readouts are computed as before."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
