@@ -203,12 +203,8 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     """Grade one submission (the course's scalelabs.toml applies when there is a course)."""
     from dataclasses import replace
 
-    from rich.markup import escape
-
-    from autograder.classroom.identity import id_problem, layout_student
-    from autograder.classroom.roster import submission_folder
     from autograder.engine.config import load_config
-    from autograder.engine.sandbox import SandboxUnavailable, check_jail_soon
+    from autograder.engine.sandbox import SandboxUnavailable, check_jail_soon, jail_beside_the_check
     from autograder.engine.secret import secret_path
 
     given = _folder(submission_dir, "submission folder").resolve()
@@ -216,8 +212,11 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     config = load_config()
     config = replace(config, allow_unsandboxed=allow_unsandboxed or config.allow_unsandboxed)
     where = secret_path()
-    # the sandbox's start check runs while the lab loads (its processes wait, this one imports)
+    # the sandbox's start check runs while the lab loads (its processes wait, this one imports: the
+    # imports below load hypothesis, so they come after it starts)
     check_jail_soon(config, [given, *([where] if where is not None and where.is_file() else [])])
+    from autograder.classroom.identity import id_problem, layout_student
+    from autograder.classroom.roster import submission_folder
     from autograder.engine.grade import grade_submission
 
     spec = _assignment(assignment)
@@ -236,12 +235,14 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     secret = _course_secret()
     shown = _view(view, config.feedback.native)
     try:
-        result = grade_submission(spec, submission_dir, student, config=config, secret=secret)
+        result = grade_submission(spec, submission_dir, student, config=config, secret=secret,
+                                  ahead=jail_beside_the_check(spec.module, config))
     except SandboxUnavailable as exc:
         fail(str(exc))
     if as_json:
         print(json.dumps(result.to_gradescope(), indent=1))
         return
+    from rich.markup import escape      # not for --json: rich's markup is a tenth of a grade's start-up
     from rich.table import Table
 
     result = result.view(shown)

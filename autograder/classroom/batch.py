@@ -21,7 +21,9 @@ import atexit
 import hashlib
 import json
 import multiprocessing
+import os
 import signal
+import stat
 import tempfile
 import threading
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
@@ -44,9 +46,14 @@ from autograder.classroom.shards import Shard, write_manifest
 from autograder.engine.config import GradingConfig, load_config
 from autograder.engine.secret import CourseSecret, load_secret
 from autograder.engine.sandbox import Sandbox, check_jail, choose_mode
-from autograder.engine.results import Result
+from autograder.engine.results import Result, record_item_scores
 from autograder.engine.spec import Assignment
 from labs import load
+
+try:
+    import orjson
+except ImportError:    # a platform without its wheel: json alone
+    orjson = None
 
 fingerprint = submission_fingerprint   # the name tests and older callers use
 
@@ -74,17 +81,42 @@ def load_result(path: Path) -> dict | None:
     return found[1] if found else None
 
 
-def read_result(path: Path) -> tuple[str, dict, Result] | None:
-    """load_result's, with the file's text and the record it was checked as (Result.from_gradescope):
-    what the merge copies, and the scores it writes, without reading or checking the file again."""
+def read_result(path: Path) -> tuple[str, dict, dict[str, float], os.stat_result] | None:
+    """load_result's, with the file's text, its item scores, checked as its record is
+    (results.record_item_scores), and the file's status as read: what the merge copies (or links), and
+    the scores it writes, without reading or checking the file again. A symbolic link, a FIFO or a
+    device is not a result (never followed or read: a shard's folder is not trusted to hold only files)."""
     try:
-        text = path.read_text(encoding="utf-8")
-        data = json.loads(text)
+        text, status = read_regular(path)
+        data = _loads(text)
         if not isinstance(data, dict) or not isinstance(data.get("scalelabs"), dict):
             return None
-        return text, data, Result.from_gradescope(data)
+        return text, data, record_item_scores(data), status
     except (OSError, ValueError, TypeError, KeyError):
         return None
+
+
+def _loads(text: str):
+    """json.loads, by orjson where it reads the text (2-3 times faster: a merge of 2,000 results reads
+    74 MB); anything orjson refuses that json reads (NaN, integers past 64 bits) is read by json."""
+    if orjson is not None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
+
+
+def read_regular(path: Path) -> tuple[str, os.stat_result]:
+    """The UTF-8 text of the regular file at `path` itself and its status; OSError for a symbolic link
+    (O_NOFOLLOW) or anything else that is not a regular file (a FIFO would block, a device never end),
+    ValueError (UnicodeDecodeError) for text that is not UTF-8."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with open(fd, "rb", closefd=True) as file:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        return file.read().decode("utf-8"), status
 
 
 def all_results(out_dir: Path, assignment_id: str) -> dict[str, dict]:

@@ -425,8 +425,30 @@ def parse_moment(value, zone: str = "") -> datetime:
         if not zone:
             raise ValueError(f"{value.isoformat()} has no time zone (write its offset, e.g. "
                              f"{value.isoformat()}-08:00, or set [deadlines] timezone)")
-        value = value.replace(tzinfo=_zone(zone, "[deadlines]"))
+        value = _local(value, _zone(zone, "[deadlines]"), zone)
     return value
+
+
+def _local(value: datetime, tzinfo, zone: str) -> datetime:
+    """A naive `value` as the one instant it names in `tzinfo`; ValueError where the clock change makes it
+    two (the hour the clocks go back is lived twice) or none (the hour they skip): a guess would move a
+    time, or a due date, by that hour."""
+    first, second = value.replace(tzinfo=tzinfo, fold=0), value.replace(tzinfo=tzinfo, fold=1)
+    if first.utcoffset() == second.utcoffset():
+        return first
+    shown = value.isoformat()
+    readings = " or ".join(_offset(m) for m in (first, second))
+    if first.astimezone(timezone.utc).astimezone(tzinfo).replace(tzinfo=None) != value:
+        raise ValueError(f"{shown} never happened in {zone} (the clocks skip that hour): write the time with "
+                         f"its offset, e.g. {shown}{_offset(first)}")
+    raise ValueError(f"{shown} happened twice in {zone} (the clocks go back that hour): write the time with "
+                     f"its offset ({readings}), e.g. {shown}{_offset(second)}")
+
+
+def _offset(moment: datetime) -> str:
+    """A datetime's offset as ISO 8601 writes it: -07:00."""
+    text = moment.strftime("%z")
+    return f"{text[:3]}:{text[3:]}"
 
 
 def _moment(value, zone: str, where, what: str) -> datetime:
