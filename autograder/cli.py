@@ -449,8 +449,10 @@ def merge(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Join the shards of a class (grade-batch --shard) into one results folder, feedback pages, gradebook
     and grades.csv, as one grade-batch run writes them. Refuses, in one line, a shard graded by another
-    grader or course secret, a student in two shards, a missing or unfinished shard. Resumable: run it
-    again after a shard is regraded. Exit status 1 when a student needs a person."""
+    grader or course secret, a student in two shards, a missing or unfinished shard. Run it in the course
+    (or --course DIR): lateness is the course's now (an extension granted after the shards ran applies),
+    as grade-batch's rerun records it. Resumable: run it again after a shard is regraded. Exit status 1
+    when a student needs a person."""
     from autograder.classroom.gradebook import GradebookUnavailable
     from autograder.classroom.merge import MergeRefused, merge as merge_shards
     from autograder.classroom.record import default_gradebook
@@ -472,6 +474,12 @@ def merge(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
         fail(f"{exc}. Every student's results and the class CSV are in {target}: rerun with a working --db")
     out.print(f"merged {summary.shards} shards: {len(summary.written)} results written, {len(summary.unchanged)} "
               f"already there, {summary.pages} feedback pages written", highlight=False, soft_wrap=True)
+    reasons: dict[str, list[str]] = {}
+    for student, why in sorted(summary.reassessed.items()):   # the course's deadlines now, as grade-batch's rerun
+        reasons.setdefault(why, []).append(student)
+    for why, who in reasons.items():
+        out.print(f"lateness recorded again under the course's deadlines now, {why}: {', '.join(who[:5])}"
+                  f"{', ...' if len(who) > 5 else ''}", highlight=False, soft_wrap=True)
     _print_record(summary, sorted(summary.attention))
 
 

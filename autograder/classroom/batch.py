@@ -224,10 +224,43 @@ def keep_results(assignment: Assignment, results: dict, when: str, submitter: Su
 def _write_record(out_dir: Path, title: str, student: str, data: dict) -> None:
     """The student's feedback page, then their results file (which records the page's hash and marks
     the student finished), in the view the result records."""
-    page = render_feedback(title, student, data, data["scalelabs"].get("view", "after"))
+    page, text = record_texts(title, student, data)
     write_atomic(out_dir / "feedback" / f"{student}.html", page)
+    write_atomic(out_dir / "results" / f"{student}.json", text)
+
+
+def record_texts(title: str, student: str, data: dict) -> tuple[str, str]:
+    """(the feedback page, the results file) of a student's result as grade-batch writes them: the page
+    in the view the result records, the result recording the page's hash (set in `data`)."""
+    page = render_feedback(title, student, data, data["scalelabs"].get("view", "after"))
     data["scalelabs"]["feedback"] = _sha256(page.encode())
-    write_atomic(out_dir / "results" / f"{student}.json", json.dumps(data, indent=1, sort_keys=True))
+    return page, json.dumps(data, indent=1, sort_keys=True)
+
+
+def with_lateness(data: dict, late: Lateness | None) -> dict:
+    """A graded result whose lateness alone changed, with `late` recorded in place of its own (none when
+    the lab has no due date now): the engine's record stands, no engine run (`data`, changed)."""
+    if late is None:
+        data["scalelabs"].pop("late", None)
+    else:
+        data["scalelabs"]["late"] = late.to_json()
+    return data
+
+
+def recorded_lateness_now(deadlines: Deadlines, lab: str, student: str, data: dict) -> Lateness | None:
+    """The lateness a grade-batch rerun records for a result whose files stand, from what the result
+    recorded (the submission time or why there is none, its source, the platform's dates:
+    Deadlines.reassess) under the course's deadlines now: None where the course gives the lab no due
+    date or late policy now (grade-batch records none then), as a rerun finds it from the class folder.
+    ValueError when the result records no lateness but the lab has a due date now: the submission time
+    was never recorded (graded without the course's [deadlines]) and only the class folder has it."""
+    recorded = Lateness.from_json(data["scalelabs"].get("late"))
+    if recorded is None:
+        if deadlines.of(lab) is not None and deadlines.policy_of(lab) is not None:
+            raise ValueError(f"{student}'s result records no lateness (graded without the course's [deadlines]), "
+                             f"and {lab} has a due date in {deadlines.where} now")
+        return None
+    return deadlines.reassess(lab, student, recorded, keep=False)
 
 
 @contextmanager
@@ -662,11 +695,7 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
                     if on_done:
                         on_done(submitter.graded_as)
         for student, data in reassess.items():   # the graded result stands; its lateness is recorded again
-            if late[student] is None:
-                data["scalelabs"].pop("late", None)
-            else:
-                data["scalelabs"]["late"] = late[student].to_json()
-            _write_record(out_dir, assignment.title, student, data)
+            _write_record(out_dir, assignment.title, student, with_lateness(data, late[student]))
         results = all_results(out_dir, assignment.id)
         for student in summary.skipped:
             if student in results and _whole_feedback(out_dir, assignment.title, student, results[student]):

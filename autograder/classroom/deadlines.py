@@ -346,19 +346,21 @@ class Deadlines:
         return replace(base, status=status, submitted_at=self.local(when).isoformat(), late_by_s=round(late_by, 3),
                        penalty_percent=percent, note=note)
 
-    def reassess(self, lab: str, student: str, recorded: Lateness | None, now: datetime | None = None) -> Lateness | None:
+    def reassess(self, lab: str, student: str, recorded: Lateness | None, now: datetime | None = None,
+                 *, keep: bool = True) -> Lateness | None:
         """A recorded lateness under the course's deadlines as they are now (a due date moved, an extension
         added, the policy changed): the recorded facts (the time, or why there is none, and the platform's
         dates) assessed again. The recorded one where the course has no late policy for the lab here (a
-        report read away from the course keeps what the door recorded)."""
+        report read away from the course keeps what the door recorded); with `keep` False, None where the
+        course gives the facts no due date or policy now (as `assess` does: `scalelabs merge`)."""
         if recorded is None or self.policy_of(lab) is None:
-            return recorded
+            return recorded if keep else None
         when = datetime.fromisoformat(recorded.submitted_at) if recorded.submitted_at else None
         time = SubmissionTime(when, recorded.source, "" if when else (recorded.note or "no submission time"))
         again = self.assess(lab, student, time, now, PlatformDates.of_record(recorded, student))
         if again is not None and when is None:
             again = replace(again, note=recorded.note or again.note)   # why there is no time, as it was said
-        return again if again is not None else recorded
+        return again if again is not None or not keep else recorded
 
     def settings(self, lab: str) -> dict:
         """What of the course's deadlines applies to `lab`, as a table the otter zip carries (the lab's

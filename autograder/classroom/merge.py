@@ -15,7 +15,17 @@ Before anything is written, the merge refuses, one line each (MergeRefused):
   differs: a declaration file, a setting, scalelabs' version, the Python, numpy or hypothesis versions
   with both values) or under another course secret;
 - an output folder holding results of another lab, or of students in no shard graded by another
-  grader or course secret (the class would mix two graders).
+  grader or course secret (the class would mix two graders);
+- results that record lateness when no course is found where the merge runs (run it in the course, or
+  --course DIR), and a result that records none when the course gives the lab a due date now (its
+  submission time is in the class folder only: run that shard's grade-batch again in the course).
+
+Lateness is the course's now, as a grade-batch rerun of the whole class records it: each result's
+recorded facts (its submission time, the platform's dates) under the course's current due dates,
+extensions and policy (batch.recorded_lateness_now: Deadlines.reassess); a result whose lateness
+changed (an extension granted between the shard runs and the merge) has it recorded again with its
+feedback page, as grade-batch does (batch.with_lateness, batch.record_texts), the engine's record as
+the shard graded it.
 
 Resumable like grade-batch: a result already in the output folder as the shard has it is not written
 again, a feedback page is copied when it is its result's (the hash the result records) and rendered
@@ -35,9 +45,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from autograder.classroom.batch import (OutputFolderError, check_output, class_attention, load_result,
-                                        read_regular, read_result, write_class_record)
-from autograder.classroom.deadlines import Lateness
+from autograder.classroom.batch import (OutputFolderError, _why_reassess, check_output, class_attention, load_result,
+                                        read_regular, read_result, record_texts, recorded_lateness_now, with_lateness,
+                                        write_class_record)
+from autograder.classroom.deadlines import Deadlines, Lateness, course_deadlines, known_labs
 from autograder.classroom.feedback import render_feedback, write_atomic
 from autograder.classroom.fingerprints import LABELS, MACHINE, grader_changes, machine_differences, machine_versions
 from autograder.classroom.gradebook import GradebookWriter, sqlite_url
@@ -73,6 +84,7 @@ class MergeSummary:
     written: list[str] = field(default_factory=list)      # results new or changed in the output folder
     unchanged: list[str] = field(default_factory=list)    # results already there as the shard has them
     pages: int = 0                                         # feedback pages written
+    reassessed: dict[str, str] = field(default_factory=dict)   # student -> why their lateness was recorded again
     attention: dict[str, list[str]] = field(default_factory=dict)
     csv_path: Path | None = None
     db_url: str = ""
@@ -257,13 +269,39 @@ def _place(dest: Path, text: str, source: Path, read: os.stat_result | None) -> 
     write_atomic(dest, text)
 
 
-def merge(assignment: Assignment, folders: Sequence[Path], out_dir: Path, db_url: str | None = None) -> MergeSummary:
+def lateness_now(assignment: Assignment, shards: list[ShardFolder], deadlines: Deadlines) -> dict[str, tuple[str, dict]]:
+    """student -> (why, their result with its lateness recorded again) for each result whose lateness
+    under the course's deadlines now is not the one its shard recorded (module docstring); MergeRefused
+    where the result cannot say it."""
+    changed = {}
+    for shard in shards:
+        for student, (_, data) in sorted(shard.results.items()):
+            if not deadlines.where and data["scalelabs"].get("late") is not None:
+                raise MergeRefused(f"{shard.name}: {student}'s result records lateness under a course's [deadlines], "
+                                   "and no course (scalelabs.toml) is found here: run merge in the course folder, or "
+                                   "pass --course DIR, so that its due dates and extensions now apply")
+            try:
+                late = recorded_lateness_now(deadlines, assignment.id, student, data)
+            except ValueError as exc:
+                raise MergeRefused(f"{shard.name}: {exc}: only the class folder has their submission time; run that "
+                                   "shard's grade-batch again in the course (it records their lateness without "
+                                   "regrading), or grade-batch the class") from None
+            if why := _why_reassess(data, late):
+                changed[student] = (why, with_lateness({**data, "scalelabs": dict(data["scalelabs"])}, late))
+    return changed
+
+
+def merge(assignment: Assignment, folders: Sequence[Path], out_dir: Path, db_url: str | None = None,
+          deadlines: Deadlines | None = None) -> MergeSummary:
     """Merge the shards in `folders` into `out_dir` (module docstring); MergeRefused, OutputFolderError
-    before anything is written; GradebookUnavailable (grades.csv from the results alone) at the end."""
+    before anything is written; GradebookUnavailable (grades.csv from the results alone) at the end.
+    `deadlines`: the course's (default: those of the course found here, as grade-batch reads them)."""
     if not folders:
         raise MergeRefused("no shard folders given: pass the --out folder of every shard run")
     shards = sorted((read_shard(Path(f), assignment) for f in folders), key=lambda s: (s.k, str(s.folder)))
     check_shards(shards)
+    reassessed = lateness_now(assignment, shards, deadlines if deadlines is not None
+                              else course_deadlines(labs=known_labs(assignment.id)))
     reference = next((data["scalelabs"] for shard in shards for _, data in shard.results.values()), None)
     out_dir = Path(out_dir)
     try:
@@ -271,12 +309,17 @@ def merge(assignment: Assignment, folders: Sequence[Path], out_dir: Path, db_url
     except OutputFolderError as exc:
         raise MergeRefused(str(exc)) from None
     there, others = _check_out(out_dir, assignment, shards, reference)
-    summary = MergeSummary(out_dir, shards=len(shards))
+    summary = MergeSummary(out_dir, shards=len(shards), reassessed={s: why for s, (why, _) in reassessed.items()})
     summary.db_url = db_url or sqlite_url(out_dir / "gradebook.db")
     with GradebookWriter(summary.db_url, assignment) as gradebook:   # nbgrader loads while the files are copied
         for shard in shards:
             for student, (text, data) in sorted(shard.results.items()):
-                page, page_read = _page(shard, student, data, assignment.title)
+                if student in reassessed:   # the result with its lateness now, and its page, as grade-batch writes them
+                    data = reassessed[student][1]
+                    (page, text), page_read, read = record_texts(assignment.title, student, data), None, None
+                    shard.results[student] = (text, data)
+                else:
+                    (page, page_read), read = _page(shard, student, data, assignment.title), shard.files[student]
                 page_path = out_dir / "feedback" / f"{student}.html"
                 try:
                     page_same = page_path.read_text(encoding="utf-8") == page
@@ -289,7 +332,7 @@ def merge(assignment: Assignment, folders: Sequence[Path], out_dir: Path, db_url
                     summary.unchanged.append(student)
                 else:
                     _place(out_dir / "results" / f"{student}.json", text, shard.folder / "results" / f"{student}.json",
-                           shard.files[student])
+                           read)
                     summary.written.append(student)
         merged = {s: data for shard in shards for s, (_, data) in shard.results.items()}
         # the lab's whole record, in the order grade-batch reads it from results/ (all_results)
