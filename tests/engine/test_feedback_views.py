@@ -397,3 +397,17 @@ def test_a_bad_feedback_setting_stops_grading_with_one_line(tmp_path, toml, said
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1, done.stderr
     assert lines[0].startswith(f"error: {tmp_path / 'scalelabs.toml'}: {said}"), lines
+
+
+def test_a_courses_before_view_settings_are_read_as_written(tmp_path):
+    """A course that turns knobs of [feedback.before] on (the table as docs/staff.md writes it) grades
+    with them, and the Gradescope zip, which carries the same table, reads them too: neither refuses
+    the table, drops a knob or turns on one it does not name."""
+    from autograder.doors.gradescope_settings import feedback_of
+    from autograder.engine.config import load_config
+
+    toml = tmp_path / "scalelabs.toml"
+    toml.write_text('[feedback]\nnative = "before"\n\n[feedback.before]\nkeys = true\nstudent_text = true\n')
+    wanted = FeedbackPolicy(native="before", before=BeforeView(keys=True, student_text=True))
+    assert load_config(toml).feedback == wanted
+    assert feedback_of({"feedback": {"native": "before", "before": {"keys": True, "student_text": True}}}) == wanted
