@@ -204,12 +204,8 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     """Grade one submission (the course's scalelabs.toml applies when there is a course)."""
     from dataclasses import replace
 
-    from rich.markup import escape
-
-    from autograder.classroom.identity import id_problem, layout_student
-    from autograder.classroom.roster import submission_folder
     from autograder.engine.config import load_config
-    from autograder.engine.sandbox import SandboxUnavailable, check_jail_soon
+    from autograder.engine.sandbox import SandboxUnavailable, check_jail_soon, jail_beside_the_check
     from autograder.engine.secret import secret_path
 
     given = _folder(submission_dir, "submission folder").resolve()
@@ -217,8 +213,11 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     config = load_config()
     config = replace(config, allow_unsandboxed=allow_unsandboxed or config.allow_unsandboxed)
     where = secret_path()
-    # the sandbox's start check runs while the lab loads (its processes wait, this one imports)
+    # the sandbox's start check runs while the lab loads (its processes wait, this one imports: the
+    # imports below load hypothesis, so they come after it starts)
     check_jail_soon(config, [given, *([where] if where is not None and where.is_file() else [])])
+    from autograder.classroom.identity import id_problem, layout_student
+    from autograder.classroom.roster import submission_folder
     from autograder.engine.grade import grade_submission
 
     spec = _assignment(assignment)
@@ -237,12 +236,14 @@ def grade(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
     secret = _course_secret()
     shown = _view(view, config.feedback.native)
     try:
-        result = grade_submission(spec, submission_dir, student, config=config, secret=secret)
+        result = grade_submission(spec, submission_dir, student, config=config, secret=secret,
+                                  ahead=jail_beside_the_check(spec.module, config))
     except SandboxUnavailable as exc:
         fail(str(exc))
     if as_json:
         print(json.dumps(result.to_gradescope(), indent=1))
         return
+    from rich.markup import escape      # not for --json: rich's markup is a tenth of a grade's start-up
     from rich.table import Table
 
     result = result.view(shown)
@@ -449,8 +450,10 @@ def merge(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
           course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
     """Join the shards of a class (grade-batch --shard) into one results folder, feedback pages, gradebook
     and grades.csv, as one grade-batch run writes them. Refuses, in one line, a shard graded by another
-    grader or course secret, a student in two shards, a missing or unfinished shard. Resumable: run it
-    again after a shard is regraded. Exit status 1 when a student needs a person."""
+    grader or course secret, a student in two shards, a missing or unfinished shard. Run it in the course
+    (or --course DIR): lateness is the course's now (an extension granted after the shards ran applies),
+    as grade-batch's rerun records it. Resumable: run it again after a shard is regraded. Exit status 1
+    when a student needs a person."""
     from autograder.classroom.gradebook import GradebookUnavailable
     from autograder.classroom.merge import MergeRefused, merge as merge_shards
     from autograder.classroom.record import default_gradebook
@@ -472,6 +475,12 @@ def merge(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collect
         fail(f"{exc}. Every student's results and the class CSV are in {target}: rerun with a working --db")
     out.print(f"merged {summary.shards} shards: {len(summary.written)} results written, {len(summary.unchanged)} "
               f"already there, {summary.pages} feedback pages written", highlight=False, soft_wrap=True)
+    reasons: dict[str, list[str]] = {}
+    for student, why in sorted(summary.reassessed.items()):   # the course's deadlines now, as grade-batch's rerun
+        reasons.setdefault(why, []).append(student)
+    for why, who in reasons.items():
+        out.print(f"lateness recorded again under the course's deadlines now, {why}: {', '.join(who[:5])}"
+                  f"{', ...' if len(who) > 5 else ''}", highlight=False, soft_wrap=True)
     _print_record(summary, sorted(summary.attention))
 
 

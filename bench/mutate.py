@@ -306,12 +306,14 @@ class RunEnv:
             return False
         return [r for r in records if invalid(r)]
 
-    def run(self, args: tuple[str, ...], *, workers: int = 0, timeout: float | None = None) -> Outcome:
-        """pytest with `args` in tree/, from the venv; then where every process imported the packages from."""
+    def run(self, args: tuple[str, ...], *, workers: int = 0, timeout: float | None = None,
+            exitfirst: bool = True) -> Outcome:
+        """pytest with `args` in tree/, from the venv (stopping at the first failure unless `exitfirst` is
+        False); then where every process imported the packages from."""
         basetemp = self.home / "pytest"   # a private --basetemp: never other runs' folders in /tmp
         shutil.rmtree(basetemp, ignore_errors=True)
         self.clear_log()
-        command = [str(self.python), "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", f"--basetemp={basetemp}",
+        command = [str(self.python), "-m", "pytest", *["-x"] * exitfirst, "-q", "-p", "no:cacheprovider", f"--basetemp={basetemp}",
                    *(["-n", "0"] if workers == 0 else ["-n", str(workers)]), *args]
         started = time.perf_counter()
         proc = subprocess.Popen(command, cwd=self.tree, env=self.env(), stdout=subprocess.PIPE,
@@ -475,7 +477,7 @@ def _run_wider(run: RunEnv, wider: str, survivors: list[Mutation], verdicts: dic
     alone, and the break counts as caught by the suite only if it fails again."""
     args = tuple(shlex.split(wider))
     run.place(None)
-    control = run.run(tuple(a for a in args if a != "-x"), workers=2)
+    control = run.run(tuple(a for a in args if a != "-x"), workers=2, exitfirst=False)   # every failure, not the first
     known = control.failures()
     if control.outside or (control.failed and not known):
         print(f"\nCONTROL OF `{wider}` UNUSABLE: {control.detail()}\n{control.output[-2000:]}")

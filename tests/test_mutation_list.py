@@ -195,3 +195,28 @@ def test_every_process_of_a_run_imports_the_copy_and_the_probe_sees_any_other(tm
         assert {r["name"] for r in records} == {"reference", "autograder"}
         seen[name] = sorted(r["name"] for r in run.outside(records))
     assert seen == {"with": [], "without": ["reference"], "repository": ["autograder", "reference"], "none": []}
+
+
+def test_a_wider_control_finds_every_failure_so_none_passes_for_a_catch(capsys):
+    """`--survivors-full` on a suite where two tests fail without any break: its control runs to the end
+    (not stopping at the first failure) and both are deselected from the break's run, so a break that
+    changes nothing there is NOT caught; a control that stopped at the first failure left the second to
+    fail in the break's run, and fail again alone: "caught by the suite" for a break the suite missed."""
+    failing_anyway = ("tests/a.py::test_one", "tests/b.py::test_two")
+    runs = []
+
+    class Run:   # RunEnv's interface; the suite: the two tests above fail whatever the tree holds
+        def place(self, m):
+            pass
+
+        def run(self, args, *, workers=0, timeout=None, exitfirst=True):
+            runs.append(args)
+            deselected = {args[i + 1] for i, a in enumerate(args[:-1]) if a == "--deselect"}
+            chosen = [a for a in args if "::" in a and a not in deselected] or list(failing_anyway)
+            failed = [t for t in chosen if t in failing_anyway and t not in deselected][:1 if exitfirst else None]
+            return mutate.Outcome(1 if failed else 0, "".join(f"FAILED {t} - boom\n" for t in failed), 0.0, False, [], [])
+
+    m = mutate.Mutation("survivor", "f.py", "a", "b", "changes nothing the suite sees", ("tests/x.py",))
+    assert mutate._run_wider(Run(), "tests", [m], {"survivor": "NOT caught"}) == [("survivor", "NOT caught")]
+    assert all(node in runs[1] for node in failing_anyway), runs
+    assert "deselected below" in capsys.readouterr().out

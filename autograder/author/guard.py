@@ -27,7 +27,7 @@ import re
 import tokenize
 from pathlib import Path
 
-from autograder.author.kernel import mock_display, student_kernel
+from autograder.author.kernel import figures_drawn_not_encoded, mock_display, student_kernel
 from autograder.build import predictions
 from autograder.build.notebook import build_notebook, prompt_markdown
 from autograder.build.release import write_stub
@@ -64,7 +64,7 @@ def readable_before(a, tmp: Path) -> dict[str, list[tuple[str, str]]]:
     options (they are in the notebook from the start, a reflection's below its prediction too) and
     the stub's docstrings."""
     texts, before, namespace = [], {}, {}
-    with student_kernel(tmp, a), contextlib.chdir(tmp):
+    with student_kernel(tmp, a), contextlib.chdir(tmp), figures_drawn_not_encoded():
         for cell in build_notebook(a).cells:
             grade_id = cell.metadata["nbgrader"]["grade_id"]
             qid = grade_id.removesuffix("-prompt")

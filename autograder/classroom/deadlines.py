@@ -346,19 +346,21 @@ class Deadlines:
         return replace(base, status=status, submitted_at=self.local(when).isoformat(), late_by_s=round(late_by, 3),
                        penalty_percent=percent, note=note)
 
-    def reassess(self, lab: str, student: str, recorded: Lateness | None, now: datetime | None = None) -> Lateness | None:
+    def reassess(self, lab: str, student: str, recorded: Lateness | None, now: datetime | None = None,
+                 *, keep: bool = True) -> Lateness | None:
         """A recorded lateness under the course's deadlines as they are now (a due date moved, an extension
         added, the policy changed): the recorded facts (the time, or why there is none, and the platform's
         dates) assessed again. The recorded one where the course has no late policy for the lab here (a
-        report read away from the course keeps what the door recorded)."""
+        report read away from the course keeps what the door recorded); with `keep` False, None where the
+        course gives the facts no due date or policy now (as `assess` does: `scalelabs merge`)."""
         if recorded is None or self.policy_of(lab) is None:
-            return recorded
+            return recorded if keep else None
         when = datetime.fromisoformat(recorded.submitted_at) if recorded.submitted_at else None
         time = SubmissionTime(when, recorded.source, "" if when else (recorded.note or "no submission time"))
         again = self.assess(lab, student, time, now, PlatformDates.of_record(recorded, student))
         if again is not None and when is None:
             again = replace(again, note=recorded.note or again.note)   # why there is no time, as it was said
-        return again if again is not None else recorded
+        return again if again is not None or not keep else recorded
 
     def settings(self, lab: str) -> dict:
         """What of the course's deadlines applies to `lab`, as a table the otter zip carries (the lab's
@@ -425,8 +427,30 @@ def parse_moment(value, zone: str = "") -> datetime:
         if not zone:
             raise ValueError(f"{value.isoformat()} has no time zone (write its offset, e.g. "
                              f"{value.isoformat()}-08:00, or set [deadlines] timezone)")
-        value = value.replace(tzinfo=_zone(zone, "[deadlines]"))
+        value = _local(value, _zone(zone, "[deadlines]"), zone)
     return value
+
+
+def _local(value: datetime, tzinfo, zone: str) -> datetime:
+    """A naive `value` as the one instant it names in `tzinfo`; ValueError where the clock change makes it
+    two (the hour the clocks go back is lived twice) or none (the hour they skip): a guess would move a
+    time, or a due date, by that hour."""
+    first, second = value.replace(tzinfo=tzinfo, fold=0), value.replace(tzinfo=tzinfo, fold=1)
+    if first.utcoffset() == second.utcoffset():
+        return first
+    shown = value.isoformat()
+    readings = " or ".join(_offset(m) for m in (first, second))
+    if first.astimezone(timezone.utc).astimezone(tzinfo).replace(tzinfo=None) != value:
+        raise ValueError(f"{shown} never happened in {zone} (the clocks skip that hour): write the time with "
+                         f"its offset, e.g. {shown}{_offset(first)}")
+    raise ValueError(f"{shown} happened twice in {zone} (the clocks go back that hour): write the time with "
+                     f"its offset ({readings}), e.g. {shown}{_offset(second)}")
+
+
+def _offset(moment: datetime) -> str:
+    """A datetime's offset as ISO 8601 writes it: -07:00."""
+    text = moment.strftime("%z")
+    return f"{text[:3]}:{text[3:]}"
 
 
 def _moment(value, zone: str, where, what: str) -> datetime:

@@ -5,6 +5,9 @@ gradebook and grades.csv: what one grade-batch run of the whole class writes, by
 Before anything is written, the merge refuses, one line each (MergeRefused):
 - a folder that is not a finished shard of this lab: no shard.json, another assignment, a student of
   its shard without a result (a shard stopped half-way: run it again, it resumes);
+- a result that is not one grade-batch wrote: a test without its record, a score that is not a number
+  (the record's own check, results.record_item_scores, naming what is wrong), or a symbolic link (a
+  shard's folder is graded from untrusted code: a link is never followed, nor a FIFO or device read);
 - shards of different splits (N), cut from different class lists (shard.json's class digest: a shard
   graded before students were added), a shard given twice, a shard missing;
 - a student in two shards;
@@ -12,27 +15,45 @@ Before anything is written, the merge refuses, one line each (MergeRefused):
   differs: a declaration file, a setting, scalelabs' version, the Python, numpy or hypothesis versions
   with both values) or under another course secret;
 - an output folder holding results of another lab, or of students in no shard graded by another
-  grader or course secret (the class would mix two graders).
+  grader or course secret (the class would mix two graders);
+- results that record lateness when no course is found where the merge runs (run it in the course, or
+  --course DIR), and a result that records none when the course gives the lab a due date now (its
+  submission time is in the class folder only: run that shard's grade-batch again in the course).
+
+Lateness is the course's now, as a grade-batch rerun of the whole class records it: each result's
+recorded facts (its submission time, the platform's dates) under the course's current due dates,
+extensions and policy (batch.recorded_lateness_now: Deadlines.reassess); a result whose lateness
+changed (an extension granted between the shard runs and the merge) has it recorded again with its
+feedback page, as grade-batch does (batch.with_lateness, batch.record_texts), the engine's record as
+the shard graded it.
 
 Resumable like grade-batch: a result already in the output folder as the shard has it is not written
 again, a feedback page is copied when it is its result's (the hash the result records) and rendered
 otherwise; the gradebook and grades.csv are written from the whole record at the end of each run.
+Each result is read, parsed and checked once; a result or page is copied as a hard link to the very
+file read when the output is on the shard's filesystem (grade-batch and merge replace files, never
+write into them, so the two folders cannot change each other), else written.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from autograder.classroom.batch import (OutputFolderError, check_output, class_attention, load_result, read_result,
+from autograder.classroom.batch import (OutputFolderError, _why_reassess, check_output, class_attention, load_result,
+                                        read_regular, read_result, record_texts, recorded_lateness_now, with_lateness,
                                         write_class_record)
-from autograder.classroom.deadlines import Lateness
+from autograder.classroom.deadlines import Deadlines, Lateness, course_deadlines, known_labs
 from autograder.classroom.feedback import render_feedback, write_atomic
 from autograder.classroom.fingerprints import LABELS, MACHINE, grader_changes, machine_differences, machine_versions
-from autograder.classroom.gradebook import GradebookWriter, record_scores, sqlite_url
+from autograder.classroom.gradebook import GradebookWriter, sqlite_url
 from autograder.classroom.shards import MANIFEST, read_manifest
+from autograder.engine.results import record_item_scores
 from autograder.engine.spec import Assignment
 
 
@@ -49,6 +70,7 @@ class ShardFolder:
     students: list[str]
     results: dict[str, tuple[str, dict]] = field(default_factory=dict)   # student -> (file text, parsed)
     scores: dict[str, dict[str, float]] = field(default_factory=dict)    # student -> item -> score (as checked)
+    files: dict[str, os.stat_result] = field(default_factory=dict)       # student -> their result file as read
 
     @property
     def name(self) -> str:
@@ -62,6 +84,7 @@ class MergeSummary:
     written: list[str] = field(default_factory=list)      # results new or changed in the output folder
     unchanged: list[str] = field(default_factory=list)    # results already there as the shard has them
     pages: int = 0                                         # feedback pages written
+    reassessed: dict[str, str] = field(default_factory=dict)   # student -> why their lateness was recorded again
     attention: dict[str, list[str]] = field(default_factory=dict)
     csv_path: Path | None = None
     db_url: str = ""
@@ -85,19 +108,41 @@ def read_shard(folder: Path, assignment: Assignment) -> ShardFolder:
         raise MergeRefused(f"{folder} is a shard of {manifest['assignment']}, not {assignment.id}")
     shard = ShardFolder(folder, manifest["shard"], manifest["of"], manifest["class"], sorted(manifest["students"]))
     missing = []
+    if (folder / "results").is_symlink():
+        raise MergeRefused(f"{shard.name}: its results folder is a symbolic link; a shard's results are the files "
+                           "grade-batch --shard wrote there (a link is never followed)")
     for student in shard.students:
-        found = read_result(folder / "results" / f"{student}.json")
+        path = folder / "results" / f"{student}.json"
+        found = read_result(path)
+        if found is None and path.is_symlink():
+            raise MergeRefused(f"{shard.name}: {path.name} is a symbolic link, not a result grade-batch wrote "
+                               "(a link is never followed); grade that shard again into a fresh folder")
+        if found is None and path.exists():
+            raise MergeRefused(f"{shard.name}: {path.name} is not a result grade-batch wrote ({_unreadable(path)}); "
+                               "grade that shard again into a fresh folder")
         if found is None or found[1]["scalelabs"].get("assignment") != assignment.id \
                 or found[1]["scalelabs"].get("student") != student:
             missing.append(student)
             continue
-        text, data, record = found
+        text, data, scores, shard.files[student] = found
         shard.results[student] = (text, data)
-        shard.scores[student] = record_scores(record)
+        shard.scores[student] = scores
     if missing:
         raise MergeRefused(f"{shard.name} is not finished: {len(missing)} of its {len(shard.students)} students have "
                            f"no result ({_some(missing)}); run that shard's grade-batch again (it resumes)")
     return shard
+
+
+def _unreadable(path: Path) -> str:
+    """What is wrong with a results file read_result refused, in a few words (the refusal's path only)."""
+    try:
+        data = json.loads(read_regular(path)[0])
+        if not isinstance(data, dict) or not isinstance(data.get("scalelabs"), dict):
+            return "no scalelabs record"
+        record_item_scores(data)
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        return " ".join(str(exc).split())[:200] or type(exc).__name__
+    return "it cannot be read"
 
 
 def check_shards(shards: list[ShardFolder]) -> None:
@@ -189,24 +234,74 @@ def _check_out(out_dir: Path, assignment: Assignment, shards: list[ShardFolder],
     return there, others
 
 
-def _page(shard: ShardFolder, student: str, data: dict, title: str) -> str:
-    """The student's feedback page: the shard's when it is its result's (the recorded hash), else rendered."""
+def _page(shard: ShardFolder, student: str, data: dict, title: str) -> tuple[str, os.stat_result | None]:
+    """The student's feedback page: the shard's (and its file's status) when it is its result's (the
+    recorded hash), else rendered (and None)."""
     try:
-        page = (shard.folder / "feedback" / f"{student}.html").read_text(encoding="utf-8")
+        page, status = read_regular(shard.folder / "feedback" / f"{student}.html")   # a link is never followed
         if hashlib.sha256(page.encode()).hexdigest() == data["scalelabs"].get("feedback"):
-            return page
-    except OSError:
+            return page, status
+    except (OSError, ValueError):
         pass
-    return render_feedback(title, student, data, data["scalelabs"].get("view", "after"))
+    return render_feedback(title, student, data, data["scalelabs"].get("view", "after")), None
 
 
-def merge(assignment: Assignment, folders: Sequence[Path], out_dir: Path, db_url: str | None = None) -> MergeSummary:
+def _place(dest: Path, text: str, source: Path, read: os.stat_result | None) -> None:
+    """`dest` made to hold `text`, read from the shard's file `source` (its status `read`, None when the
+    text is not the file's): a hard link to that file when it is still the very file read (same inode,
+    size and modification time: grade-batch never writes a file in place, it replaces it) and the
+    output is on its filesystem, else written (write_atomic). A link is made under a temporary name and
+    checked before it replaces `dest`, so a shard file swapped for a link or another file since it was
+    read is never what the merge leaves."""
+    if read is not None:
+        tmp = dest.with_name(f".{dest.name}.{os.getpid()}.link")
+        try:
+            os.link(source, tmp, follow_symlinks=False)
+            now = os.lstat(tmp)
+            if stat.S_ISREG(now.st_mode) and (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) == \
+                    (read.st_dev, read.st_ino, read.st_size, read.st_mtime_ns):
+                os.replace(tmp, dest)
+                return
+            os.unlink(tmp)
+        except OSError:          # another filesystem, a file the merge may not link (protected_hardlinks)
+            with suppress(OSError):
+                os.unlink(tmp)
+    write_atomic(dest, text)
+
+
+def lateness_now(assignment: Assignment, shards: list[ShardFolder], deadlines: Deadlines) -> dict[str, tuple[str, dict]]:
+    """student -> (why, their result with its lateness recorded again) for each result whose lateness
+    under the course's deadlines now is not the one its shard recorded (module docstring); MergeRefused
+    where the result cannot say it."""
+    changed = {}
+    for shard in shards:
+        for student, (_, data) in sorted(shard.results.items()):
+            if not deadlines.where and data["scalelabs"].get("late") is not None:
+                raise MergeRefused(f"{shard.name}: {student}'s result records lateness under a course's [deadlines], "
+                                   "and no course (scalelabs.toml) is found here: run merge in the course folder, or "
+                                   "pass --course DIR, so that its due dates and extensions now apply")
+            try:
+                late = recorded_lateness_now(deadlines, assignment.id, student, data)
+            except ValueError as exc:
+                raise MergeRefused(f"{shard.name}: {exc}: only the class folder has their submission time; run that "
+                                   "shard's grade-batch again in the course (it records their lateness without "
+                                   "regrading), or grade-batch the class") from None
+            if why := _why_reassess(data, late):
+                changed[student] = (why, with_lateness({**data, "scalelabs": dict(data["scalelabs"])}, late))
+    return changed
+
+
+def merge(assignment: Assignment, folders: Sequence[Path], out_dir: Path, db_url: str | None = None,
+          deadlines: Deadlines | None = None) -> MergeSummary:
     """Merge the shards in `folders` into `out_dir` (module docstring); MergeRefused, OutputFolderError
-    before anything is written; GradebookUnavailable (grades.csv from the results alone) at the end."""
+    before anything is written; GradebookUnavailable (grades.csv from the results alone) at the end.
+    `deadlines`: the course's (default: those of the course found here, as grade-batch reads them)."""
     if not folders:
         raise MergeRefused("no shard folders given: pass the --out folder of every shard run")
     shards = sorted((read_shard(Path(f), assignment) for f in folders), key=lambda s: (s.k, str(s.folder)))
     check_shards(shards)
+    reassessed = lateness_now(assignment, shards, deadlines if deadlines is not None
+                              else course_deadlines(labs=known_labs(assignment.id)))
     reference = next((data["scalelabs"] for shard in shards for _, data in shard.results.values()), None)
     out_dir = Path(out_dir)
     try:
@@ -214,24 +309,30 @@ def merge(assignment: Assignment, folders: Sequence[Path], out_dir: Path, db_url
     except OutputFolderError as exc:
         raise MergeRefused(str(exc)) from None
     there, others = _check_out(out_dir, assignment, shards, reference)
-    summary = MergeSummary(out_dir, shards=len(shards))
+    summary = MergeSummary(out_dir, shards=len(shards), reassessed={s: why for s, (why, _) in reassessed.items()})
     summary.db_url = db_url or sqlite_url(out_dir / "gradebook.db")
     with GradebookWriter(summary.db_url, assignment) as gradebook:   # nbgrader loads while the files are copied
         for shard in shards:
             for student, (text, data) in sorted(shard.results.items()):
-                page = _page(shard, student, data, assignment.title)
+                if student in reassessed:   # the result with its lateness now, and its page, as grade-batch writes them
+                    data = reassessed[student][1]
+                    (page, text), page_read, read = record_texts(assignment.title, student, data), None, None
+                    shard.results[student] = (text, data)
+                else:
+                    (page, page_read), read = _page(shard, student, data, assignment.title), shard.files[student]
                 page_path = out_dir / "feedback" / f"{student}.html"
                 try:
                     page_same = page_path.read_text(encoding="utf-8") == page
                 except OSError:
                     page_same = False
                 if not page_same:   # the page first, then the result that records it (as grade-batch)
-                    write_atomic(page_path, page)
+                    _place(page_path, page, shard.folder / "feedback" / f"{student}.html", page_read)
                     summary.pages += 1
                 if there.get(student) == text:
                     summary.unchanged.append(student)
                 else:
-                    write_atomic(out_dir / "results" / f"{student}.json", text)
+                    _place(out_dir / "results" / f"{student}.json", text, shard.folder / "results" / f"{student}.json",
+                           read)
                     summary.written.append(student)
         merged = {s: data for shard in shards for s, (_, data) in shard.results.items()}
         # the lab's whole record, in the order grade-batch reads it from results/ (all_results)

@@ -63,7 +63,7 @@ from autograder.classroom.submitted_at import from_gradescope
 from autograder.course import course_root, package_dirs
 from autograder.classroom.upload import graded_folder, no_lab_line, put_provided
 from autograder.engine.config import config_from_table, course_document, feedback_from_table
-from autograder.engine.sandbox import SandboxUnavailable, check_jail_soon
+from autograder.engine.sandbox import SandboxUnavailable, check_jail_soon, jail_beside_the_check
 from autograder.engine.secret import ZIP_NAME as SECRET_IN_ZIP, CourseSecret, create_secret, read_secret
 
 if TYPE_CHECKING:   # the plugin imports hypothesis and the lab only once the sandbox's start check runs
@@ -357,7 +357,7 @@ class EngineOverride(AbstractOtterPlugin):
                     (top / UPLOAD_ENTRY).unlink(missing_ok=True)
                 try:
                     self.result = grade_submission(self.assignment, folder, self.student, config=config, secrets=secrets,
-                                                   secret=secret)
+                                                   secret=secret, ahead=jail_beside_the_check(self.assignment.module, config))
                 except SandboxUnavailable:
                     raise
                 except Exception as error:  # noqa: BLE001  (the grader never crashes on a submission)

@@ -102,7 +102,12 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     show = config.show_expected if show_expected is None else show_expected
     budget = config.budget_s if budget_s is None else budget_s
     answers = [q.id for q in assignment.questions] + [c.id for c in assignment.challenges]
-    submission = read_submission(submission_dir, assignment.id, answers)   # its tree and notebook, read once
+    try:
+        submission = read_submission(submission_dir, assignment.id, answers)   # its tree and notebook, read once
+    except BaseException:
+        if ahead is not None:   # its jail and folder go now, not when this process ends
+            ahead.close()
+        raise
     if provided_from is not None:
         submission = replace(submission, tree=_provided_as_released(submission.tree, Path(provided_from),
                                                                     assignment.provided))
@@ -118,7 +123,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
                            secrets=secrets, outputs=outputs, provided=assignment.provided)
     with box:
         if box is ahead:
-            box.take(submission, deadline, assignment.provided)
+            box.take(submission, deadline, assignment.provided, secrets)
         faults = []
         gradings: dict[str, ItemGrading | Exception] = {}
         for public in (True, False):   # every public check before any hidden input reaches the worker

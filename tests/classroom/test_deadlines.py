@@ -146,6 +146,19 @@ def test_a_tas_csv_names_the_line_at_fault(tmp_path):
         read_timestamps(csv_path, "lab")
 
 
+def test_a_tas_csv_with_a_lab_column_gives_each_lab_its_own_rows(tmp_path):
+    """A term's one CSV: this lab's rows (and rows with a blank lab) time this lab; another lab's row never
+    does, nor counts as the student listed twice."""
+    csv_path = tmp_path / "times.csv"
+    csv_path.write_text("student,lab,submitted_at\nann,other,2026-11-09T08:00:00+00:00\n"
+                        "ann,lab,2026-11-11T08:00:00+00:00\nbo,other,2026-11-09T09:00:00+00:00\n"
+                        "cy,,2026-11-11T10:00:00+00:00\n")
+    rows = read_timestamps(csv_path, "lab")
+    assert sorted(rows) == ["ann", "cy"], rows        # bo handed in the other lab only
+    assert rows["ann"].when == datetime(2026, 11, 11, 8, 0, tzinfo=timezone.utc) and rows["ann"].source == "times.csv line 3"
+    assert read_timestamps(csv_path, "other")["ann"].source == "times.csv line 2"
+
+
 def test_a_groups_time_is_its_earliest_members_row(tmp_path):
     """A TA's CSV of a group submission (one folder, two students): the group handed in when its first
     member did (submitted_at's class_times), whatever order the rows come in; a group with no row says so."""
@@ -198,6 +211,22 @@ def test_the_zips_copy_reads_back_the_same(tmp_path):
     for student, late_by in [("ann", timedelta(hours=30)), ("kim", timedelta(hours=30)), ("ann", timedelta(minutes=5))]:
         when = SubmissionTime(DUE + late_by, "t")
         assert again.assess("lab", student, when, NOW) == d.assess("lab", student, when, NOW)
+
+
+def test_one_labs_zip_carries_only_that_labs_extensions(tmp_path):
+    """lee is extended in another lab, not this one: on Gradescope (the zip's copy) lee's late work in this lab
+    costs what it costs natively, and kim's extension here still holds."""
+    (tmp_path / "extensions.csv").write_text("student,lab,due\nkim,lab,2026-11-12T23:59:00\n"
+                                             "lee,other,2026-11-20T23:59:00\n")
+    table = {"timezone": "America/Los_Angeles", "policy": "per_day", "penalty_percent": 10,
+             "extensions": "extensions.csv", "lab": {"due": DUE.replace(tzinfo=None)},
+             "other": {"due": DUE.replace(tzinfo=None)}}
+    d = deadlines_from_table(table, tmp_path / "scalelabs.toml", {"lab", "other"})
+    again = Deadlines.from_settings("lab", d.settings("lab"), "otter_config.json")
+    when = SubmissionTime(DUE + timedelta(hours=30), "t")
+    assert again.assess("lab", "lee", when, NOW).penalty_percent == d.assess("lab", "lee", when, NOW).penalty_percent == 20
+    assert again.assess("lab", "kim", when, NOW).penalty_percent == 0
+    assert d.assess("other", "lee", when, NOW).penalty_percent == 0    # where lee is extended
 
 
 def test_an_extension_for_a_student_not_in_the_class_is_refused_by_name(tmp_path):

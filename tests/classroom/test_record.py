@@ -75,3 +75,27 @@ def test_why_a_students_lateness_alone_is_recorded_again(now, why):
     assert _why_reassess({"scalelabs": {"late": LATE.to_json()}}, now) == why
     if now is not None:
         assert _why_reassess({"scalelabs": {}}, now) == "the lab's due date was set"
+
+
+def test_grades_csv_names_an_override_to_zero_and_a_time_that_needs_a_person():
+    """What a TA reads in grades.csv: ann's `a`, set to 0 by hand in formgrader, is in her overridden
+    column (an override to nothing is still an override); cy's submission time cannot be used, so her
+    row says she needs a person, and why; bob, graded and untouched, has neither."""
+    import csv
+    import io
+    from types import SimpleNamespace
+
+    from autograder.classroom.record import grades_csv, record_rows
+
+    lab = SimpleNamespace(id="lab", item_ids=["a", "b"], total_points=10.0)
+    unusable = replace(LATE, status="unknown", submitted_at="", late_by_s=0.0, penalty_percent=0.0,
+                       note="timestamp.txt gives 2026-11-10 10:00:00 without a time zone")
+    results = {s: {"scalelabs": {"late": (unusable if s == "cy" else LATE).to_json()}} for s in ("ann", "bob", "cy")}
+    book = {"ann": {"a": CellGrade(1.0, 0.0, None), "b": CellGrade(3.0, None, None)},
+            "bob": {"a": CellGrade(1.0, None, None), "b": CellGrade(3.0, None, None)}}
+    rows = record_rows(lab, results, book, scores={s: {"a": 1.0, "b": 3.0} for s in results})
+    table = {r["student"]: r for r in csv.DictReader(io.StringIO(grades_csv(lab, rows)))}
+    assert (table["ann"]["overridden"], table["ann"]["raw_score"], table["ann"]["engine_score"]) == ("a", "3.0", "4.0")
+    assert "the submission time cannot be used (timestamp.txt gives 2026-11-10 10:00:00 without a time zone)" \
+        in table["cy"]["needs_attention"]
+    assert (table["bob"]["overridden"], table["bob"]["needs_attention"], table["ann"]["needs_attention"]) == ("", "", "")

@@ -1,7 +1,8 @@
-"""Deadline attacks we keep (issue 38): a student with a deadline against the Gradescope door and a regrade
-of Gradescope's export, each beside an honest classmate. The engine's work is not the subject here: it
-is a fixed result (half of every item's points), so each attack costs milliseconds; the table of cases
-through every door, with the real engine, is tests/doors/test_late_work_doors.py.
+"""Deadline attacks we keep (issue 38): a student with a deadline against the Gradescope door, a regrade
+of Gradescope's export and the times a course reads, each beside an honest classmate. The engine's work is
+not the subject here: it is a fixed result (half of every item's points), so each attack costs milliseconds;
+the table of cases through every door, with the real engine and a real `otter run` per case (and the upload
+that carries its own time, dates and course), is tests/doors/test_late_work_doors.py.
 
 Course policy: 10 % per started day late, at most 30 %; due DUE (UTC)."""
 from __future__ import annotations
@@ -308,3 +309,50 @@ def test_nbgrader_export_prices_the_penalty_on_the_score_of_record_as_it_is_now(
     (root / "scalelabs.toml").write_text((root / "scalelabs.toml").read_text().replace(
         'max_penalty_percent = 30\n', 'max_penalty_percent = 30\nextensions = "extensions.csv"\n'))
     assert float(exported()["final_score"]) == pytest.approx(raw)
+
+
+# --- session 13: a fresh round (the real `otter run` of an upload carrying its own time, dates, course and a
+# module rewriting the metadata is tests/doors/test_late_work_doors.py::test_otter_run_takes_no_time_or_date_...)
+
+def test_a_resubmission_after_the_due_date_is_priced_at_its_own_time(assignment, submissions, half_marks, tmp_path):
+    """Sue hands in on time, then again 26 h after the due date (no submission limit): Gradescope's score is the
+    last upload's, so it is priced at its own created_at (20 % off), never at the earlier on-time upload's time;
+    its page shows no best answer (the key stays in the "(in full)" tests, which Gradescope shows after the due
+    date). Ian, who handed in once at the same late time, pays the same."""
+    on_time = gradescope_door(assignment, submissions["ada"], tmp_path / "first",
+                              gradescope_metadata({"sue": DUE}, iso(DUE - timedelta(hours=1)), DUE))
+    assert on_time["score"] == half_marks
+    previous = [{"submission_time": iso(DUE - timedelta(hours=1)), "score": on_time["score"], "results": on_time}]
+    again = gradescope_door(assignment, submissions["ada"], tmp_path / "again",
+                            gradescope_metadata({"sue": DUE}, iso(DUE + timedelta(hours=26)), DUE, previous))
+    once = gradescope_door(assignment, submissions["ada"], tmp_path / "once",
+                           gradescope_metadata({"ian": DUE}, iso(DUE + timedelta(hours=26)), DUE))
+    assert again["score"] == once["score"] == pytest.approx(half_marks * 0.8)
+    assert gradescope.kept_from(again) is None and "Submission limit" not in again["output"]
+    late = again["extra_data"]["scalelabs"]["late"]
+    assert late["status"] == "late" and late["penalty_percent"] == 20
+
+
+@pytest.mark.parametrize("written, offsets", [("2026-11-01T01:30:00", "-07:00 or -08:00"),    # the clocks go back
+                                              ("2026-03-08T02:30:00", "")])                    # ... go forward
+def test_a_local_time_the_clock_change_makes_ambiguous_or_skips_is_refused_not_guessed(written, offsets, tmp_path):
+    """A TA's --timestamps CSV in the course's zone (America/Los_Angeles, no offset), as a platform's download
+    writes local times. At 01:30 on the night the clocks go back, Los Angeles lives that half hour twice: before,
+    the first (PDT) was taken, so a student who handed in at 01:30 PST was recorded an hour early (an hour's
+    penalty less under `per_hour`); 02:30 on the night they go forward never happened there, and was taken as
+    03:30. Now the row is refused with its line and both readings; a time with its offset (the honest
+    classmate's row) is read as written."""
+    from autograder.classroom.submitted_at import TimestampsError, read_timestamps
+
+    bad = tmp_path / "times.csv"
+    bad.write_text(f"student,submitted_at\nian,2026-11-02T09:00:00\nsue,{written}\n")
+    with pytest.raises(TimestampsError) as refused:
+        read_timestamps(bad, "lab", "America/Los_Angeles")
+    said = str(refused.value)
+    assert f"{bad} line 3" in said and written in said and "America/Los_Angeles" in said, said
+    assert offsets in said and ("twice" if offsets else "never") in said, said
+    good = tmp_path / "good.csv"
+    good.write_text(f"student,submitted_at\nian,2026-11-02T09:00:00\nsue,{written}-08:00\n")
+    times = read_timestamps(good, "lab", "America/Los_Angeles")
+    assert times["sue"].when == datetime.fromisoformat(f"{written}-08:00")
+    assert times["ian"].when == datetime(2026, 11, 2, 17, 0, tzinfo=timezone.utc)

@@ -218,8 +218,8 @@ def test_nbgrader_feedback_shows_the_penalty_and_why(autograded, late_course, as
 
 # --- otter run, on Gradescope's layout: the time is Gradescope's created_at ----------------------------
 
-# students graded through the Gradescope zip (a run each is ~10 s): late, extended and on time, extended
-# and late, and one Gradescope gives no created_at for (a local run)
+# students of the table's real `otter run`s (gradescope_results, below) that these tests read: late, extended
+# and on time, extended and late, capped; and one Gradescope gives no created_at for (a local run)
 ON_GRADESCOPE = ["late", "extended", "extended_late", "capped"]
 FORGED = nbgrader_stamp(DUE - timedelta(days=1))    # a timestamp.txt in the upload claiming a day early
 
@@ -230,38 +230,57 @@ def gradescope_metadata(users: dict[str, datetime], created_at: str | None, lab_
     return door_helpers.gradescope_metadata(users, created_at, lab_due, previous)
 
 
-def gradescope_run(zip_path: Path, folder: Path, work: Path, student: str, created_at: str | None) -> dict:
-    """The zip's autograder run as on Gradescope (otter's run_autograder in /autograder's layout), with
-    the submission_metadata.json Gradescope writes (`gradescope_metadata`: no extension in Gradescope,
-    so the zip's extensions.csv gives theirs)."""
-    ag = work / student / "autograder"
+def gradescope_layout(zip_path: Path, folder: Path, ag: Path, metadata: dict) -> Path:
+    """/autograder as Gradescope lays it out for one upload: the zip in source/, the upload's files in
+    submission/ (with a forged timestamp.txt: the student's file is never the time), and the
+    submission_metadata.json Gradescope writes beside them."""
     for sub in ("source", "submission", "results"):
         (ag / sub).mkdir(parents=True)
     with zipfile.ZipFile(zip_path) as zf:
         zf.extractall(ag / "source")
     shutil.copytree(folder, ag / "submission", dirs_exist_ok=True)
-    (ag / "submission" / "timestamp.txt").write_text(FORGED)     # the student's file: never the time
-    metadata = gradescope_metadata({student: DUE}, created_at)
+    (ag / "submission" / "timestamp.txt").write_text(FORGED)
     (ag / "submission_metadata.json").write_text(json.dumps(metadata))
-    run([str(BIN / "python"), "-c", "import sys; from otter.run.run_autograder import main; "
-         "main(sys.argv[1], otter_run=True, logo=False)", str(ag)], work, without_rfc3987=True)
+    return ag
+
+
+def start_otter_run(ag: Path) -> subprocess.Popen:
+    """otter's run_autograder of the zip in `ag` (what Gradescope's run_autograder script calls), as a
+    process of its own; its results are ag/results/results.json. (Not from ag's parent: its folder named
+    autograder/ would be the `autograder` package for `python -c`.)"""
+    return subprocess.Popen([str(BIN / "python"), "-c", "import sys; from otter.run.run_autograder import main; "
+                             "main(sys.argv[1], otter_run=True, logo=False)", str(ag)], cwd=ag.parent.parent,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=door_helpers.env(without_rfc3987=True))
+
+
+def finish_otter_run(ag: Path, process: subprocess.Popen) -> dict:
+    output, _ = process.communicate()
+    assert process.returncode == 0, f"otter run in {ag} failed:\n{output}"
     return json.loads((ag / "results" / "results.json").read_text())
 
 
+def otter_runs(zip_path: Path, work: Path, runs: dict[str, tuple[Path, dict]], at_once: int = 2) -> dict[str, dict]:
+    """name -> results.json of a real `otter run` of the zip on each (upload folder, metadata), in
+    work/<name>/autograder, `at_once` processes at a time (two cores: a run is one process, mostly the
+    engine's sandboxed grading)."""
+    pending, running, done = list(runs.items()), {}, {}
+    while pending or running:
+        while pending and len(running) < at_once:
+            name, (folder, metadata) = pending.pop(0)
+            ag = gradescope_layout(zip_path, folder, work / name / "autograder", metadata)
+            running[name] = (ag, start_otter_run(ag))
+        name = next(iter(running))
+        ag, process = running.pop(name)
+        done[name] = finish_otter_run(ag, process)
+    return done
+
+
 @pytest.fixture(scope="module")
-def on_gradescope(late_course, assignment, batch_of_submitted, tmp_path_factory):
-    """student -> results.json of the course's zip (its [deadlines] and extensions inside) on Gradescope."""
-    root, folders = late_course
-    work = tmp_path_factory.mktemp("gradescope")
-    for name in ("pyproject.toml", "README.md"):     # the course is a clone of scalelabs
-        shutil.copyfile(REPO / name, root / name)
-    zip_path = otter_door.build_zip(assignment.id, work / "autograder.zip", assignment=assignment,
-                                    release_dir=root / "release" / assignment.id,
-                                    declaration="release_toy:ASSIGNMENT", course=root)
-    out = {s: gradescope_run(zip_path, folders[s], work, s, TIMES[s][0].astimezone(timezone.utc).isoformat())
-           for s in ON_GRADESCOPE}
-    out["missing"] = gradescope_run(zip_path, folders["missing"], work, "missing", None)
-    return out
+def on_gradescope(gradescope_results):
+    """student -> results.json of a real `otter run` of the course's zip on Gradescope's layout (the
+    table's runs below; extensions given in Gradescope's interface), and `missing`: no created_at."""
+    return {s: gradescope_results[s] for s in [*ON_GRADESCOPE, "missing"]}
 
 
 def test_otter_run_scores_as_grade_batch(on_gradescope, batch_of_submitted):
@@ -292,6 +311,43 @@ def test_otter_run_without_created_at_applies_no_penalty(on_gradescope, batch_of
     assert penalty["score"] == 0 and "no late penalty was applied" in penalty["output"]
     assert "Gradescope gave no created_at" in penalty["output"]
     assert results["score"] == pytest.approx(float(rows["missing"]["engine_score"]), abs=1e-6)
+
+
+def test_otter_run_takes_no_time_or_date_from_what_the_upload_carries(on_gradescope, gradescope_results):
+    """sly (`sly_upload`: a forged submission_metadata.json, a course and extensions.csv of its own, a notebook
+    claiming an early time, a module rewriting every submission_metadata.json it can reach while it is graded)
+    hands in late's work 26 h late: a real `otter run` prices sly as late, on Gradescope's created_at and
+    the class's due date, as it prices late (the honest classmate: the same work at the same time)."""
+    sly, late = gradescope_results["sly"], on_gradescope["late"]
+    record, honest = sly["extra_data"]["scalelabs"]["late"], late["extra_data"]["scalelabs"]["late"]
+    assert record["penalty_percent"] == honest["penalty_percent"] == TIMES["late"][1], record
+    assert record["source"] == "Gradescope created_at" and record["due"] == record["lab_due"] == honest["lab_due"]
+    raw = Result.from_gradescope(sly).score
+    assert 0 < raw < 10 and sly["score"] == pytest.approx(expected_final(raw, TIMES["late"][1]), abs=1e-6)
+    assert "extended from" not in sly["output"]
+
+
+def test_an_upload_after_the_due_date_shows_no_best_answer_before_gradescope_shows_the_rest(gradescope_results,
+                                                                                              raw_scores):
+    """Issue 37's "best answer with the feedback after the due date", through real `otter run`s: late's upload
+    26 h after the due date, and olly's second upload then (a resubmission after the due date, over the
+    limit: the on-time upload's results are kept). Both hold a wrong prediction: no test a student sees at once
+    (nor the top-level output) names the best answer; it is in the "(in full)" test, which Gradescope shows
+    after the due date (its late due date where one is set). The score of record is late's raw less 20 %, and
+    the kept on-time upload's raw for olly, not the resubmission's."""
+    for name in ("late", "olly"):
+        results = gradescope_results[name]
+        visible = [t for t in results["tests"] if t.get("visibility") == "visible"]
+        in_full = [t for t in results["tests"] if t["name"].endswith(gradescope.IN_FULL)]
+        assert visible and in_full, name
+        assert not any("The best answer is" in t.get("output", "") for t in visible), name
+        assert "The best answer is" not in results["output"], name
+        assert any("The best answer is" in t.get("output", "") for t in in_full), name
+        assert all(t["visibility"] == "after_due_date" for t in in_full), name
+    assert gradescope_results["late"]["score"] == pytest.approx(expected_final(raw_scores["late"]["late"], 20), abs=1e-6)
+    olly = gradescope_results["olly"]
+    assert gradescope.kept_from(olly) is not None
+    assert olly["score"] == pytest.approx(raw_scores["an upload over the submission limit"]["olly"], abs=1e-6)
 
 
 # --- the class report from every door ------------------------------------------------------------------
@@ -487,8 +543,8 @@ def test_nbgrader_reads_a_time_written_in_another_zone_as_the_instant_it_names(w
 # due date, each user's own, created_at, previous_submissions); in an export what the autograder recorded.
 # The final score (after late work) of every student must be the same in every door. The engine's work is
 # shared: grade-batch and `nbgrader autograde` grade the class once (the module's fixtures above); the
-# Gradescope door runs in-process on each case's metadata with the engine's result of that student from
-# grade-batch (the real `otter run` is above, `on_gradescope`); the export's regrade resumes from
+# Gradescope door is a real `otter run` of one zip (built once, `table_zip`) per case, on the
+# submission_metadata.json Gradescope would write, two processes at a time; the export's regrade resumes from
 # grade-batch's results (only the group and the kept upload are new to it); the later states (a due date
 # moved, an override, an extension added) record lateness again without grading anyone.
 
@@ -615,21 +671,6 @@ def nbgrader_table(late_course, assignment, autograded, tmp_path_factory):
 DECLARATION = "release_toy:ASSIGNMENT"
 
 
-def in_process(assignment, config: dict, folder: Path, work: Path, metadata: dict) -> dict:
-    """The otter plugin's run of one upload on Gradescope's metadata (before_grading, after_grading: what
-    `otter run` calls), in this process; results.json."""
-    from otter.test_files import GradingResults
-
-    top = work / "submission"
-    shutil.copytree(folder, top)
-    (top / "timestamp.txt").write_text(FORGED)        # the student's file: never the time
-    plugin = otter_door.EngineOverride(str(top / f"{assignment.id}.ipynb"), metadata, config)
-    plugin.before_grading(None)
-    results = GradingResults([])
-    plugin.after_grading(results)
-    return results.to_gradescope_dict(None)
-
-
 def gradescope_finals(results: dict) -> dict[str, float]:
     """Each member's own final score in a results.json (the door records each member's lateness)."""
     raw = Result.from_gradescope(results).score
@@ -639,44 +680,91 @@ def gradescope_finals(results: dict) -> dict[str, float]:
 
 
 @pytest.fixture(scope="module")
-def gradescope_results(late_course, assignment, batch_of_submitted, tmp_path_factory):
-    """name -> results.json of the Gradescope door for each case, on the metadata Gradescope would write:
-    extensions are given in Gradescope's interface (each user's own due date), not in the zip."""
-    from autograder.classroom.deadlines import course_deadlines
-    from autograder.engine import grade
+def table_zip(late_course, assignment, tmp_path_factory):
+    """The course's autograder zip as the table puts it on Gradescope, built once: its [deadlines] (the
+    policy, the class's due date) and `[feedback] submission_limit = 1`, and no extensions.csv: extensions
+    are given in Gradescope's interface (each user's own due date in the metadata). (The zip's own
+    extensions.csv on a real run: tests/doors/test_otter_try.py.)"""
+    root, _ = late_course
+    for name in ("pyproject.toml", "README.md"):     # the course is a clone of scalelabs
+        shutil.copyfile(REPO / name, root / name)
+    toml = root / "scalelabs.toml"
+    text = toml.read_text().replace('extensions = "extensions.csv"\n', "") + "\n[feedback]\nsubmission_limit = 1\n"
+    with changed(toml, text):
+        return otter_door.build_zip(assignment.id, tmp_path_factory.mktemp("table-zip") / "autograder.zip",
+                                    assignment=assignment, release_dir=root / "release" / assignment.id,
+                                    declaration=DECLARATION, course=root)
 
+
+SLY_CLAIM = DUE - timedelta(days=1)            # what sly's upload says of its time
+SLY_DUE = DUE + timedelta(days=30)             # ... and of sly's due date
+
+
+def sly_upload(honest: Path, dest: Path, assignment) -> Path:
+    """`late`'s hand-in (26 h late) carrying everything a student could put in an upload to claim time: a
+    submission_metadata.json of its own (created a day early, due in a month), a course of its own
+    (nbgrader_config.py, scalelabs.toml with no late policy and a due date in a month, an extensions.csv
+    row for sly), a notebook whose metadata claims an early submission, and a module that, when imported,
+    writes its forged submission_metadata.json over every one it can reach (/autograder's, the folder's,
+    the ones above the working directory)."""
+    shutil.copytree(honest, dest)
+    forged = gradescope_metadata({"sly": SLY_DUE}, SLY_CLAIM.astimezone(timezone.utc).isoformat(), SLY_DUE)
+    (dest / "submission_metadata.json").write_text(json.dumps(forged))
+    (dest / "nbgrader_config.py").write_text("c = get_config()\n")
+    (dest / "scalelabs.toml").write_text(f'[deadlines]\ntimezone = "UTC"\npolicy = "none"\nextensions = "extensions.csv"\n'
+                                        f'[deadlines.{assignment.id}]\ndue = {SLY_DUE.replace(tzinfo=None).isoformat()}\n')
+    (dest / "extensions.csv").write_text(f"student,lab,due\nsly,{assignment.id},{SLY_DUE.isoformat()}\n")
+    notebook = dest / f"{assignment.id}.ipynb"
+    nb = json.loads(notebook.read_text())
+    nb["metadata"]["scalelabs"] = {"submitted_at": SLY_CLAIM.isoformat()}
+    nb["metadata"]["created_at"] = SLY_CLAIM.isoformat()
+    notebook.write_text(json.dumps(nb))
+    module = dest / f"{assignment.module}.py"
+    module.write_text(module.read_text() + f"""
+
+import json as _json, os as _os
+for _where in ("/autograder", _os.getcwd(), _os.path.dirname(_os.path.abspath(__file__)),
+               *[_os.path.join(_os.getcwd(), *[".."] * _n) for _n in (1, 2, 3)]):
+    try:
+        with open(_os.path.join(_where, "submission_metadata.json"), "w") as _f:
+            _f.write({json.dumps(json.dumps(forged))})
+    except OSError:
+        pass
+""")
+    return dest
+
+
+@pytest.fixture(scope="module")
+def gradescope_results(late_course, assignment, table_zip, tmp_path_factory):
+    """name -> results.json of a real `otter run` of the table's zip for each case, on the
+    submission_metadata.json Gradescope would write beside the upload: created_at, the class's dates,
+    each user's own (an extension given in Gradescope's interface), previous_submissions. The score is
+    read from the results otter writes; nothing of the door runs in this process."""
     root, folders = late_course
-    _, rows, out = batch_of_submitted
     work = tmp_path_factory.mktemp("gradescope-table")
-    settings = course_deadlines(root / "scalelabs.toml", known_labs(assignment.id)).settings(assignment.id)
-    settings["extensions"] = {}
-    config = otter_door.otter_config(assignment.id, DECLARATION, {}, {"submission_limit": 1},
-                                     settings)["plugins"][0][otter_door.PLUGIN]
-    engine = {p.stem: Result.from_gradescope(json.loads(p.read_text()), student_id=p.stem)
-              for p in (out / "results").glob("*.json")}
-    real = grade.grade_submission
     for name in ("olly_first", "olly_second"):
         folders[name] = samples.materialise(assignment.id, name, work / "uploads" / name, assignment=assignment,
                                             release_dir=root / "release" / assignment.id, samples_dir=root / "samples")
     iso = lambda moment: moment.astimezone(timezone.utc).isoformat()   # noqa: E731
-    runs = {name: (name, {name: DUE}, TIMES[name][0], DUE) for name in ("early", "grace", "late", "capped")}
-    runs |= {name: (name, {name: EXTENDED}, TIMES[name][0], DUE) for name in ("extended", "extended_late")}
-    runs |= {"moved": ("moved", {"moved": MOVED}, TIMES["moved"][0], MOVED),
-             "group": ("gina", {"gina": DUE, "hal": EXTENDED}, GROUP_TIME, DUE),
-             "capped_after": ("capped", {"capped": EXT_AFTER}, TIMES["capped"][0], DUE),   # regraded after the extension
-             "olly_first": ("olly_first", {"olly": DUE}, DUE - timedelta(hours=1), DUE)}
-    out_results = {}
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(grade, "grade_submission", lambda a, folder, student, **kw: engine[student] if student in engine
-                   else real(a, folder, student, **kw))
-        for name, (folder, users, when, lab_due) in runs.items():
-            out_results[name] = in_process(assignment, config, folders[folder], work / name,
-                                           gradescope_metadata(users, iso(when), lab_due))
-        first = out_results["olly_first"]
-        previous = [{"submission_time": iso(DUE - timedelta(hours=1)), "score": first["score"], "results": first}]
-        out_results["olly"] = in_process(assignment, config, folders["olly_second"], work / "olly",
-                                         gradescope_metadata({"olly": DUE}, iso(GROUP_TIME), previous=previous))
-    return out_results
+    cases = {name: (name, {name: DUE}, TIMES[name][0], DUE) for name in ("early", "grace", "late", "capped")}
+    cases |= {name: (name, {name: EXTENDED}, TIMES[name][0], DUE) for name in ("extended", "extended_late")}
+    cases |= {"moved": ("moved", {"moved": MOVED}, TIMES["moved"][0], MOVED),
+              "group": ("gina", {"gina": DUE, "hal": EXTENDED}, GROUP_TIME, DUE),
+              "capped_after": ("capped", {"capped": EXT_AFTER}, TIMES["capped"][0], DUE),   # regraded after the extension
+              "olly_first": ("olly_first", {"olly": DUE}, DUE - timedelta(hours=1), DUE)}
+    runs = {name: (folders[folder], gradescope_metadata(users, iso(when), lab_due))
+            for name, (folder, users, when, lab_due) in cases.items()}
+    runs["sly"] = (sly_upload(folders["late"], work / "uploads" / "sly", assignment),    # late's work, 26 h late
+                   gradescope_metadata({"sly": DUE}, iso(TIMES["late"][0])))
+    results = otter_runs(table_zip, work, runs)
+    # the second wave (two runs, one per core): an upload whose metadata holds the first wave's results
+    # (Gradescope's previous_submissions), and a local run with no created_at
+    first = results["olly_first"]
+    kept = [{"submission_time": iso(DUE - timedelta(hours=1)), "score": first["score"], "results": first}]
+    results |= otter_runs(table_zip, work, {
+        "olly": (folders["olly_second"], gradescope_metadata({"olly": DUE}, iso(GROUP_TIME), previous=kept)),
+        "missing": (folders["missing"], gradescope_metadata({"missing": DUE}, None))})
+    return results
 
 
 @pytest.fixture(scope="module")

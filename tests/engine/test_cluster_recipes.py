@@ -222,3 +222,16 @@ def test_the_image_copies_what_the_install_reads_and_nothing_of_the_course(tmp_p
     assert done.returncode == 0, done.stderr[-3000:]
     listed = (image / "meta" / "scalelabs.egg-info" / "SOURCES.txt").read_text().split()
     assert {"autograder/doors/prairielearn.py", "labs/lab06_collectives/__init__.py", "reference/collectives.py"} <= set(listed)
+
+
+def test_the_image_is_built_from_the_public_base_or_a_local_one_of_the_same_debian_and_python():
+    """A course builds FROM the public python image; a host without docker.io (this one) passes BASE, and
+    bench/bench_image.py (run by hand: root, minutes) builds and grades with a debootstrapped base of the
+    same Debian release and Python minor version."""
+    steps = containerfile()
+    public = "docker.io/library/python:3.11-slim-bookworm"
+    assert steps[0] == ("ARG", f"BASE={public}") and [a for k, a in steps if k == "FROM"] == ["${BASE}"]
+    bench = (REPO / "bench" / "bench_image.py").read_text()
+    local = re.search(r'^BASE = "(.*)"$', bench, re.M).group(1)
+    assert local.endswith(":3.11-bookworm") and '"--include=python3,python3-venv' in bench and '"bookworm"' in bench
+    assert '"--build-arg", f"BASE={BASE}"' in bench

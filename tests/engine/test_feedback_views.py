@@ -353,6 +353,21 @@ def test_the_record_keeps_both_views_and_a_page_renders_the_one_asked(graded):
     assert "Feedback before the due date" in before and "Feedback before the due date" not in after
 
 
+def test_the_submissions_notes_are_in_one_grade_cell_not_every_one(graded):
+    """A grade cell (nbgrader) shows its item's tests; the notes on the whole submission (how it ran, files
+    not graded) come once, in the first item's cell, never repeated in every cell."""
+    from autograder.engine.views import item_feedback
+
+    result = graded.view("after")
+    notes = result.output.rstrip()
+    items = list(result.item_scores())
+    assert notes and len(items) >= 3, (notes, items)
+    cells = {item: item_feedback(result, item) for item in items}
+    assert notes in cells[items[0]]
+    assert [item for item, text in cells.items() if notes in text] == [items[0]], cells
+    assert not any(notes in item_feedback(result, item, notes=False) for item in items)
+
+
 # --- the order: no public check runs in a worker that has seen a hidden input ------------------------
 
 def test_every_public_check_runs_before_any_hidden_input_reaches_the_worker(tmp_path, monkeypatch):
@@ -397,3 +412,17 @@ def test_a_bad_feedback_setting_stops_grading_with_one_line(tmp_path, toml, said
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1, done.stderr
     assert lines[0].startswith(f"error: {tmp_path / 'scalelabs.toml'}: {said}"), lines
+
+
+def test_a_courses_before_view_settings_are_read_as_written(tmp_path):
+    """A course that turns knobs of [feedback.before] on (the table as docs/staff.md writes it) grades
+    with them, and the Gradescope zip, which carries the same table, reads them too: neither refuses
+    the table, drops a knob or turns on one it does not name."""
+    from autograder.doors.gradescope_settings import feedback_of
+    from autograder.engine.config import load_config
+
+    toml = tmp_path / "scalelabs.toml"
+    toml.write_text('[feedback]\nnative = "before"\n\n[feedback.before]\nkeys = true\nstudent_text = true\n')
+    wanted = FeedbackPolicy(native="before", before=BeforeView(keys=True, student_text=True))
+    assert load_config(toml).feedback == wanted
+    assert feedback_of({"feedback": {"native": "before", "before": {"keys": True, "student_text": True}}}) == wanted

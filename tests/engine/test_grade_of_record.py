@@ -178,6 +178,37 @@ def test_whatever_changes_the_seeds_changes_the_grader_and_nothing_secret_is_kep
     assert "hunter2" not in json.dumps(kept) and kept["settings"]["course_secret"].startswith("sha256:")
 
 
+
+def test_a_changed_before_view_regrades_and_names_the_feedback_setting():
+    """A course that turns on a knob of [feedback.before] (here keys) and runs grade-batch again: the
+    before view is written while grading, so every student is regraded, and the summary says why."""
+    from dataclasses import replace
+
+    from autograder.classroom import fingerprints
+    from autograder.engine.config import BeforeView, FeedbackPolicy, GradingConfig
+    old = fingerprints.grader_fingerprint(TOY, toy.ASSIGNMENT, GradingConfig(), "bubblewrap")
+    for policy in (FeedbackPolicy(before=BeforeView(keys=True)), FeedbackPolicy(native="before")):
+        new = fingerprints.grader_fingerprint(TOY, toy.ASSIGNMENT, replace(GradingConfig(), feedback=policy), "bubblewrap")
+        assert fingerprints.grader_changes(old, new) == ["scalelabs.toml feedback"], policy
+
+
+
+def test_a_changed_file_anywhere_in_the_engine_regrades_its_sandbox_package_too(tmp_path, monkeypatch):
+    """An upgrade that changes only the engine's sandbox package (how a student's code is jailed and
+    called), or only a module beside it, regrades the class as "scalelabs' grading engine"."""
+    from autograder.classroom import fingerprints
+    from autograder.engine.config import GradingConfig
+    engine = tmp_path / "engine"
+    shutil.copytree(fingerprints.ENGINE_DIR, engine, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(fingerprints, "ENGINE_DIR", engine)
+    old = fingerprints.grader_fingerprint(TOY, toy.ASSIGNMENT, GradingConfig(), "bubblewrap")
+    for changed in (next(iter(sorted((engine / "sandbox").glob("*.py")))), engine / "checks.py"):
+        changed.write_text(changed.read_text() + "\n# changed\n")
+        new = fingerprints.grader_fingerprint(TOY, toy.ASSIGNMENT, GradingConfig(), "bubblewrap")
+        assert fingerprints.grader_changes(old, new) == ["scalelabs' grading engine"], changed
+        old = new
+
+
 # --- the record: the gradebook, a manual override, grades.csv and the report ------------------------
 
 def override(db_url: str, student: str, item: str, score: float) -> None:

@@ -204,6 +204,19 @@ def test_explanations_of_the_pick_and_the_key_follow_the_grade(tmp_path):
     assert not any(text in unanswered for text in WHY.values())
 
 
+def test_an_unrecorded_predictions_before_view_keeps_the_key(tmp_path):
+    """An unrecorded wrong answer, before the due date (where the student may still run the reveal and
+    resubmit): the feedback a student reads says it is unrecorded and never names the best answer, its
+    explanation or the takeaway; after the due date it does."""
+    question = dataclasses.replace(Q_WHY, takeaway="ring keeps every link busy at once")
+    graded = grade(submission(tmp_path, WRONG), question)
+    assert unrecorded(graded, WRONG) and f"The best answer is {KEY}: {WHY[KEY]}" in graded.feedback
+    before = graded.brief if graded.brief is not None else graded.feedback
+    assert before.startswith(UNRECORDED) and "Run the notebook from the top" in before
+    assert f"The best answer is {KEY}" not in before and WHY[KEY] not in before, before
+    assert question.takeaway not in before, before
+
+
 def test_a_takeaway_follows_the_grade_never_the_notebook(tmp_path):
     """A reflection's takeaway states its answer: it is shown with the grade (right or wrong), and
     the built notebook does not carry it. Before the due date (the brief view, where a student may

@@ -130,6 +130,55 @@ def test_a_jail_started_ahead_that_died_or_does_not_fit_is_not_used(tmp_path):
     assert result.score == toy.ASSIGNMENT.total_points and other.root is None and not other.alive   # closed, unused
 
 
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap not usable here")
+def test_a_jail_started_beside_the_start_check_gets_no_submission_where_the_check_refuses(probe_dir, monkeypatch):
+    """A single `scalelabs grade` boots its jail beside the start check's probe jail (Sandbox.ahead,
+    checked=False): where the check refuses, grading refuses before anything of the student's reaches it."""
+    from autograder.engine.sandbox import SandboxUnavailable, client
+
+    def refusing(config, secrets, mode, key):
+        raise SandboxUnavailable("the bubblewrap sandbox shows student code what it must not")
+    monkeypatch.setattr(client, "_checked", set())
+    monkeypatch.setattr(client, "_probe_jail", refusing)
+    with Sandbox.ahead("probe", GradingConfig(), checked=False) as sb:
+        assert sb.alive                                        # started without waiting for the check
+        with pytest.raises(SandboxUnavailable, match="shows student code what it must not"):
+            sb.take(probe_dir)
+        assert not any((sb.root / "submission").iterdir())     # nothing of the submission was copied in
+
+
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap not usable here")
+def test_a_jail_started_ahead_refuses_a_secret_its_binds_would_show_as_a_fresh_one_does(tmp_path):
+    """The grader's further secrets (the course secret's file, Gradescope's metadata) are checked against
+    the jail's binds whether the jail was started fresh or ahead (a batch, a single grade)."""
+    import os as os_module
+
+    from autograder.engine.sandbox import SandboxUnavailable
+
+    config = GradingConfig()
+    folder = toy.make_submission(tmp_path / "s", toy.reference_source(), toy.key)
+    bound = Path(os_module.__file__)        # in the standard library, which the jail binds read-only
+    for ahead in (None, Sandbox.ahead(toy.ASSIGNMENT.module, config, checked=False)):
+        with pytest.raises(SandboxUnavailable, match="would let student code read"):
+            grade_submission(toy.ASSIGNMENT, folder, "alice", config=config, secrets=[bound], ahead=ahead)
+        if ahead is not None:
+            assert ahead.root is None or not any((ahead.root / "submission").iterdir())
+
+
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap not usable here")
+def test_a_jail_started_ahead_goes_when_grading_fails_before_using_it(tmp_path, monkeypatch):
+    from autograder.engine import grade
+
+    def unreadable(*args, **kwargs):
+        raise RuntimeError("the grader's own fault")
+    monkeypatch.setattr(grade, "read_submission", unreadable)
+    ahead = Sandbox.ahead(toy.ASSIGNMENT.module, GradingConfig(), checked=False)
+    root = ahead.root
+    with pytest.raises(RuntimeError, match="own fault"):
+        grade_submission(toy.ASSIGNMENT, tmp_path, "alice", config=GradingConfig(), ahead=ahead)
+    assert not ahead.alive and not root.exists()        # its worker stopped and its folder removed now
+
+
 def test_jail_folders_a_killed_grader_left_are_swept_and_no_live_ones(tmp_path):
     """A grader killed with -9 leaves its jail folders (copies of students' submissions) in /tmp; the
     next grader removes those whose grader is gone and that are over an hour old, nothing else."""

@@ -149,7 +149,7 @@ def refusals(graded: Path, tmp_path: Path) -> dict[str, tuple[list[Path], str, s
 
     cases = {}
     for case in ("secret", "numpy", "declaration", "two shards", "missing", "twice", "unfinished", "other class",
-                 "not a shard"):
+                 "not a shard", "malformed record", "linked result"):
         shards = shard_copies(graded, tmp_path / case.replace(" ", "-"))
         first, second = busy(shards)
         k = shards.index(second)
@@ -191,6 +191,18 @@ def refusals(graded: Path, tmp_path: Path) -> dict[str, tuple[list[Path], str, s
         elif case == "not a shard":
             folders = shards + [graded / "full"]
             said, said2 = f"{graded / 'full'} is not a shard", ""
+        elif case == "malformed record":    # one test of one result without its kind: refused by the record check
+            victim = sorted((second / "results").glob("*.json"))[-1]
+            data = json.loads(victim.read_text())
+            del data["tests"][1]["extra_data"]["kind"]
+            victim.write_text(json.dumps(data, indent=1, sort_keys=True))
+            said, said2 = f"shard {k} of {N} ({second}): {victim.name} is not a result", "has no scalelabs record"
+        elif case == "linked result":       # the very same text, but through a symbolic link: never followed
+            victim = sorted((second / "results").glob("*.json"))[0]
+            elsewhere = tmp_path / f"{case}-{victim.name}"
+            victim.rename(elsewhere)
+            victim.symlink_to(elsewhere)
+            said, said2 = f"{victim.name} is a symbolic link", "never followed"
         cases[case] = (folders, said, said2)
     return cases
 

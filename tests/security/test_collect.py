@@ -416,6 +416,30 @@ def test_collect_of_one_student_collects_that_student_alone(tmp_path):
     assert not (course / "submitted" / "bob").exists() and len(list(inbound.iterdir())) == 2
 
 
+def test_what_the_courses_ignore_globs_and_size_limit_leave_out_is_not_collected(tmp_path):
+    """A course's nbgrader settings say what a hand-in must not bring into submitted/: its ignore globs
+    (nbgrader's defaults, checkpoints, bytecode and a forged `feedback/` folder, plus the course's own,
+    here `*.env`, a student's keys) and max_file_size (here 1 KB), at any depth. ada's module and notes
+    are collected; none of the rest, wherever it lies."""
+    collect, inbound, course = _safe_collect(tmp_path)
+    collect.coursedir.ignore = [*collect.coursedir.ignore, "*.env"]
+    collect.coursedir.max_file_size = 1
+    folder = _hand_in(inbound, "ada", _now(), "ada's")
+    kept = {"collectives.py": "ada's", "notes/plan.md": "ring first"}
+    left_out = {".ipynb_checkpoints/lab-checkpoint.ipynb": "{}", "__pycache__/collectives.cpython-311.pyc": "pyc",
+                "notes/__pycache__/x.pyc": "pyc", "feedback/ada.html": "full marks", "secrets.env": "TOKEN=hunter2",
+                "notes/.ipynb_checkpoints/plan-checkpoint.md": "old", "notes/data.bin": "x" * 5000,
+                "big.csv": "1," * 2000}
+    for rel, text in {**kept, **left_out}.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    _collect_now(collect)
+    submitted = course / "submitted" / "ada" / "lab"
+    collected = {p.relative_to(submitted).as_posix() for p in submitted.rglob("*") if p.is_file()}
+    assert collected == {*kept, "timestamp.txt"}, collected
+    assert all((submitted / rel).read_text() == text for rel, text in kept.items())
+
+
 def _safe_collect_of(course: Path, inbound: Path, **options):
     """SafeCollect of the course folder and inbound folder _safe_collect made (a second collect run)."""
     from nbgrader.coursedir import CourseDirectory

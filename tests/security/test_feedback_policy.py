@@ -167,6 +167,23 @@ def test_a_packing_module_recovers_nothing_from_its_page(batch, attacker):
         assert f"raised ValueError (collectives.py, line {line}: raise type(" in page
 
 
+def test_a_course_that_shows_student_text_still_hides_how_a_hidden_input_stopped_the_worker(tmp_path):
+    """`[feedback.before] student_text = true` alone shows what a student's code printed and raised, not
+    how a worker stopped on a hidden input: the stopper's exit code there is the input (n % 256); only
+    hidden_inputs (or the after view) shows it."""
+    import dataclasses
+
+    from autograder.engine.config import BeforeView, FeedbackPolicy
+
+    folder = toy.make_submission(tmp_path / "stopper", packer_module(toy.reference_source(), "stopper"), toy.key)
+    config = dataclasses.replace(toy.FAST, feedback=FeedbackPolicy(before=BeforeView(student_text=True)))
+    record = grade_submission(toy.EXPLAINED, folder, "stopper", secret=load_secret(), config=config)
+    hidden = [next(t for t in record.view(view).tests if t.item == "ring_allreduce_time" and t.kind == "hidden")
+              for view in ("before", "after")]
+    assert hidden[0].output == "stopped the worker process (how: shown after the due date)", hidden[0].output
+    assert re.search(r"stopped the worker process \(exit code \d+", hidden[1].output), hidden[1].output
+
+
 def test_the_class_scores_are_the_engines_whatever_the_view(batch):
     for student, data in batch["results"].items():
         alone = grade_submission(toy.EXPLAINED, batch["root"] / student, student, secret=load_secret())
@@ -210,6 +227,20 @@ def test_staff_release_the_after_view_without_regrading(batch):
     assert TOKEN.findall(packer)
     # the results now name the view released: a later batch run keeps it
     assert json.loads((batch["out"] / "results" / "bob.json").read_text())["scalelabs"]["view"] == "after"
+
+
+def test_staff_who_released_too_early_write_the_before_view_again(batch):
+    """`scalelabs feedback LAB --view before` (after the after view was released by mistake, or not):
+    every page is the before view again, as grade-batch wrote it: no key, no packed input, and the
+    results name the before view, so a later batch run keeps it."""
+    done = subprocess.run([*SCALELABS, "feedback", "toy:EXPLAINED", str(batch["out"]), "--view", "before"],
+                          cwd=batch["course"], capture_output=True, text=True, env=batch["env"], timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"{len(batch['results'])} feedback pages (before the due date)" in " ".join(done.stdout.split())
+    pages = {p.stem: page_text(p.read_text()) for p in (batch["out"] / "feedback").glob("*.html")}
+    assert pages == batch["pages"]
+    assert not any(re.search(r"best answer is [A-Z]", page) or TOKEN.findall(page) for page in pages.values())
+    assert {json.loads(p.read_text())["scalelabs"]["view"] for p in (batch["out"] / "results").glob("*.json")} == {"before"}
 
 
 # --- Gradescope: the issue's figures, a student's second try ----------------------------------------

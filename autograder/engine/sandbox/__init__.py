@@ -9,9 +9,9 @@ filter), `usermode` (the separate uid), `landlock` (the kernel's rules of what t
 grader's Python), `replies` (every reply checked as untrusted data), `roots` (the jails' folders),
 `client` (`Sandbox`), `worker` (the standalone worker itself). The submission's file tree is autograder.engine.filetree.
 """
-from autograder.engine.sandbox.client import Sandbox, check_jail, check_jail_soon
+from autograder.engine.sandbox.client import Sandbox, check_jail, check_jail_soon, jail_beside_the_check
 from autograder.engine.sandbox.errors import SandboxUnavailable, StudentError
 from autograder.engine.sandbox.modes import MODES, bwrap_available, choose_mode
 
 __all__ = ["MODES", "Sandbox", "SandboxUnavailable", "StudentError", "bwrap_available", "check_jail", "check_jail_soon",
-           "choose_mode"]
+           "choose_mode", "jail_beside_the_check"]

@@ -69,7 +69,7 @@ class Sandbox:
     def __init__(self, submission: Submission | Path | None, module: str, config: GradingConfig,
                  *, deadline: float | None = None, mode: str | None = None,
                  secrets: list[Path] = (), outputs: list[Path] = (), provided: Collection[str] = (),
-                 _probe: bool = False):
+                 _probe: bool = False, _unchecked: bool = False):
         self.submission = _record(submission) if submission is not None else None   # None: ahead()
         self.submission_dir = self.submission.folder if self.submission is not None else None
         self.module = module
@@ -97,7 +97,7 @@ class Sandbox:
         self.fault: SandboxUnavailable | None = None   # the jail could not start: the grader's fault
         self.stderr: Any = subprocess.DEVNULL
         self.before_exec: list[Callable[[], None]] = []     # _spawn's steps for the child (_limits)
-        if self.mode in ("bubblewrap", "user") and not _probe:
+        if self.mode in ("bubblewrap", "user") and not _probe and not _unchecked:
             check_jail(config, self.secrets, self.mode)
         self.root: Path | None = None
         self._source_lines: dict[str, list[str]] = {}   # file name -> lines of the graded copy (source_line)
@@ -111,13 +111,17 @@ class Sandbox:
         self.starting = False       # spawned, its "ready" line not read yet (ahead())
 
     @classmethod
-    def ahead(cls, module: str, config: GradingConfig) -> "Sandbox":
+    def ahead(cls, module: str, config: GradingConfig, *, checked: bool = True) -> "Sandbox":
         """A bubblewrap jail started before its submission is known, so that its interpreter starts
         while the grader works on something else (a batch starts the next student's jail while it
         grades this one); `take` then copies the submission in. Only bubblewrap: the "user" mode
         guards each submission's own files before its worker may start. The jail binds the copy's
-        folder, so files copied in after the start are what the worker imports."""
-        box = cls(None, module, config, mode="bubblewrap")
+        folder, so files copied in after the start are what the worker imports.
+        `checked=False`: start it without waiting for the start check (check_jail), so that it boots
+        beside the check's probe jail (a single `scalelabs grade`); it holds only the worker until
+        `take`, which runs the check (waiting for the one under way) before anything of the
+        submission is copied in, and refuses as a fresh sandbox would."""
+        box = cls(None, module, config, mode="bubblewrap", _unchecked=not checked)
         try:
             box._make_root()
             box._spawn()
@@ -127,16 +131,17 @@ class Sandbox:
         return box
 
     def take(self, submission: Submission | Path, deadline: float | None = None,
-             provided: Collection[str] = ()) -> "Sandbox":
+             provided: Collection[str] = (), secrets: Collection[Path] = ()) -> "Sandbox":
         """Copy a submission (its record or folder) into a jail started ahead (nothing of it has run
-        yet) and set its deadline; `provided` as in the constructor."""
+        yet) and set its deadline; `provided` and `secrets` as in the constructor (the start check
+        covers them, as a fresh sandbox's does, before anything is copied in)."""
         if self.submission_dir is not None or self.imported:
             raise ValueError("this sandbox already holds a submission")
         self.submission, self.deadline = _record(submission), deadline
         self.submission_dir = self.submission.folder
-        check_jail(self.config, [self.submission_dir])
+        check_jail(self.config, [self.submission_dir, *map(Path, secrets)])
         self.modules = (self.module, *provided)
-        self.secrets.append(self.submission_dir)
+        self.secrets += [self.submission_dir, *map(Path, secrets)]
         self._copy_in()
         return self
 
@@ -663,3 +668,17 @@ def check_jail_soon(config: GradingConfig, secrets: Collection[Path] = ()) -> th
     thread = threading.Thread(target=check, name="scalelabs-jail-check")
     thread.start()
     return thread
+
+
+def jail_beside_the_check(module: str, config: GradingConfig) -> "Sandbox | None":
+    """Under bubblewrap, the grading jail started now, beside the start check's probe jail (check_jail_soon),
+    so that the two boot on two cores at once; it holds only the worker until grading hands it the submission
+    (grade_submission's `ahead`), which waits for the check and refuses as a fresh sandbox would
+    (Sandbox.ahead's checked=False). None in any other mode or where it cannot start: grading then starts
+    its own sandbox, which meets the same cause and names it."""
+    try:
+        if choose_mode(config.sandbox, config.allow_unsandboxed) != "bubblewrap":
+            return None
+        return Sandbox.ahead(module, config, checked=False)
+    except Exception:   # noqa: BLE001 -- see above
+        return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -109,9 +110,18 @@ def _listing(folder: str) -> list[str]:
         return []
 
 
-@lru_cache(maxsize=None)
+_mounts_lock = threading.Lock()
+
+
 def runtime_mounts() -> Mounts:
-    """What the worker needs of this machine (computed once per grader process)."""
+    """What the worker needs of this machine (computed once per grader process: a thread that asks
+    while another computes it waits for that one, rather than running the probes again)."""
+    with _mounts_lock:
+        return _runtime_mounts()
+
+
+@lru_cache(maxsize=None)
+def _runtime_mounts() -> Mounts:
     exe, _, stdlib = python_paths()
     binds: set[str] = set()
     links: dict[str, str] = {}
