@@ -11,6 +11,7 @@
     scalelabs feedback ASSIGNMENT [GRADES_DIR] --view before|after
     scalelabs release [ASSIGNMENT ...] | otter ASSIGNMENT [--out ZIP] | demo | check | secret [--create]
     scalelabs otter-try ZIP UPLOAD ... [--submitted-at TIME] [--due TIME] [--late-due TIME]
+    scalelabs variant ASSIGNMENT --student ID [--keys]   (a student's version of a lab, as JSON)
     scalelabs lint [LAB ...] | new-lab LAB_ID --module NAME | docs [--check]   (lab authors)
 
 ASSIGNMENT is a lab id (labs/) or `package.module:NAME` of an Assignment. Bad arguments
@@ -702,8 +703,8 @@ def otter_try(zip_path: Path = typer.Argument(..., help="the autograder zip `sca
                                                          "has an offset); default: now"),
               due: Optional[str] = typer.Option(None, "--due", help="Gradescope's due date, if not the zip's own"),
               late_due: Optional[str] = typer.Option(None, "--late-due", help="Gradescope's late due date, if set"),
-              student: str = typer.Option("try_student", "--student", help="the submitter's Gradescope sid (seeds "
-                                          "the hidden inputs)")) -> None:
+              student: str = typer.Option("try_student", "--student", help="the submitter's Gradescope sid (their "
+                                          "version of the lab, their hidden inputs)")) -> None:
     """Run a Gradescope autograder zip on an upload as Gradescope does (its /autograder layout in a
     temporary folder, the upload's time and the due dates in submission_metadata.json, otter's
     run_autograder), then print what the student sees at the upload, what is added after the due date,
@@ -826,6 +827,24 @@ def lint(labs: Optional[List[str]] = typer.Argument(None, help="lab ids; default
         out.print(f"{lab_id}: {len(problems)} problem(s), {time.perf_counter() - start:.1f} s", highlight=False)
     if found:
         raise typer.Exit(1)
+
+
+@app.command()
+def variant(assignment: str = typer.Argument(..., help="lab id, e.g. lab06_collectives"),
+            student: str = typer.Option(..., "--student", help=STUDENT_HELP),
+            keys: bool = typer.Option(False, "--keys", help="add each key and reference design (staff only: never "
+                                                            "give this to a student)"),
+            course: Optional[Path] = typer.Option(None, "--course", help=COURSE_HELP)) -> None:
+    """Print a student's version of a lab as JSON: which version, its story numbers, and per question the
+    option texts in the order the student sees them (--keys: the staff view, with the keys)."""
+    from autograder.engine.config import load_config
+    from autograder.engine.variants import describe
+
+    spec = _assignment(assignment)
+    _course(course, required=False)
+    if not student.strip():
+        fail("--student needs the id the student is graded under")
+    print(json.dumps(describe(spec, student.strip(), load_config(), keys=keys), indent=1, ensure_ascii=False))
 
 
 @app.command("new-lab")

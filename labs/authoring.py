@@ -98,7 +98,13 @@ FILTERS = {"bytes": fmt_bytes, "seconds": fmt_seconds, "percent": fmt_percent, "
 # --- questions and items ----------------------------------------------------------------------------
 
 def range_key(value: float, ranges: Sequence[tuple[float, float]]) -> int:
-    """The index of the one [low, high) range holding `value`: a range question's computed key."""
+    """The index of the one [low, high) range holding `value`: a range question's computed key. Ranges
+    that overlap are options that collide (two options claim the same values): an error."""
+    for i, (low, high) in enumerate(ranges):   # an empty range is an option no value keys (a distractor)
+        clash = [j for j, (lo, hi) in enumerate(ranges) if j != i and lo < hi and lo < high and low < hi]
+        if low < high and clash:
+            raise ValueError(f"option ranges {list(ranges)}: {(low, high)} overlaps {[ranges[j] for j in clash]}: "
+                             "two options collide, fix the options")
     holding = [i for i, (low, high) in enumerate(ranges) if low <= value < high]
     if len(holding) != 1:
         raise ValueError(f"{value} must fall in exactly one option range of {list(ranges)}: the scenario "
@@ -283,16 +289,17 @@ def scenario_namespace(*modules: ModuleType) -> dict[str, Any]:
     return {name: value for module in modules for name, value in vars(module).items() if name.isupper()}
 
 
-def literal_setup(source: str, package: str) -> str:
+def literal_setup(source: str, package: str, modules: Mapping[str, ModuleType] | None = None) -> str:
     """The setup cell with every `from <package>... import NAME as name` replaced by `name = <literal>`,
-    so the released notebook never imports the (staff-only) lab package."""
+    so the released notebook never imports the (staff-only) lab package. `modules`: module name ->
+    the module to read instead of the lab's own (a variant's scenario, labs/variants.py)."""
     tree = ast.parse(source)
     lines = source.splitlines()
     for node in reversed(tree.body):
         if not (isinstance(node, ast.ImportFrom) and node.module and
                 (node.module == package or node.module.startswith(package + "."))):
             continue
-        module = importlib.import_module(node.module)
+        module = (modules or {}).get(node.module) or importlib.import_module(node.module)
         comment = lines[node.end_lineno - 1].partition("#")[2].strip() if node.lineno == node.end_lineno else ""
         assigned = []
         for alias in node.names:
@@ -305,23 +312,30 @@ def literal_setup(source: str, package: str) -> str:
 
 
 def _percent(path: Path):
-    """notebook.py (jupytext percent format) as a notebook. jupytext is imported here, not at the top:
-    it imports nbformat (and jsonschema's format checkers), about 2 s that grading never needs."""
+    """notebook.py (jupytext percent format) as a notebook, parsed once per content (every variant of a
+    lab reads the same file). jupytext is imported here, not at the top: it imports nbformat (and
+    jsonschema's format checkers), about 2 s that grading never needs."""
+    return _parsed(Path(path).read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed(text: str):
     import jupytext
 
-    return jupytext.reads(Path(path).read_text(encoding="utf-8"), fmt="py:percent")
+    return jupytext.reads(text, fmt="py:percent")
 
 
 class NotebookFile(Sequence):
     """A lab's notebook.py as `Assignment.notebook`: its cells, and its setup source as `.setup`,
     read on first use (building the notebook), so loading a lab to grade it never reads it."""
 
-    def __init__(self, path: Path, namespace: Mapping[str, Any], package: str) -> None:
-        self.path, self.namespace, self.package = Path(path), namespace, package
+    def __init__(self, path: Path, namespace: Mapping[str, Any], package: str,
+                 modules: Mapping[str, ModuleType] | None = None) -> None:
+        self.path, self.namespace, self.package, self.modules = Path(path), namespace, package, modules
 
     @cached_property
     def _read(self) -> tuple[str, list]:
-        return read_notebook(self.path, self.namespace, self.package)
+        return read_notebook(self.path, self.namespace, self.package, self.modules)
 
     @property
     def setup(self) -> str:
@@ -337,7 +351,8 @@ class NotebookFile(Sequence):
         return f"NotebookFile({str(self.path)!r})"
 
 
-def read_notebook(path: Path, namespace: Mapping[str, Any], package: str) -> tuple[str, list]:
+def read_notebook(path: Path, namespace: Mapping[str, Any], package: str,
+                  modules: Mapping[str, ModuleType] | None = None) -> tuple[str, list]:
     """(setup source, cells) of a lab's notebook.py in jupytext percent format.
 
     * `# %% [markdown]` cells are jinja2 templates rendered with `namespace` and FILTERS; one with
@@ -357,7 +372,7 @@ def read_notebook(path: Path, namespace: Mapping[str, Any], package: str) -> tup
         if cell.cell_type == "markdown":
             cells.append(Markdown(render(cell.source, **namespace), reveal=meta.get("reveal", "")))
         elif setup is None:
-            setup = literal_setup(cell.source, package)
+            setup = literal_setup(cell.source, package, modules)
         elif "answer" in meta:
             if cell.source.strip():
                 raise ValueError(f"{where}: an answer cell is generated from the question; leave it empty")
@@ -416,7 +431,8 @@ def assemble(package: str, *, title: str, reference: ModuleType, source_lab: str
              notebook_modules: Sequence[str] = ()) -> Assignment:
     """A lab folder's ASSIGNMENT from its parts: scenario.py and questions.py (the notebook's namespace),
     items.py (FUNCTIONS), notebook.py, and, where the lab has them, misconceptions.py (MISCONCEPTIONS),
-    challenges.py (CHALLENGES) and measurements.py (MEASUREMENTS). The id is the package's name, the
+    challenges.py (CHALLENGES), measurements.py (MEASUREMENTS) and variants.py (its per-student
+    versions: labs/variants.py). The id is the package's name, the
     student's module the reference's; `summary` (what students build, one line) is the lab's row of the
     README's table; `notebook_modules` names reference modules the notebook imports (`cluster`, for a
     cluster's ring link), shipped beside the stub but never needed to grade."""
@@ -432,11 +448,16 @@ def assemble(package: str, *, title: str, reference: ModuleType, source_lab: str
     misconceptions, challenges, measurements = part("misconceptions"), part("challenges"), part("measurements")
     folder = Path(importlib.import_module(package).__file__).parent
     notebook = NotebookFile(folder / "notebook.py", scenario_namespace(scenario, questions), package)
-    return Assignment(
+    from labs.variants import declared
+    variants = declared(package)    # labs/<lab>/variants.py: computed on first use, never at import
+    assignment = Assignment(
         id=package.rpartition(".")[2], title=title, module=reference.__name__.rpartition(".")[2],
         reference=reference, functions=items.FUNCTIONS, questions=questions.QUESTIONS, notebook=notebook,
         source_lab=source_lab, summary=summary,
         misconceptions=misconceptions.MISCONCEPTIONS if misconceptions else {},
         challenges=challenges.CHALLENGES if challenges else (),
         measurements=measurements.MEASUREMENTS if measurements else (),
-        notebook_modules=tuple(notebook_modules))
+        notebook_modules=tuple(notebook_modules), variants=variants)
+    if variants is not None:
+        variants.base = assignment
+    return assignment

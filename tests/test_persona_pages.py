@@ -179,13 +179,15 @@ def follow(shell: Shell, page: Path, before: dict | None = None, expect: dict | 
 
 # --- what others do between the reader's commands ------------------------------------------------------
 
+# argv: course, lab, sample, folder, the id the student is graded under (their version of the lab: the
+# sample's answers are written in it and the id typed in the notebook, as the student's own notebook has them)
 MATERIALISE = """
 import sys
 from pathlib import Path
 from autograder.classroom.samples import materialise
 course = Path(sys.argv[1])
 materialise(sys.argv[2], sys.argv[3], Path(sys.argv[4]), release_dir=course / "release" / sys.argv[2],
-            samples_dir=course / "samples" / sys.argv[2])
+            samples_dir=course / "samples" / sys.argv[2], graded_as=sys.argv[5])
 """
 
 
@@ -211,7 +213,7 @@ def students_submit(shell: Shell, course: Path, exchange: Path, homes: Path) -> 
             done = subprocess.run([str(shell.venv / "bin" / "nbgrader"), *step], cwd=home, env=shell.env(),
                                   capture_output=True, text=True, timeout=600)
             assert done.returncode == 0, done.stdout + done.stderr
-        shell.python(MATERIALISE, course, LAB, sample, home / LAB)
+        shell.python(MATERIALISE, course, LAB, sample, home / LAB, student)
         done = subprocess.run([str(shell.venv / "bin" / "nbgrader"), "submit", LAB, "--course", course_id,
                                "--student", student, at], cwd=home, env=shell.env(), capture_output=True, text=True,
                               timeout=600)
@@ -225,7 +227,7 @@ def canvas_download(shell: Shell, course: Path, work: Path) -> None:
     with zipfile.ZipFile(zip_path, "w") as zf:
         for number, (student, sample) in enumerate(CANVAS_CLASS.items()):
             folder = work / "canvas" / student
-            shell.python(MATERIALISE, course, LAB, sample, folder)
+            shell.python(MATERIALISE, course, LAB, sample, folder, student)
             resubmitted = "-1" if number else ""
             zf.write(folder / f"{MODULE}.py", f"{student}_{4100 + number}_{9900 + number}_{MODULE}{resubmitted}.py")
             zf.write(folder / f"{LAB}.ipynb", f"{student}_{4100 + number}_{9900 + number}_{LAB}.ipynb")
@@ -272,7 +274,7 @@ def walk(tmp_path_factory):
     course_python = shell.venv / "bin" / "python"
 
     def does_the_lab():
-        subprocess.run([str(course_python), "-c", MATERIALISE, course, LAB, "correct", home / LAB], check=True,
+        subprocess.run([str(course_python), "-c", MATERIALISE, course, LAB, "correct", home / LAB, STUDENT], check=True,
                        capture_output=True, env=shell.env())
 
     seen["students"] = follow(student, course / "docs" / "students.md", before={"pytest": does_the_lab}, expect={"pytest -k p2p_time": 1},

@@ -95,9 +95,32 @@ def readable_before(a, tmp: Path) -> dict[str, list[tuple[str, str]]]:
             for qid, readable in before.items()}
 
 
+def _questions_module(a):
+    """The lab's questions module, as `a`'s version computed it (labs/variants.py)."""
+    if a.variant and a.variants is not None:
+        return a.variants.modules(a.variant)["questions"]
+    return importlib.import_module(f"labs.{a.id}.questions")
+
+
+def readable_before_static(a, cells) -> dict[str, list[tuple[str, str]]]:
+    """`readable_before` without running anything: the built notebook's cells above each question
+    (markdown, code as written), its own prompt, every other question's prompt with options. What a
+    version of the lab is checked against (its code prints what the lab's own does, at other numbers)."""
+    texts, before = [], {}
+    qids = {q.id for q in a.questions}
+    for cell in cells:
+        grade_id = cell.metadata["nbgrader"]["grade_id"]
+        qid = grade_id.removesuffix("-prompt")
+        if qid != grade_id and qid in qids:
+            before[qid] = texts + [(grade_id, a.question(qid).prompt)]
+        texts.append((grade_id, cell.source))
+    return {qid: readable + [(f"{q.id}-prompt", prompt_markdown(q)) for q in a.questions if q.id != qid]
+            for qid, readable in before.items()}
+
+
 def keyed_figures(a) -> dict[str, tuple[str, ...]]:
     """The lab's questions.KEYED_FIGURES: question id -> texts stating its keyed figure or conclusion."""
-    return getattr(importlib.import_module(f"labs.{a.id}.questions"), "KEYED_FIGURES", {})
+    return getattr(_questions_module(a), "KEYED_FIGURES", {})
 
 
 def giveaways(a, before: dict) -> list[tuple[str, str, str]]:
@@ -168,10 +191,21 @@ def prose_of_code(source: str) -> str:
     return "\n\n".join(parts)
 
 
-def readable_released(notebook: Path | dict, qid: str) -> list[tuple[str, str]]:
-    """(where, text) a student can read before answering `qid` in this released notebook (a path, or
-    the notebook as JSON)."""
-    nb = notebook if isinstance(notebook, dict) else json.loads(notebook.read_text(encoding="utf-8"))
+def _released(notebook: Path | dict) -> dict:
+    return notebook if isinstance(notebook, dict) else json.loads(Path(notebook).read_text(encoding="utf-8"))
+
+
+def released_versions(notebook: Path | dict) -> int:
+    """How many versions of its lab a released notebook carries (autograder.build.versions)."""
+    return int(_released(notebook).get("metadata", {}).get("scalelabs", {}).get("variants", 1))
+
+
+def readable_released(notebook: Path | dict, qid: str, version: int = 0) -> list[tuple[str, str]]:
+    """(where, text) a student of `version` can read before answering `qid` in this released notebook (a
+    path, or the notebook as JSON): a cell showing the student's version of a text shows that version's."""
+    from autograder.build.versions import shown_texts
+
+    nb = _released(notebook)
     out, shown_before = [], True
     for cell in nb["cells"]:
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
@@ -181,9 +215,14 @@ def readable_released(notebook: Path | dict, qid: str) -> list[tuple[str, str]]:
             continue
         text = _BLOB.sub("''", source)
         out.append((cell_id, prose_of_code(text) if cell["cell_type"] == "code" else text))
+        texts = shown_texts(source) if cell["cell_type"] == "code" else None
+        if texts:
+            out.append((f"{cell_id} (shown)", texts[version]))
         if shown_before and "with reveal(globals()" in source:
             blob = re.search(r"'([A-Za-z0-9+/=]{20,})'", source)
             data = predictions.decode(blob.group(1)) if blob else {}
+            if "variants" in data:
+                data = data["variants"][version]
             for other, entry in data.get("questions", {}).items():
                 if other != qid:
                     out += [(f"{cell_id} (reveal of {other})", why) for why in entry.get("why", {}).values()]
@@ -220,11 +259,20 @@ def stated(question, texts, story_words=()) -> list[str]:
 
 def story_words(a) -> dict[str, tuple[str, ...]]:
     """The lab's questions.STORY_WORDS: question id -> words its story uses for every option alike."""
-    return getattr(importlib.import_module(f"labs.{a.id}.questions"), "STORY_WORDS", {})
+    return getattr(_questions_module(a), "STORY_WORDS", {})
 
 
 def stated_in_notebook(a, notebook: Path | dict) -> list[str]:
-    """Every sentence of this notebook of lab `a` that states a question's key, read as a student scrolls it."""
+    """Every sentence of this notebook of lab `a` that states a question's key, read as a student scrolls it
+    (a notebook carrying every version of the lab: as each version's student reads it, in that version)."""
     story = story_words(a)
-    return [found for q in a.questions
-            for found in stated(q, readable_released(notebook, q.id), story.get(q.id, ()))]
+    nb = _released(notebook)
+    versions = released_versions(nb)
+    found = []
+    for index in range(versions):
+        version = a.variants.assignment(index) if versions > 1 else a
+        prefix = f"version {index + 1}: " if versions > 1 else ""
+        found += [prefix + said for q in version.questions
+                  for said in stated(q, readable_released(nb, q.id, index), story.get(q.id, ()))
+                  if prefix + said not in found]
+    return found

@@ -25,9 +25,12 @@ tests/author/test_lint.py breaks each on purpose. The rules, in the order they r
                 every other function's formula in the reference's Formula: paragraph, a Derive: one in the stub
   giveaways     nothing readable before a question states its key (nor any sentence of the built notebook,
                 read as a student scrolls it); options comparable and explained
-  leaks         the built notebook holds no staff-only code line, key or reference design
+  leaks         the built notebook (every version, decoded, as built for either predictions mode) holds no
+                staff-only code line, key that can earn points there, or reference design
   typed-numbers no quantity typed into the story, questions.md or an option's text: each is computed
                 (autograder/author/typed_numbers.py)
+  variants      every version a lab declares (variants.py) computes, keeps its options apart and its keys
+                unique and robust, and keeps the give-away guard's rules
   samples       samples.toml parses, each sample module differs from the reference where declared
   import-time   importing the lab costs every grading process under IMPORT_BUDGET_S of CPU
 """
@@ -618,14 +621,61 @@ def rule_typed_numbers(lab: Lab) -> Iterable[Problem]:
 # --- leaks ---------------------------------------------------------------------------------------
 
 def rule_leaks(lab: Lab) -> Iterable[Problem]:
-    from autograder.build.leakscan import scan_text, secrets_for
+    """The notebook as built for a course of each predictions mode, decoded where encoded, holds no staff
+    code line and no key that can still earn points there."""
+    from autograder.build.leakscan import scan_shipped, secrets_for
+    from autograder.build.notebook import build_notebook
+    from autograder.engine.config import PREDICTION_MODES
+
+    a = lab.assignment
+    seen = set()
+    for mode in PREDICTION_MODES:   # as released: every version of a lab with variants
+        try:
+            built, every_version = build_notebook(a, predictions=mode, variants=True), True
+        except Exception:   # noqa: BLE001 -- a version that does not compute: the variants rule says so
+            built, every_version = build_notebook(a, predictions=mode), False   # the lab as written
+        text = "\n".join(cell.source for cell in built.cells)
+        for finding in scan_shipped(f"{a.id}.ipynb", text, secrets_for([a], predictions=mode, versions=every_version)):
+            if finding in seen:
+                continue
+            seen.add(finding)
+            yield Problem("leaks", lab.file("notebook.py"), 1, f"the built notebook leaks (predictions = {mode!r}): "
+                          f"{finding}", "keep staff code (items.py, scenario.py, challenges.py, the reference) and "
+                          "keys that can earn points out of the notebook")
+
+
+# --- variants ------------------------------------------------------------------------------------
+
+def rule_variants(lab: Lab) -> Iterable[Problem]:
+    """Every version of a lab that declares variants (labs/<lab>/variants.py) computes and is checked
+    like the lab itself (autograder/author/versions.py), and the notebook that carries them all states
+    no version's key."""
+    import nbformat
+
+    from autograder.author import guard, versions
     from autograder.build.notebook import build_notebook
 
     a = lab.assignment
-    text = "\n".join(cell.source for cell in build_notebook(a).cells)
-    for finding in scan_text(f"{a.id}.ipynb", text, secrets_for([a])):
-        yield Problem("leaks", lab.file("notebook.py"), 1, f"the built notebook leaks: {finding}",
-                      "keep staff code (items.py, scenario.py, challenges.py, the reference) and keys out of the notebook")
+    declaration = lab.file("variants.py")
+    if a.variants is None:
+        return
+    found = False
+    for index, message, fix in versions.problems(a):
+        found = True
+        yield Problem("variants", declaration, line_of(declaration, r"^COUNT") if index is None else
+                      line_of(declaration, r"^VARY"), message if index is None else f"version {index + 1}: {message}", fix)
+    if found:   # the notebook of versions that do not compute is no finding of its own
+        return
+    try:
+        merged = json.loads(nbformat.writes(build_notebook(a, variants=True)))
+    except Exception as exc:   # noqa: BLE001 -- a version whose notebook cannot be merged
+        yield Problem("variants", lab.file("notebook.py"), 1, f"the versions' notebooks cannot be merged into one: "
+                      f"{type(exc).__name__}: {exc}", "keep every difference between versions to text and scenario values")
+        return
+    for found in guard.stated_in_notebook(a, merged):
+        qid = found.split(": ", 1)[1].split(":")[0] if found.startswith("version ") else found.split(":")[0]
+        yield Problem("variants", lab.file("notebook.py"), line_of(lab.file("notebook.py"), rf'answer="{qid}"'), found,
+                      "reword that sentence so it holds at every version, or move it into the question's takeaway")
 
 
 # --- samples -------------------------------------------------------------------------------------
@@ -779,7 +829,8 @@ RULES: dict[str, Callable[[Lab], Iterable[Problem]]] = {
     "contract": rule_contract, "items": rule_items, "sampler": rule_sampler, "keys": rule_keys,
     "properties": rule_properties, "notebook": rule_notebook, "misconceptions": rule_misconceptions,
     "measurements": rule_measurements, "derive": rule_derive,
-    "giveaways": rule_giveaways, "leaks": rule_leaks, "typed-numbers": rule_typed_numbers, "samples": rule_samples,
+    "giveaways": rule_giveaways, "leaks": rule_leaks, "typed-numbers": rule_typed_numbers,
+    "variants": rule_variants, "samples": rule_samples,
     "import-time": rule_import_time,
 }
 

@@ -10,8 +10,16 @@ attachments, cell and notebook metadata; HTML with tags stripped) and reports, a
                 occur outside the regions, or shorter than MIN_CHARS, are not secret);
 * `key`         an answer-key assignment `<qid> = "<key>"`, or a design challenge's reference design
                 `<cid> = dict(...)` (off for feedback: a student's own correct answer is not a leak);
-* `explanation` an option's explanation (`Question.why`) in plain text: a released notebook ships
-                them only encoded, for its reveal (off for feedback, which shows them with a grade);
+                decoded, any `key` entry of a question whose key can still earn points (`Secrets.earning`:
+                a reflection's always, a prediction's under `predictions = "correctness"`);
+* `explanation` an option's explanation (`Question.why`) in plain text, or, decoded, one of a question
+                whose key can still earn points (an explanation names the right option): a released
+                notebook ships a prediction's only encoded, for its reveal, and only under commitment
+                (off for feedback, which shows them with a grade);
+
+What a student could decode is scanned as well (`decoded`): every run of base64 (standard or
+URL-safe) or hex in a file, zlib-decompressed where it is compressed, as text, and again inside what
+it decodes to (nested, DECODE_DEPTH levels, at most DECODE_BUDGET characters in all per file).
 
 A feedback page quotes the student's own code (a traceback, an echoed cell): pass that student's
 submission as `own` and the solution lines it contains are not counted, since the student wrote them.
@@ -29,7 +37,8 @@ import io
 import json
 import re
 import tokenize
-from dataclasses import dataclass, field
+import zlib
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
 
@@ -54,9 +63,11 @@ def normalise(line: str) -> str:
 class Secrets:
     solution_lines: set[str] = field(default_factory=set)
     declaration_lines: set[str] = field(default_factory=set)
-    keys: dict[str, str] = field(default_factory=dict)      # qid -> key letter
+    keys: dict[str, set[str]] = field(default_factory=dict)  # qid -> its key letter (in every variant)
     explanations: set[str] = field(default_factory=set)     # normalised Question.why texts
-    designs: dict[str, str] = field(default_factory=dict)   # challenge id -> its reference design's source, normalised
+    earning: set[str] = field(default_factory=set)          # question ids whose key can still earn points
+    earning_explanations: set[str] = field(default_factory=set)   # their Question.why texts, normalised
+    designs: dict[str, str] = field(default_factory=dict)   # "<challenge id>@<version>" -> its reference design's source, normalised
     course_secret: str = ""                                 # its hex digits (lower case), when the course has one
 
 
@@ -100,7 +111,7 @@ def declaration_lines(declaration_text: str, public_text: str = "") -> set[str]:
 
 # Files of a lab folder that ship (properties.py as _properties.py; notebook.py's code is the notebook)
 # or are sample students: not secret declaration code.
-SHIPPED_LAB_FILES = ("properties.py", "notebook.py")
+SHIPPED_LAB_FILES = ("properties.py", "notebook.py", "variants.py")   # variants.py: its numbers ship in every notebook
 
 
 def declaration_paths(assignment: Assignment) -> list[Path]:
@@ -117,8 +128,17 @@ def declaration_paths(assignment: Assignment) -> list[Path]:
                            if p.name not in SHIPPED_LAB_FILES and p.name != "__init__.py")
 
 
-def secrets_for(assignments: Iterable[Assignment], declarations: dict[str, Path] | None = None) -> Secrets:
-    """What must never ship, for these assignments (declaration files found by id unless given)."""
+def earns(question, predictions: str) -> bool:
+    """Whether the question's key can still earn points: a reflection's always, a prediction's only
+    where predictions are graded for correctness (under commitment any recorded option earns them)."""
+    return question.kind != "prediction" or predictions == "correctness"
+
+
+def secrets_for(assignments: Iterable[Assignment], declarations: dict[str, Path] | None = None,
+                predictions: str = "commitment", versions: bool = True) -> Secrets:
+    """What must never ship, for these assignments (declaration files found by id unless given), in a
+    course grading predictions by `predictions` (`[grading] predictions`); every version's keys and
+    designs unless `versions` is False (the lab as written alone: what a notebook built without them holds)."""
     from autograder.build.publictests import properties_path
     secrets = Secrets()
     for a in assignments:
@@ -131,10 +151,16 @@ def secrets_for(assignments: Iterable[Assignment], declarations: dict[str, Path]
             challenges = path.parent / "challenges.py"
             if challenges.is_file():
                 secrets.declaration_lines |= declaration_lines(challenges.read_text(encoding="utf-8"))
-        secrets.keys.update({q.id: q.key for q in a.questions})
-        secrets.explanations |= {n for q in a.questions for text in q.why.values()
-                                 if len(n := _WS.sub("", text)) >= MIN_CHARS}
-        secrets.designs.update({c.id: normalise(design_source(c, c.reference_answer)) for c in a.challenges})
+        shipped = [a.variants.assignment(i) for i in range(a.variant_count)] if versions and a.variant_count > 1 else [a]
+        for q in (q for version in shipped for q in version.questions):   # every version's keys and explanations
+            secrets.keys.setdefault(q.id, set()).add(q.key)
+            whys = {n for text in q.why.values() if len(n := _WS.sub("", text)) >= MIN_CHARS}
+            secrets.explanations |= whys
+            if earns(q, predictions):
+                secrets.earning.add(q.id)
+                secrets.earning_explanations |= whys
+        secrets.designs.update({f"{c.id}@{version.variant}": normalise(design_source(c, c.reference_answer))
+                                for version in shipped for c in version.challenges})
     from autograder.engine.secret import load_secret
     course_secret = load_secret()
     secrets.course_secret = course_secret.key.hex() if course_secret else ""
@@ -207,6 +233,96 @@ def own_text(paths: Iterable[Path]) -> str:
     return "".join(_WS.sub("", t) for f in files_under(paths) if (t := readable_text(f)) is not None)
 
 
+# --- what a student could decode --------------------------------------------------------------------
+
+DECODE_DEPTH = 4              # levels of encoding inside encoding
+DECODE_BUDGET = 20_000_000    # characters decoded per file, in all (a zlib bomb stops here)
+_ENCODED = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")
+
+
+def _decode_token(token: str) -> str | None:
+    """The text a base64 or hex token holds (zlib-decompressed where compressed), or None."""
+    candidates = []
+    if len(token) % 2 == 0 and re.fullmatch(r"[0-9a-fA-F]+", token):
+        candidates.append(bytes.fromhex(token))
+    for alphabet in (None, b"-_"):
+        try:
+            padded = token.rstrip("=") + "=" * (-len(token.rstrip("=")) % 4)
+            candidates.append(base64.b64decode(padded, altchars=alphabet, validate=True))
+        except ValueError:
+            pass
+    for raw in candidates:
+        if raw[:1] == b"\x78":   # a zlib stream's header
+            try:
+                inflate = zlib.decompressobj()
+                raw = inflate.decompress(raw, DECODE_BUDGET) or raw
+            except zlib.error:
+                pass
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if text and sum(c.isprintable() or c.isspace() for c in text) >= 0.95 * len(text):
+            return text
+    return None
+
+
+def decoded(text: str) -> list[str]:
+    """Every text encoded in `text` (and in what that decodes to, DECODE_DEPTH levels down), as a student
+    could decode it; a JSON document's strings one per line (keys too)."""
+    found, todo, budget = [], [(text, 0)], DECODE_BUDGET
+    while todo and budget > 0:
+        current, depth = todo.pop()
+        if depth >= DECODE_DEPTH:
+            continue
+        for match in _ENCODED.finditer(current):
+            inner = _decode_token(match.group(0))
+            if inner is None:
+                continue
+            budget -= len(inner)
+            found.append(inner)
+            todo.append((inner, depth + 1))
+            if budget <= 0:
+                break
+    return found
+
+
+def _paths(value, path=()):
+    """(path, leaf) of every leaf of a JSON value, iteratively."""
+    todo = [(value, path)]
+    while todo:
+        item, where = todo.pop()
+        if isinstance(item, dict):
+            todo.extend((v, where + (str(k),)) for k, v in item.items())
+        elif isinstance(item, list):
+            todo.extend((v, where + (str(i),)) for i, v in enumerate(item))
+        else:
+            yield where, item
+
+
+def _scan_decoded(name: str, text: str, secrets: Secrets, keys: bool = True) -> list[str]:
+    """What a decoded text gives away: a `key` entry of a question whose key can still earn points, its
+    explanations, and every other secret `scan_text` looks for."""
+    problems = []
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        document = None
+    if document is not None:
+        leaves = list(_paths(document))
+        text = "\n".join([s for path, leaf in leaves for s in (*path, leaf) if isinstance(s, str)])
+    if not keys:
+        return [p + " (decoded)" for p in scan_text(name, text, secrets, keys=False)]
+    if document is not None:
+        flagged = sorted({qid for path, leaf in leaves for qid in secrets.earning
+                          if qid in path and "key" in path and leaf in secrets.keys.get(qid, ())})
+        problems += [f"{name}: key: {qid} (decoded)" for qid in flagged]
+    flat = _WS.sub("", text)
+    problems += [f"{name}: explanation: {s[:60]} (decoded)" for s in sorted(secrets.earning_explanations) if s in flat]
+    problems += [p + " (decoded)" for p in scan_text(name, text, replace(secrets, explanations=set()))]
+    return problems
+
+
 def scan_text(name: str, text: str, secrets: Secrets, keys: bool = True, own: str = "") -> list[str]:
     problems = [f"{name}: marker: {m.group(0)}" for m in MARKERS.finditer(text)]
     problems += [f"{name}: import: {m.group(0).strip()}" for m in IMPORTS.finditer(text)]
@@ -216,12 +332,13 @@ def scan_text(name: str, text: str, secrets: Secrets, keys: bool = True, own: st
     if secrets.course_secret and secrets.course_secret in flat.lower():
         problems.append(f"{name}: course secret: the course secret's hex digits")
     if keys:
-        for qid, key in secrets.keys.items():
-            if re.search(rf"\b{re.escape(qid)}\s*=\s*['\"]{re.escape(key)}['\"]", text):
-                problems.append(f"{name}: key: {qid} = {key!r}")
+        for qid, letters in secrets.keys.items():
+            for key in sorted(letters):
+                if re.search(rf"\b{re.escape(qid)}\s*=\s*['\"]{re.escape(key)}['\"]", text):
+                    problems.append(f"{name}: key: {qid} = {key!r}")
         problems += [f"{name}: explanation: {s[:60]}" for s in sorted(secrets.explanations) if s in flat]
-        problems += [f"{name}: key: the reference design of {cid}" for cid, design in secrets.designs.items()
-                     if design in flat]
+        problems += [f"{name}: key: the reference design of {cid}"
+                     for cid in sorted({c.partition("@")[0] for c, design in secrets.designs.items() if design in flat})]
     return problems
 
 
@@ -245,5 +362,13 @@ def scan(paths: Iterable[Path], assignments: Iterable[Assignment] | None = None,
     for f in files_under(paths):
         text = readable_text(f)
         if text is not None:
-            problems += scan_text(str(f), text, secrets, keys, mine)
+            problems += scan_shipped(str(f), text, secrets, keys, mine)
+    return problems
+
+
+def scan_shipped(name: str, text: str, secrets: Secrets, keys: bool = True, own: str = "") -> list[str]:
+    """`scan_text` of a shipped text and of everything encoded in it (`decoded`)."""
+    problems = scan_text(name, text, secrets, keys, own)
+    for inner in decoded(text):
+        problems += [p for p in _scan_decoded(name, inner, secrets, keys) if p not in problems]
     return problems

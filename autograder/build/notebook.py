@@ -142,7 +142,18 @@ def grade_cells(assignment: Assignment, asked: list[str], names) -> list:
         [grade_cell(f.name, f.points, function_grade_source(assignment, f.name, f.points)) for f in functions]
 
 
-def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:
+def build_notebook(assignment: Assignment, *, predictions: str = "commitment", variants: bool = False,
+                   exchange: str | None = None, validate: bool = True) -> nbformat.NotebookNode:
+    """The source notebook; `predictions` (the course's `[grading] predictions`) decides whether the
+    reveals may carry their keys (autograder.build.predictions.keys_ship). With `variants` (the course's
+    `[grading] variants`) and a lab that declares them, every version of the lab in one notebook
+    (autograder.build.versions; `exchange`: the course's nbgrader exchange, where the kernel finds
+    nbgrader's id); else this version of it alone, as its students see it."""
+    if variants and assignment.variant_count > 1:
+        from autograder.build.versions import merge
+        books = [build_notebook(assignment.variants.assignment(i), predictions=predictions, validate=False)
+                 for i in range(assignment.variant_count)]   # the merged notebook is validated once
+        return merge(books, assignment.id, exchange)
     declared = with_reveals(assignment, list(assignment.notebook))
     shown_at_reveal = peeks(assignment, declared)
     cells, asked, grades_at = [], [], None
@@ -161,7 +172,8 @@ def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:
             explain = explained_here(declared, index)
             peek = "\n\n".join(shown_at_reveal[q] for q in cell.requires
                                 if q in shown_at_reveal and last_reveal[q] == index)
-            source = locked_source(cell.source, cell.requires, assignment, explain, peek, first_here(declared, index))
+            source = locked_source(cell.source, cell.requires, assignment, explain, peek, first_here(declared, index),
+                                   predictions)
             grade_id = f"code-{number[id(cell)]:03d}" if id(cell) in number else f"reveal-{cell.requires[0]}"
             cells.append(_code(grade_id, source, locked=True, hidden=cell.hidden))
         elif isinstance(cell, Answer):
@@ -198,12 +210,14 @@ def build_notebook(assignment: Assignment) -> nbformat.NotebookNode:
         "language_info": {"name": "python"},
         "scalelabs": {"assignment": assignment.id, "module": assignment.module},
     })
-    nbformat.validate(nb)
+    if validate:
+        nbformat.validate(nb)
     return nb
 
 
-def write_notebook(assignment: Assignment, dest: Path) -> Path:
+def write_notebook(assignment: Assignment, dest: Path, *, predictions: str = "commitment", variants: bool = False,
+                   exchange: str | None = None) -> Path:
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(build_notebook(assignment), str(dest))
+    nbformat.write(build_notebook(assignment, predictions=predictions, variants=variants, exchange=exchange), str(dest))
     return dest

@@ -15,6 +15,11 @@ have computed the numbers, explains every option (`Question.why`, the recorded a
 marked) and shows the lab's markdown attached to it (`Markdown(reveal=qid)`: "check your
 derivation"). `<data>` is zlib+base64 JSON, so scrolling the notebook does not show it (decoding
 it is possible: nothing inside a notebook can stop it; docs/ARCHITECTURE.md, "Honest predictions").
+So it carries a key only where the key earns nothing: under `[grading] predictions = "commitment"`
+(any recorded option earns the points) a prediction's key and explanations; under "correctness"
+neither, nor the markdown shown at the reveal (it derives the answer): the reveal records the
+prediction and shows the measurement, and says the best answer comes with the feedback
+(`LATER`). A reflection's key and explanations never ship (the leak scan decodes and checks).
 
 Reflections are only locked: nothing records or explains them in the notebook (their answer cell is
 graded as it stands; their explanations and takeaway appear with the grade).
@@ -26,6 +31,7 @@ from typing import Sequence
 
 from autograder.build.dollars import for_jupyterlab
 from autograder.build.student import _reveal as kernel
+from autograder.engine.config import PREDICTION_MODES
 from autograder.engine.spec import Answer, Assignment, Code, Markdown
 from autograder.engine.submission import RECORD_FILE as ENGINE_RECORD_FILE, RECORD_MIMETYPE
 
@@ -94,31 +100,44 @@ def peeks(assignment: Assignment, cells: Sequence) -> dict[str, str]:
     return {qid: for_jupyterlab("\n\n".join(texts), f"the reveal of {qid}") for qid, texts in found.items()}
 
 
+def keys_ship(predictions: str) -> bool:
+    """Whether a reveal may carry its predictions' keys: only where a key earns nothing (commitment)."""
+    if predictions not in PREDICTION_MODES:
+        raise ValueError(f"predictions must be one of {', '.join(PREDICTION_MODES)}, not {predictions!r}")
+    return predictions == "commitment"
+
+
 def reveal_data(assignment: Assignment, requires: Sequence[str], explain: Sequence[str] = (),
-                peek: str = "", first: Sequence[str] = ()) -> dict:
+                peek: str = "", first: Sequence[str] = (), predictions: str = "commitment") -> dict:
     """What a reveal carries: per required question its kind and options; the key and explanations
-    of the predictions it explains; the markdown it shows once the functions ran; the predictions
-    whose first reveal it is (it shows their record in full, later ones in a line)."""
+    of the predictions it explains and the markdown it shows once the functions ran, where keys ship
+    (`keys_ship`; else `later`: the reveal says the best answer comes with the feedback); the
+    predictions whose first reveal it is (it shows their record in full, later ones in a line)."""
+    ship = keys_ship(predictions)
     questions = {}
     for qid in requires:
         q = assignment.question(qid)
         entry = {"kind": q.kind, "options": dict(q.options)}
-        if q.kind == "prediction" and qid in explain:
+        if q.kind == "prediction" and qid in explain and ship:
             entry |= {"key": q.key, "why": dict(q.why)}
         questions[qid] = entry
-    data = {"assignment": assignment.id, "questions": questions,
-            "explain": [q for q in explain if questions[q]["kind"] == "prediction"], "first": list(first)}
-    return data | ({"peek": peek} if peek else {})
+    explained = [q for q in explain if questions[q]["kind"] == "prediction"]
+    data = {"assignment": assignment.id, "questions": questions, "first": list(first)}
+    if not ship:
+        return data | {"explain": [], "later": explained}
+    return data | {"explain": explained} | ({"peek": peek} if peek else {})
 
 
 def locked_source(source: str, requires: Sequence[str], assignment: Assignment | None = None,
-                  explain: Sequence[str] = (), peek: str = "", first: Sequence[str] | None = None) -> str:
+                  explain: Sequence[str] = (), peek: str = "", first: Sequence[str] | None = None,
+                  predictions: str = "commitment") -> str:
     """`source` inside its reveal (see the module docstring); a cell that requires nothing is
     returned as it is. Without `assignment`, the lock alone (no record, no explanation)."""
     if not requires:
         return source
     first = requires if first is None else first
-    data = encode(reveal_data(assignment, requires, explain, peek, first)) if assignment is not None else ""
+    data = encode(reveal_data(assignment, requires, explain, peek, first, predictions)) \
+        if assignment is not None else ""
     asked = ", ".join(repr(q) for q in requires) + ("," if len(requires) == 1 else "")
     body = textwrap.indent(source.rstrip("\n") or "pass", "        ", lambda line: True)
     return (f"# Reveal: {', '.join(requires)} (_reveal.py)\n"

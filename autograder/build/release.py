@@ -33,7 +33,7 @@ from autograder.engine.spec import Assignment
 REFERENCE_DIR = Path(reference.__file__).resolve().parent
 STUDENT_DIR = Path(student.__file__).resolve().parent
 # Shipped to every lab as they are: no secret, no import of reference/ or autograder/ (the leak scan checks).
-STUDENT_FILES = ("_instruments.py", "_measured.py", "_checks.py", "_reveal.py")
+STUDENT_FILES = ("_instruments.py", "_measured.py", "_checks.py", "_reveal.py", "_variant.py")
 
 
 def nbgrader_executable() -> str:
@@ -86,9 +86,25 @@ def copy_student_files(source_dir: Path) -> list[Path]:
     return copied
 
 
-def build_source(assignment: Assignment, root: Path, properties: Path | None = None) -> Path:
+def course_config(root: Path):
+    """The `[grading]` settings of the course at `root` (its scalelabs.toml; the defaults without one):
+    what the notebook depends on (whether its reveals may carry keys)."""
+    from autograder.engine.config import load_config
+    return load_config(Path(root) / "scalelabs.toml")
+
+
+def course_exchange(root: Path) -> str | None:
+    """The nbgrader exchange the course names in scalelabs.toml's `[course] exchange`, or None (nbgrader's
+    default, which the notebook already knows): where a student's kernel finds nbgrader's id."""
+    from autograder.engine.config import course_table
+    table, _ = course_table(Path(root) / "scalelabs.toml", "course")
+    return str(Path(root) / table["exchange"]) if isinstance(table.get("exchange"), str) else None
+
+
+def build_source(assignment: Assignment, root: Path, properties: Path | None = None, config=None) -> Path:
     """source/<id>/ from scratch: stub, provided modules, student toolkit, public checks, notebook,
-    the student's README.md."""
+    the student's README.md; `config` (default: the course's at `root`) decides what the notebook's reveals carry."""
+    config = config or course_config(root)
     source_dir = Path(root) / "source" / assignment.id
     if source_dir.exists():
         shutil.rmtree(source_dir)
@@ -98,7 +114,8 @@ def build_source(assignment: Assignment, root: Path, properties: Path | None = N
     write_notebook_modules(assignment, source_dir)
     copy_student_files(source_dir)
     publictests.write_public_tests(assignment, source_dir, properties)
-    notebook.write_notebook(assignment, source_dir / f"{assignment.id}.ipynb")
+    notebook.write_notebook(assignment, source_dir / f"{assignment.id}.ipynb", predictions=config.predictions,
+                            variants=config.variants, exchange=course_exchange(root))
     student_readme.write_readme(assignment, source_dir)   # what to do, check, hand in (README.md)
     return source_dir
 

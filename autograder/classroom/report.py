@@ -7,7 +7,9 @@
     write_report(assignment, grades_dir) -> {"html", "csv", "json": Path}
 
 Everything comes from the typed records of the results files (autograder.engine.results): item
-scores, each check's kind and score, the graded letter of each question (`TestResult.answer`) and
+scores, each check's kind and score, the graded option of each question (`TestResult.option`, its
+identity: the letter the lab as written gives it, whatever letter the student's version showed; else
+`TestResult.answer`) and
 the misconception the engine named (`TestResult.misconception`); the declaration adds only what a
 results file does not hold (question keys, which prediction each reflection follows, points). The item
 analysis (autograder.classroom.itemstats: difficulty, item-rest r, upper/lower 27 % D, Cronbach's alpha,
@@ -116,6 +118,7 @@ class ClassReport:
     late: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     final_scores: dict[str, float] = field(default_factory=dict)
     source: str = "results"                                          # results | Gradescope export
+    versions: int = 1          # the lab's versions (issue 45): answers are counted by option identity
     # the item analysis of the lab (autograder.classroom.itemstats): Cronbach's alpha over the items (None
     # and why where not defined), the size of the upper and lower groups, the small-class warning, and
     # each question's options chosen by the upper group, the lower group and everyone
@@ -236,14 +239,18 @@ def _pairs(assignment: Assignment) -> list[tuple[str, str]]:
 
 
 def build_report(assignment: Assignment, grades_dir: Path, db_url: str | None = None) -> ClassReport:
-    """The report of the lab's record: scores and item rates from the gradebook at db_url (default: the
+    """The report of the lab's record (questions counted by option identity, in the lab as written:
+    `assignment`'s version 0): scores and item rates from the gradebook at db_url (default: the
     one grade-batch wrote, record.json), a manual override included, every student of the lab there;
     what students answered and misunderstood from their results files."""
+    from autograder.engine.variants import base_of
+    assignment = base_of(assignment)
     record = class_record(assignment, grades_dir, db_url)
     raw, rows = record.results, record.rows
     records = {s: Result.from_gradescope(data, student_id=s) for s, data in raw.items()}
     report = ClassReport(assignment.id, assignment.title, assignment.total_points, unreadable=record.unreadable,
-                         source=record.source, gradebook=record.gradebook, record_problem=record.problem)
+                         source=record.source, gradebook=record.gradebook, record_problem=record.problem,
+                         versions=assignment.variant_count)
     report.late = {r.student: (float(r.late_by_hours), r.late_penalty, r.final_score) for r in rows
                    if r.late_penalty or (r.late_by_hours not in ("", 0, 0.0))}
     report.scores = {r.student: r.score for r in rows}
@@ -264,7 +271,8 @@ def build_report(assignment: Assignment, grades_dir: Path, db_url: str | None = 
             if t.kind == "property" and t.output.startswith(PROPERTY_FAILED):
                 failed.setdefault((t.item, t.check), []).append(student)
             if t.item in answers and t.kind in ("prediction", "reflection"):
-                answers[t.item][student] = t.answer
+                # by option identity: students of other versions saw the same option under another letter
+                answers[t.item][student] = t.option or t.answer
                 if t.output.startswith(UNRECORDED):
                     unrecorded[t.item].append(student)
     points = assignment.item_points

@@ -109,11 +109,34 @@ def record_output(qid: str, letter: str) -> nbformat.NotebookNode:
         "text/plain": f"Your prediction for {qid}: {letter}, recorded: this is the answer graded."})
 
 
-def write_answers(assignment: Assignment, notebook_path: Path, answers: dict, *, record: bool = False) -> None:
-    """Write the answers into their cells; `record`: also as a student who then ran the reveals, whose
-    every reveal of a prediction shows the record of the value its answer cell gave the kernel
-    (nothing where that is no option, as the reveal records nothing then)."""
+def version(assignment: Assignment, student: str | None) -> Assignment:
+    """The student's version of the lab (the course's `[grading] variants`; autograder.engine.variants),
+    whose keys "@key" means; the lab as written for no student."""
+    from autograder.engine.config import load_config
+    from autograder.engine.variants import base_of, for_student
+    return base_of(assignment) if student is None else for_student(assignment, student, load_config())
+
+
+def write_id(nb, student: str) -> None:
+    """The student's id in the notebook's `student_id` cell, where it has one (a lab with variants)."""
+    from autograder.build.versions import ID_CELL
+    for cell in nb.cells:
+        if cell.get("id") == ID_CELL:
+            cell.source = f"student_id = {student!r}"
+
+
+def write_answers(assignment: Assignment, notebook_path: Path, answers: dict, *, record: bool = False,
+                  student: str | None = None) -> None:
+    """Write the answers into their cells, "@key" and "@wrong" those of the student's version (the lab
+    as written without a student; `assignment` itself when it is a version); `record`: also as a
+    student who then ran the reveals, whose every reveal of a prediction shows the record of the value
+    its answer cell gave the kernel (nothing where that is no option, as the reveal records nothing
+    then). The student's id goes into the notebook's `student_id` cell."""
+    if student is not None or not assignment.variant:
+        assignment = version(assignment, student)
     nb = nbformat.read(str(notebook_path), as_version=4)
+    if student is not None:
+        write_id(nb, student)
     for qid, value in answers.items():
         source = answer_source(assignment, qid, value)
         answer_cell(nb, qid).source = source
@@ -145,9 +168,11 @@ def sample_class(assignment_id: str) -> dict[str, dict] | None:
                     raise ValueError(f"{toml}: {student}.{key}.{name} = {value!r}: a number >= 0 "
                                      f"({'constraints its design meets' if kind is int else 'least share it keeps'})")
         for qid, value in entry.get("answers", {}).items():
-            if not (isinstance(value, str) and value in _ANSWER_WORDS or isinstance(value, dict) and set(value) == {"source"}):
-                raise ValueError(f"{toml}: {student}.{qid} = {value!r}: answers are \"key\", \"wrong\" or "
-                                 "{source = \"...\"}; a letter is never typed")
+            if not (isinstance(value, str) and value in _ANSWER_WORDS
+                    or isinstance(value, dict) and set(value) == {"source"}
+                    or isinstance(value, dict) and value == {"design": "reference"}):
+                raise ValueError(f"{toml}: {student}.{qid} = {value!r}: answers are \"key\", \"wrong\", "
+                                 "{source = \"...\"} or {design = \"reference\"}; a letter is never typed")
     return declared
 
 
@@ -186,8 +211,10 @@ def solved_dependencies(assignment: Assignment) -> dict[str, str]:
     return needed
 
 
-def _materialise_declared(assignment: Assignment, student: str, dest: Path, release_dir: Path) -> Path:
+def _materialise_declared(assignment: Assignment, student: str, dest: Path, release_dir: Path,
+                          graded_as: str | None = None) -> Path:
     declared = sample_class(assignment.id)
+    graded_as = graded_as or student
     if student not in declared:
         raise FileNotFoundError(f"no sample student {student!r} in {lab_folder(assignment.id) / 'samples.toml'}")
     shutil.copytree(release_dir, dest, dirs_exist_ok=True)
@@ -196,21 +223,31 @@ def _materialise_declared(assignment: Assignment, student: str, dest: Path, rele
         (dest / f"{assignment.module}.py").write_text(module, encoding="utf-8")
         for name, text in solved_dependencies(assignment).items():
             (dest / name).write_text(text, encoding="utf-8")
-    answers = {qid: _ANSWER_WORDS[value] if isinstance(value, str) else value for qid, value in declared[student].get("answers", {}).items()}
-    if answers:
-        write_answers(assignment, dest / f"{assignment.id}.ipynb", answers,
-                      record=declared[student].get("recorded", True))
+    answers = {qid: _ANSWER_WORDS[value] if isinstance(value, str) else _design(value, assignment, graded_as, qid)
+               for qid, value in declared[student].get("answers", {}).items()}
+    write_answers(assignment, dest / f"{assignment.id}.ipynb", answers,
+                  record=declared[student].get("recorded", True), student=graded_as)
     return dest
 
 
+def _design(value: dict, assignment: Assignment, student: str, cid: str) -> dict:
+    """A sample's raw answer cell; `{design = "reference"}`: the reference design of the student's version."""
+    if "design" not in value:
+        return value
+    c = version(assignment, student).challenge(cid)
+    return {"source": design_source(c, c.reference_answer)}
+
+
 def materialise(assignment_id: str, student: str, dest: Path, *, assignment: Assignment | None = None,
-                release_dir: Path | None = None, samples_dir: Path | None = None) -> Path:
-    """dest/ = release/<id>/ + the student's module + the student's answers; returns dest."""
+                release_dir: Path | None = None, samples_dir: Path | None = None, graded_as: str | None = None) -> Path:
+    """dest/ = release/<id>/ + the student's module + the student's answers; returns dest. `graded_as`: the
+    id a door grades the sample under, when not its name (a PrairieLearn seed's id): a declared sample's
+    answers are then written in that id's version, and that id typed in its notebook."""
     if assignment is None:
         assignment = load(assignment_id)
     release_dir = Path(release_dir or course_root() / "release" / assignment_id)
     if sample_class(assignment_id) is not None:
-        return _materialise_declared(assignment, student, Path(dest), release_dir)
+        return _materialise_declared(assignment, student, Path(dest), release_dir, graded_as)
     sample = Path(samples_dir or course_root() / "samples" / assignment_id) / student
     if not sample.is_dir():
         raise FileNotFoundError(f"no sample student {student!r} in {sample.parent}")
@@ -221,7 +258,8 @@ def materialise(assignment_id: str, student: str, dest: Path, *, assignment: Ass
         shutil.copyfile(module, dest / module.name)
     answers_file = sample / "answers.json"
     if answers_file.exists():
-        write_answers(assignment, dest / f"{assignment_id}.ipynb", json.loads(answers_file.read_text()), record=True)
+        write_answers(assignment, dest / f"{assignment_id}.ipynb", json.loads(answers_file.read_text()), record=True,
+                      student=student)
     return dest
 
 
@@ -250,14 +288,20 @@ def reference_answers(assignment: Assignment) -> dict:
 
 
 def reference_submission(assignment: Assignment, dest: Path, release_dir: Path | None = None, *,
-                         recorded: bool = True) -> Path:
-    """A staff-only submission that should earn full marks: the reference, the computed keys (their
-    predictions recorded, as after running the reveals, unless `recorded` is false) and a valid
-    design for each challenge."""
+                         recorded: bool = True, student: str | None = None) -> Path:
+    """A staff-only submission that should earn full marks when graded as `student` (None: in the lab
+    as written): the reference, the computed keys of the student's version (their predictions
+    recorded, as after running the reveals, unless `recorded` is false) and a valid design for each
+    challenge of it."""
     dest = Path(dest)
     shutil.copytree(Path(release_dir or course_root() / "release" / assignment.id), dest, dirs_exist_ok=True)
     flat_reference_modules(dest)
-    write_answers(assignment, dest / f"{assignment.id}.ipynb", reference_answers(assignment), record=recorded)
+    mine = version(assignment, student)
+    write_answers(mine, dest / f"{assignment.id}.ipynb", reference_answers(mine), record=recorded)
+    if student is not None:
+        nb = nbformat.read(str(dest / f"{assignment.id}.ipynb"), as_version=4)
+        write_id(nb, student)
+        nbformat.write(nb, str(dest / f"{assignment.id}.ipynb"))
     return dest
 
 

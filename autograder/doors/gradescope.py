@@ -111,7 +111,8 @@ def status(score: float, max_score: float) -> str:
 def check_records(result: Result, item: str) -> list[dict]:
     """The item's checks as a test's extra_data keeps them (outputs as `result` shows them)."""
     return [{"check": t.check, "kind": t.kind, "score": t.score, "max_score": t.max_score, "output": t.output,
-             "answer": t.answer, "misconception": t.misconception} for t in result.tests if t.item == item]
+             "answer": t.answer, "misconception": t.misconception} | ({"option": t.option} if t.option else {})
+            for t in result.tests if t.item == item]
 
 
 def results_json(assignment, result: Result | None, policy: FeedbackPolicy, student: str = "",

@@ -96,8 +96,8 @@ def reference_result(assignment: Assignment, release_dir: Path, work: Path):
     """The engine's result on the reference submission; it must be full marks."""
     from autograder.engine.grade import grade_submission
     from autograder.classroom.samples import reference_submission
-    folder = reference_submission(assignment, work / "reference-submission", release_dir)
-    result = grade_submission(assignment, folder, "reference")
+    folder = reference_submission(assignment, work / "reference-submission", release_dir, student="reference")
+    result = grade_submission(assignment, folder, "reference")   # in that student's version of the lab
     lost = [t.name for t in result.tests if t.score < t.max_score]
     if lost:
         raise RuntimeError(f"{assignment.id}: the reference loses points on {lost}")

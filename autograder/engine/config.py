@@ -14,6 +14,7 @@ is optional:
     tmp_mb = 256              # the jail's tmpfs /tmp, taken from memory_mb (at most half of it)
     sandbox = "auto"          # auto | bubblewrap | user | unsandboxed (see below)
     predictions = "commitment"   # commitment | correctness (see below)
+    variants = true           # each student their own version of a lab (see below)
 
 `sandbox`: "auto" runs student code under bubblewrap where it works, else (grader running as root,
 e.g. a Gradescope container) as a separate unprivileged user; where neither can run, grading
@@ -25,6 +26,12 @@ when its reveal first ran earns them, and the feedback still says whether it was
 (the class report counts both). "correctness": the recorded answer must be the key. Either way a
 prediction without a record (its reveal never ran, or the outputs were cleared and the record file
 the reveal wrote was not handed in) earns nothing and is reported as unrecorded. Reflections are always graded for correctness, from their answer cell.
+
+`variants`: true (the default) gives every student their own version of each lab that declares
+variants (labs/<lab>/variants.py): its story numbers and the order of its options, chosen from the
+student's id and the lab (autograder.engine.variants); every door grades a student in their own
+version. false: one version (the lab as written) for everyone; set it before the release, which
+builds the notebook accordingly.
 
 The feedback policy, tables `[feedback]` and `[feedback.before]` (every key optional):
 
@@ -106,6 +113,7 @@ class GradingConfig:
     sandbox: str = "auto"
     allow_unsandboxed: bool = False   # "auto" may fall back to unsandboxed (CLI --allow-unsandboxed)
     predictions: str = "commitment"
+    variants: bool = True
     feedback: FeedbackPolicy = FeedbackPolicy()   # from [feedback], not a [grading] key
 
     def __post_init__(self):

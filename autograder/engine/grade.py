@@ -4,7 +4,8 @@ from the notebook.
     grade_submission(assignment, submission_dir, student_id) -> Result
     Result.to_gradescope() -> the Gradescope results.json dict (autograder.engine.results)
 
-Test names begin with the item id and a colon. A regrade of the same submission by the same
+Test names begin with the item id and a colon. A lab with variants is graded in the student's version
+(autograder.engine.variants: its questions' option order and keys, its design targets). A regrade of the same submission by the same
 student under the same course secret gives identical JSON (the seeds derive from assignment, student,
 item and check, keyed by the secret: autograder.engine.secret).
 """
@@ -27,6 +28,8 @@ from autograder.engine.sandbox.modes import choose_mode, mode_note
 from autograder.engine.secret import NO_SECRET_NOTE, CourseSecret
 from autograder.engine.spec import Assignment
 from autograder.engine.submission import read_submission
+from autograder.engine.variants import for_student, varies
+from autograder.engine.variants import note as variant_note, other_version
 
 
 OUTPUT_CAP = 4096  # characters of one test's output (results.json and the feedback page)
@@ -95,6 +98,7 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     submission's own copies, as the otter and PrairieLearn doors grade an upload (classroom/upload.py).
     """
     config = config or load_config()
+    assignment = for_student(assignment, student_id, config)   # the student's version of the lab
     show = config.show_expected if show_expected is None else show_expected
     budget = config.budget_s if budget_s is None else budget_s
     answers = [q.id for q in assignment.questions] + [c.id for c in assignment.challenges]
@@ -153,13 +157,20 @@ def grade_submission(assignment: Assignment, submission_dir: Path, student_id: s
     graded = grade_questions(assignment.questions, submission, config.predictions, before)
     for q, grade in zip(assignment.questions, graded):
         result.tests.append(TestResult(q.id, q.kind, q.kind, grade.score, float(q.points), cap_output(grade.feedback),
-                                       grade.answer, brief=_capped_brief(grade.feedback, grade.brief)))
+                                       grade.answer, brief=_capped_brief(grade.feedback, grade.brief),
+                                       option=q.option_identity(grade.answer) if grade.answer else ""))
     for c, grade in zip(assignment.challenges, grade_challenges(assignment.challenges, submission, show, before)):
         result.tests.append(TestResult(c.id, "design challenge", "challenge", grade.score, float(c.points),
                                        cap_output(grade.feedback), grade.answer,
                                        brief=_capped_brief(grade.feedback, grade.brief)))
     result.attention = needs_person(assignment.module, import_error, submission.problem, timeouts, faults)
     notes = [f"{assignment.title}: {mode_note(mode)}."]
+    if varies(assignment, config):
+        notes.append(variant_note(assignment, student_id))
+        other = other_version(assignment, submission)
+        if other:
+            notes.append(other[0].upper() + other[1:] + ".")
+            result.attention.append(other_version(assignment, submission, f"{student_id}'s"))
     if skipped:
         notes.append("Not graded from your folder: " + "; ".join(skipped[:5])
                      + (f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""))

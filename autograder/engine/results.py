@@ -35,6 +35,8 @@ class TestResult:
     answer: str = ""          # questions: the option letter graded; challenges: the design ("" when none could be read)
     misconception: str = ""   # functions: the named wrong model the outputs match, if any
     brief: str | None = None  # the output before the due date, where it differs from `output`
+    option: str = ""          # questions: the identity of the option graded (its letter in the lab as
+                              # written; `answer` is the letter the student's version shows)
 
     __test__ = False   # a record, not a pytest test class
 
@@ -45,7 +47,8 @@ class TestResult:
     def extra_data(self) -> dict:
         """What a results file keeps of the test beyond Gradescope's fields (ignored by Gradescope)."""
         return {"item": self.item, "check": self.check, "kind": self.kind,
-                "answer": self.answer, "misconception": self.misconception}
+                "answer": self.answer, "misconception": self.misconception} | ({"option": self.option}
+                                                                               if self.option else {})
 
     def to_json(self) -> dict:
         extra = self.extra_data() | ({"before": self.brief} if self.brief is not None else {})
@@ -64,7 +67,7 @@ class TestResult:
         brief = extra.get("before")
         return cls(str(extra["item"]), str(extra["check"]), str(extra["kind"]), score, max_score,
                    str(data.get("output", "")), str(extra.get("answer", "")), str(extra.get("misconception", "")),
-                   None if brief is None else str(brief))
+                   None if brief is None else str(brief), str(extra.get("option", "")))
 
 
 _RECORD_KEYS = frozenset(("item", "check", "kind"))
@@ -211,5 +214,5 @@ def _from_door(tests: list) -> list[TestResult]:
             out.append(TestResult(item, str(check.get("check", "")), str(check.get("kind", "")),
                                   float(check.get("score", 0.0)), float(check.get("max_score", 0.0)),
                                   str(check.get("output", "")), str(check.get("answer", "")),
-                                  str(check.get("misconception", "")), brief))
+                                  str(check.get("misconception", "")), brief, str(check.get("option", ""))))
     return out

@@ -82,6 +82,13 @@ class Question:
     # what the question teaches, in a sentence or two (markdown; optional): it states the answer, so it
     # is shown only with the grade, never in the notebook
     takeaway: str = ""
+    # a variant's question (labs/variants.py): shown letter -> the option's identity, its letter in the
+    # lab's own layout (variant 0); empty: the lab's own layout, each letter its own identity
+    identity: Mapping[str, str] = field(default_factory=dict)
+
+    def option_identity(self, letter: str) -> str:
+        """The identity of the option shown as `letter` (the class report counts answers by it)."""
+        return self.identity.get(letter, letter)
 
     def __post_init__(self):
         if self.kind not in ("prediction", "reflection"):
@@ -222,6 +229,10 @@ class Assignment:
     challenges: Sequence[DesignChallenge] = ()
     # Published measurements held against the model (labs/<id>/measurements.py, docs/measurements.md).
     measurements: Sequence["Measurement"] = ()
+    # Per-student variants (labs/<id>/variants.py, labs/variants.py): an object with `count` and
+    # `assignment(index)` (that variant's Assignment); None: one version for every student.
+    variants: Any = field(default=None, compare=False, repr=False)
+    variant: int = 0                            # which variant this is (0: the lab as written)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.misconceptions) - {f.name for f in self.functions})
@@ -257,6 +268,11 @@ class Assignment:
         """item id -> points, in grading order: functions, questions, challenges."""
         return ({f.name: float(f.points) for f in self.functions} | {q.id: float(q.points) for q in self.questions}
                 | {c.id: float(c.points) for c in self.challenges})
+
+    @property
+    def variant_count(self) -> int:
+        """How many versions of the lab there are (1 without variants)."""
+        return self.variants.count if self.variants is not None else 1
 
     @property
     def item_ids(self) -> list[str]:

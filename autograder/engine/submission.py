@@ -218,7 +218,8 @@ def load_cells(notebook: Path) -> list[dict]:
         meta = meta if isinstance(meta, dict) else {}
         if not isinstance(meta.get("nbgrader"), dict):
             meta = {}
-        cells.append({"cell_type": "code", "source": src, "metadata": meta, "records": _records(cell)})
+        cells.append({"cell_type": "code", "source": src, "metadata": meta, "records": _records(cell),
+                      "shown": _shown_version(cell)})
         if len(cells) >= CELLS_CAP:
             break
     return cells
@@ -240,6 +241,22 @@ def _records(cell: dict) -> list[tuple[str, str]]:
         if isinstance(qid, str) and isinstance(answer, str) and len(qid) <= RECORD_CAP and len(answer) <= RECORD_CAP:
             found.append((qid, answer.strip().upper()))
     return found
+
+
+VERSION_MIMETYPE = "application/vnd.scalelabs.variant+json"   # = autograder/build/student/_variant.py's MIMETYPE
+
+
+def _shown_version(cell: dict) -> tuple[str, int] | None:
+    """(student id, version index) the notebook's setup said it showed (its first such output), or None.
+    Untrusted like any output: it only ever adds a note for the student and staff, never a point."""
+    outputs = cell.get("outputs")
+    for output in outputs[:OUTPUTS_CAP] if isinstance(outputs, list) else []:
+        data = output.get("data") if isinstance(output, dict) else None
+        shown = data.get(VERSION_MIMETYPE) if isinstance(data, dict) else None
+        if isinstance(shown, dict) and isinstance(shown.get("student"), str) and type(shown.get("variant")) is int \
+                and len(shown["student"]) <= RECORD_CAP:
+            return shown["student"], shown["variant"]
+    return None
 
 
 def file_records(submission_dir: Path) -> list[tuple[str, str]]:

@@ -14,13 +14,13 @@ from autograder.engine.challenges import DesignChallenge, Field, Invalid, Verdic
 from labs.authoring import first_valid, fmt_bytes, fmt_seconds
 from labs.lab02_interconnect.scenario import (COMPUTE_S, DANGER_RATIO, GPUS, HEADS, HIDDEN, LAYERS, LINK_BW, MESSAGE_BYTES,
                                               PARAMS,
-                                              STORY_LINKS, STORY_NODES, STORY_RATIO, TOKENS_PER_GPU_STEP)
+                                              STORY_LINKS, STORY_NODES, STORY_RATIO, TOKENS_PER_GPU_STEP,
+                                              TRAFFIC_CUT)
 from reference import constants as C
 from reference import interconnect as ref
 from reference.parallelism import peak_memory_bytes_per_gpu, pipeline_bubble_fraction
 
 BUBBLE_CEILING = 0.10          # the bubble ceiling of Lab 05's Act II as well (a test keeps them equal)
-TRAFFIC_CUT = 10               # cross-node bytes per sequence must fall at least this many times
 MAX_MICROBATCHES = 512
 # What one micro-batch of one sequence sends across a stage boundary: its s x h activation tensor
 # in 16 bits (Narayanan et al., SC'21, sec. 2.2); the backward pass sends its gradient, as large.

@@ -40,6 +40,7 @@ STORY_SEQUENCES = 1              # sequences per GPU per step (the instruments' 
 MAX_SEQUENCES = 32               # the batch-size control's range 1..32 sequences per GPU
 DESIGN_NODES = (2, STORY_NODES, MAX_NODES)   # node counts the design readout prints
 DANGER_RATIO = 1.0               # communication longer than compute
+TRAFFIC_CUT = 10                 # the design challenge: cross-node bytes per sequence at least this many times fewer
 # The design plans for NICs below their line rate: nccl-tests measures 46-48 of an NDR NIC's 50 GB/s
 # (nccl-tests#290), and a shared fabric under load delivers less; 80 % is the lead's margin (an assumption).
 DESIGN_NIC_EFFICIENCY = 0.80

@@ -15,12 +15,12 @@ import cluster
 import numpy as np
 import matplotlib.pyplot as plt
 from _instruments import Instrument, Slider, Steps
-from labs.lab05_parallelism.scenario import ACT1 as act1   # Act I: the 7B model and its fixed global batch
+from labs.lab05_parallelism.scenario import ACT1 as act1   # Act I: the model and its fixed global batch
 from labs.lab05_parallelism.scenario import CURVE_GPUS as gpus
 from labs.lab05_parallelism.scenario import ACT1_GPUS as measured_gpus   # the stakeholder's measurements
 from labs.lab05_parallelism.scenario import N_LARGE as n_large
 from labs.lab05_parallelism.scenario import MFU_FLOOR as mfu_floor   # the lab's "practical floor"
-from labs.lab05_parallelism.scenario import ACT2 as act2   # Act II: GPT-3 on 1,024 H100s
+from labs.lab05_parallelism.scenario import ACT2 as act2   # Act II: GPT-3 on the H100 cluster
 from labs.lab05_parallelism.scenario import MODEL_SHAPE as model_shape
 from labs.lab05_parallelism.scenario import SCENARIO_ARGS as scenario_args   # best_3d_config's inputs
 from labs.lab05_parallelism.scenario import BEST_TP as best_tp

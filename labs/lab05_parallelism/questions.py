@@ -140,3 +140,4 @@ ACT1_OPTIONS = dict(ACT1_PREDICTION.options)
 # letter -> (TP, PP, DP), laid out with the same rotation as the option texts
 OPTION_LAYOUTS, _ = letters([(lay["tp"], lay["pp"], lay["dp"]) for lay in ACT2_LAYOUTS], ACT2_KEY_INDEX,
                             offset=ACT2_OFFSET)
+LETTER_KEYED = {"OPTION_LAYOUTS": "act2_prediction"}   # each version keys it by the letters it shows (labs/variants.py)

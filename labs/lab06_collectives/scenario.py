@@ -103,3 +103,10 @@ ONE_NIC_BIG = ONE_NIC_ACT2[0][3]
 # compute grows with tokens: the tokens per step at which the big step's compute matches its AllReduce
 # on the one-NIC nodes (on eight NICs compute already outweighs it)
 TOKENS_FOR_HALF = TOKENS_PER_STEP * ONE_NIC_BIG["times"][ONE_NIC_BIG["best"]] / ONE_NIC_BIG["compute_s"]
+
+# The story's claims, true at the lab's numbers and at every version's (variants.py; lint's variants rule):
+# the big gradients' shares are under the failure line and almost equal, one NIC per node puts them over it,
+# and Act II's workloads sit far from the ring-tree crossover (its key does not hinge on a rounding).
+assert BIG["fraction"] < FAILURE_FRACTION < ONE_NIC_BIG["fraction"]
+assert abs(ACT2[1][3]["fraction"] / BIG["fraction"] - 1) < 0.2
+assert min(m for _, _, m in WORKLOADS[:2]) > 4 * CROSSOVER_BYTES > 16 * WORKLOADS[2][2]

@@ -14,13 +14,13 @@
 import fault_tolerance
 import numpy as np
 from _instruments import Instrument, LogSlider, Slider, Steps, Buttons
-from labs.lab07_fault_tolerance.scenario import ACT1_CHECKPOINT_S as checkpoint_s   # the lead's 4-minute stall, s
-from labs.lab07_fault_tolerance.scenario import ACT1_MTBF_S as mtbf_s   # the lead's 8 hours, s
+from labs.lab07_fault_tolerance.scenario import ACT1_CHECKPOINT_S as checkpoint_s   # the lead's stall per checkpoint, s
+from labs.lab07_fault_tolerance.scenario import ACT1_MTBF_S as mtbf_s   # the lead's cluster MTBF, s
 from labs.lab07_fault_tolerance.scenario import ACT1_INTERVAL_S as interval_s   # every 30 minutes, s
 from labs.lab07_fault_tolerance.scenario import ACT1_GPUS as act1_gpus
 from labs.lab07_fault_tolerance.scenario import ACT2_GPUS as gpus
 from labs.lab07_fault_tolerance.scenario import GPUS_PER_NODE as gpus_per_node
-from labs.lab07_fault_tolerance.scenario import ACT2_PARAMS as params   # the 1T-parameter model
+from labs.lab07_fault_tolerance.scenario import ACT2_PARAMS as params   # the Act II model's parameters
 from labs.lab07_fault_tolerance.scenario import GPU_MTBF_S as gpu_mtbf_s   # 50,000 hours per GPU, s
 from labs.lab07_fault_tolerance.scenario import STORAGE_BANDWIDTH as storage_bandwidth   # bytes/s, all writers
 from labs.lab07_fault_tolerance.scenario import NODE_BANDWIDTH as node_bandwidth   # bytes/s a node sends to storage

@@ -11,9 +11,10 @@ from labs.lab07_fault_tolerance import scenario
 from labs.lab07_fault_tolerance.measurements import LLAMA3_AT_200_H, LLAMA3_AT_50000_H
 from labs.lab07_fault_tolerance.scenario import (ACT1_CHECKPOINT_S, ACT1_INTERVAL_S, ACT1_RANGES, ACT1_RATIO,
                                                  ACT1_SCALE, ACT1_SCALED_FACTOR, ACT1_STALL_NOW, ACT1_VERDICTS,
-                                                 ACT1_WASTE_BEST, ACT1_WASTE_NOW, ACT1_YOUNG_S, ACT2_CHECKPOINT_BYTES,
+                                                 ACT1_MTBF_S, ACT1_WASTE_BEST, ACT1_WASTE_NOW, ACT1_YOUNG_S,
+                                                 ACT2_CHECKPOINT_BYTES, ACT2_GPUS,
                                                  ACT2_MTBF_S, ACT2_RANGES, ACT2_SNAPSHOT_S, ACT2_WRITE_S, ACT2_YOUNG_S,
-                                                 ACT1_MTBF_S, HOUR_S, LAB_MTBF_S, MINUTE_S)
+                                                 HOUR_S, LAB_MTBF_S, MINUTE_S)
 
 
 def minutes(seconds: float) -> str:
@@ -66,7 +67,7 @@ _act2 = letters([
     Option(f"{_span(ACT2_RANGES[2][0])} to {_span(ACT2_RANGES[2][1])}: a multi-terabyte write is too costly to repeat",
            f"The write is costly, but so is redone work: {_WHY2}."),
     Option(f"over {_span(ACT2_RANGES[3][0])}: one checkpoint per expected failure is enough",
-           f"A failure then redoes over an hour of 16,384 GPUs' work; {_WHY2}."),
+           f"A failure then redoes over an hour of {ACT2_GPUS:,} GPUs' work; {_WHY2}."),
 ], range_key(ACT2_YOUNG_S, ACT2_RANGES), offset=2)   # ranges stay in ascending order: offset 2 wraps them
 
 _act2_refl = letters([

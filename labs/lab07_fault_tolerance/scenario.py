@@ -87,3 +87,8 @@ BUDGET_SYNC_GOODPUT = ref.goodput(
 LLAMA3_MTBF_S = LLAMA3_DAYS * DAY_S / LLAMA3_INTERRUPTIONS        # measured: 3.09 h
 LLAMA3_LAB_FAILURES = ref.expected_failures(LLAMA3_DAYS * DAY_S, ref.cluster_mtbf_s(LAB_GPU_MTBF_S, LLAMA3_GPUS))
 LLAMA3_MODEL_FAILURES = ref.expected_failures(LLAMA3_DAYS * DAY_S, ref.cluster_mtbf_s(GPU_MTBF_S, LLAMA3_GPUS))
+
+# The story's claims, true at the lab's numbers and at every version's (variants.py; lint's variants rule):
+# the fleet lead's two-minute plan stalls past the budget, no synchronous plan within twice today's storage
+# reaches the goodput target, and asynchronous checkpoints at each write do.
+assert ACT2_LEAD_STALL > OVERHEAD_BUDGET and BUDGET_SYNC_GOODPUT < GOODPUT_TARGET <= ACT2_ASYNC_GOODPUT

@@ -20,7 +20,7 @@ _act1 = letters([
     Option(f"Between {_r[0]} and {_r[1]}: the other {1 - A1_SHARE:.0%} of the step did not change at all.",
            f"Right: Amdahl gives f(1 - 1/k) = {_cut}. The kernel works; it sped up a small share of the step."),
     Option(f"Between {_r[1]} and {_r[2]}: a {_k} kernel should remove most of attention's share.",
-           f"It removes two thirds of a {A1_SHARE:.0%} share, {A1_TIME_CUT:.1%} of the step; even an infinitely "
+           f"It removes {1 - 1 / ACT1_KERNEL_FACTOR:.0%} of a {A1_SHARE:.0%} share, {A1_TIME_CUT:.1%} of the step; even an infinitely "
            f"fast kernel removes only {A1_SHARE:.0%} (ceiling {A1_CEILING:.3f}x)."),
     Option(f"{_r[2]} or more: a {_k} faster kernel should make the whole step nearly {_k} faster.",
            f"Only if attention were the whole step (time {-A1_NAIVE_CUT:.0%}); it is {A1_SHARE:.0%} of it."),

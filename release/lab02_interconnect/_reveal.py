@@ -15,7 +15,8 @@ A reveal cell reads
   outputs (do not clear them): a prediction without a record earns no points.
 * Then the cell runs. If one of your functions is not written yet it says which one to implement
   and stops (Run All goes on); once your functions have computed the numbers, the last reveal of a
-  prediction explains every option, yours marked, and what to check your derivation against.
+  prediction explains every option, yours marked, and what to check your derivation against (where
+  your course grades predictions for correctness, that comes with your feedback after the due date).
 """
 from __future__ import annotations
 
@@ -207,12 +208,22 @@ class Reveal:
     def __init__(self, namespace: dict, qids: Sequence[str], data: str = ""):
         self.namespace, self.qids = namespace, tuple(qids)
         self.data = decode(data)
+        self.unknown_version = False
+        if "variants" in self.data:   # every version of the lab: yours (_variant.py), once your id is known
+            chosen = _chosen_version()
+            versions = self.data["variants"]
+            self.unknown_version = chosen is None or chosen >= len(versions)
+            self.data = {} if self.unknown_version else versions[chosen]
         self.questions: dict = self.data.get("questions", {})
         self.recorded: dict[str, str] = {}
         self.ready = False
         self._instruments = 0
 
     def __enter__(self) -> bool:
+        if self.unknown_version:
+            _note("Your id is not known yet, so neither is your version of this lab: see the setup cell, then run the "
+                  "notebook again from the top. Nothing is recorded until then.", colour="#8a96a3")
+            return False
         for qid in self.qids:
             if self.namespace.get(qid) is None:
                 _note(f"Answer {qid} above first, then run this cell: it records your answer and shows what "
@@ -266,11 +277,25 @@ class Reveal:
             _why_cards(qid, self.questions[qid], self.recorded.get(qid, ""))
         if self.data.get("peek"):
             _markdown(self.data["peek"])
+        later = [q for q in self.data.get("later", ()) if q in self.recorded]
+        if later:
+            _note(f"Your course grades predictions for correctness: the best answer to {', '.join(later)} and why "
+                  "each option is right or wrong come with your feedback after the due date.")
         return False
 
 
 def reveal(namespace: dict, qids: Sequence[str], data: str = "") -> Reveal:
     return Reveal(namespace, qids, data)
+
+
+def _chosen_version() -> int | None:
+    """The index of your version of the lab (_variant.py's choice), or None before your id is known."""
+    try:
+        from _variant import chosen
+    except ImportError:
+        return None
+    found = chosen()
+    return found["index"] if found else None
 
 
 def _problem(exc: Exception) -> str:

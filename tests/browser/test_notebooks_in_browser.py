@@ -33,6 +33,10 @@ from labs import all_assignments, load  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 LABS = sorted(all_assignments())
+STUDENT = "browser-student"   # the id typed in every notebook here: its version is what the page shows
+TWO = ("alice", "bob")        # two students of Lab 06 in different versions (issue 45)
+# a markdown output (a version's text shown by _variant.show): JupyterLab puts both classes on one element
+SHOWN_MARKDOWN = ".jp-OutputArea-output.jp-RenderedMarkdown"
 VIEWPORT = {"width": 1280, "height": 900}
 
 
@@ -48,19 +52,24 @@ def course(tmp_path_factory):
     beside Lab 06's, and one more demo folder whose module is the untouched stub."""
     root = tmp_path_factory.mktemp("browser-course")
     for lab in LABS:
-        reference_submission(load(lab), root / lab, release_dir=REPO / "release" / lab)
+        reference_submission(load(lab), root / lab, release_dir=REPO / "release" / lab, student=STUDENT)
     demo_notebook.write(root / "lab06_collectives")
     stub = root / "stub06"
     shutil.copytree(REPO / "release" / "lab06_collectives", stub)
     demo_notebook.write(stub)
     lab06 = load("lab06_collectives")
-    written = reference_submission(lab06, root / "written06", REPO / "release" / "lab06_collectives", recorded=False)
+    written = reference_submission(lab06, root / "written06", REPO / "release" / "lab06_collectives", recorded=False,
+                                   student=STUDENT)
     samples.write_answers(lab06, written / "lab06_collectives.ipynb",
-                          {q.id: "@wrong" for q in lab06.questions if q.kind == "prediction"})
+                          {q.id: "@wrong" for q in lab06.questions if q.kind == "prediction"}, student=STUDENT)
     for lab in LABS:   # the untouched stub, every prediction answered
         a = load(lab)
         folder = shutil.copytree(REPO / "release" / lab, root / f"answered-{lab}")
-        samples.write_answers(a, folder / f"{lab}.ipynb", {q.id: "@wrong" for q in a.questions if q.kind == "prediction"})
+        samples.write_answers(a, folder / f"{lab}.ipynb", {q.id: "@wrong" for q in a.questions if q.kind == "prediction"},
+                              student=STUDENT)
+    for student in TWO:   # two students' copies of Lab 06, only their ids typed
+        folder = shutil.copytree(REPO / "release" / "lab06_collectives", root / f"{student}06")
+        samples.write_answers(lab06, folder / "lab06_collectives.ipynb", {}, student=student)
     return root
 
 
@@ -186,32 +195,37 @@ MATHS_SENTINEL = "Sentinel maths: $x^2$"   # typeset once MathJax has run over t
 
 @pytest.mark.parametrize("released", LABS)
 def test_dollar_amounts_in_markdown_render_as_money_not_maths(released, course, server, page, tmp_path):
-    """JupyterLab typesets the text between two `$` of a markdown cell: every dollar amount of every
-    markdown cell shows as "$<digits>" and no markdown cell but a maths sentinel (appended, so we
-    know MathJax ran) holds a MathJax element. Lab 01's Act II story reads "$2.10 per GPU-hour"."""
+    """JupyterLab typesets the text between two `$` of a markdown cell or markdown output: every dollar
+    amount of every markdown cell, and of every text the kernel shows in the student's version (a lab
+    with variants shows its story and prompts by running), shows as "$<digits>" and nothing but a maths
+    sentinel (appended, so we know MathJax ran) holds a MathJax element. Lab 01's Act II story reads
+    "$<the version's price> per GPU-hour"."""
     import nbformat
-    released_nb = course / released / f"{released}.ipynb"
-    notebook = released_nb.with_name(f"dollars-{released}.ipynb")
-    nb_file = nbformat.read(released_nb, as_version=4)
+    folder = shutil.copytree(course / released, course / f"dollars-{released}")   # its own predictions record
+    notebook = folder / f"{released}.ipynb"   # the reference module, the keys and STUDENT's id typed
+    nb_file = nbformat.read(notebook, as_version=4)
     nb_file.cells.append(nbformat.v4.new_markdown_cell(MATHS_SENTINEL))
     nbformat.write(nb_file, notebook)
-    jb.NotebookPage(page, server, notebook).open()
-    cells = page.locator(".jp-MarkdownCell .jp-RenderedMarkdown")
+    nb = jb.NotebookPage(page, server, notebook).open()
+    if any(c.cell_type == "code" and "\nshow(" in c.source for c in nb_file.cells):
+        nb.run_all()   # the student's version of each text that varies is a markdown output of its cell
+    rendered = page.locator(f".jp-MarkdownCell .jp-RenderedMarkdown, {SHOWN_MARKDOWN}")
     maths = "mjx-container, .MathJax, .katex"
     page.wait_for_function("s => [...document.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown')]"
                            ".some(c => c.innerText.includes('Sentinel') && c.querySelector(s))", arg=maths,
                            timeout=jb.SERVER_START_S * 1000)
     page.wait_for_timeout(500)
-    texts = [cells.nth(i).inner_text() for i in range(cells.count())]
-    typeset = [t[:160] for i, t in enumerate(texts) if "Sentinel" not in t and cells.nth(i).locator(maths).count()]
+    texts = [rendered.nth(i).inner_text() for i in range(rendered.count())]
+    typeset = [t[:160] for i, t in enumerate(texts) if "Sentinel" not in t and rendered.nth(i).locator(maths).count()]
     assert typeset == [], f"{released}: markdown typeset as maths: {typeset}"
     sources = [c.source for c in nb_file.cells if c.cell_type == "markdown" and "\\$" in c.source]
     money = [t for t in texts if re.search(r"\$\d", t)]
     assert len(money) >= len(sources), f"{released}: {len(sources)} markdown cells hold dollars, {len(money)} show them"
     if released == "lab01_scale":
-        from labs.lab01_scale.scenario import USD_PER_GPU_HOUR
-        story = page.locator(".jp-MarkdownCell", has_text=f"on-demand cloud at ${USD_PER_GPU_HOUR:.2f} per GPU-hour")
-        assert story.count() == 1, f"Act II does not read ${USD_PER_GPU_HOUR:.2f} per GPU-hour: " \
+        lab = load(released)
+        price = lab.variants.values(samples.version(lab, STUDENT).variant)["USD_PER_GPU_HOUR"]   # STUDENT's version
+        story = page.locator(f".jp-MarkdownCell, {SHOWN_MARKDOWN}", has_text=f"on-demand cloud at ${price:.2f} per GPU-hour")
+        assert story.count() == 1, f"Act II does not read ${price:.2f} per GPU-hour: " \
                                    f"{[t[:300] for t in texts if 'GPU-hour' in t]}"
         story.first.screenshot(path=str(tmp_path / "lab01-act2-story.png"))
         print(f"Act II story screenshot: {tmp_path / 'lab01-act2-story.png'}")
@@ -229,7 +243,7 @@ def test_a_prediction_answered_before_the_functions_are_written_shows_no_key(rel
     assert unrun == [] and not [p for p in problems if "instrument problem" not in p and "reveal problem" not in p]
     assert page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]').count() == 0
     text = page.locator(".jp-Notebook").inner_text()
-    lab = load(released)
+    lab = samples.version(load(released), STUDENT)
     assert "best answer" not in text and "Traceback" not in text
     assert not any(why in text for q in lab.questions for why in q.why.values())
     stops = page.locator(".scalelabs-reveal-problem")
@@ -252,7 +266,7 @@ def test_the_reveal_after_the_functions_are_written_explains_every_option(course
     nb = jb.NotebookPage(page, server, notebook).open()
     nb.run_all()
     assert nb.error_outputs() == [] and jb.saved_problems(notebook) == ([], [])
-    lab = load("lab06_collectives")
+    lab = samples.version(load("lab06_collectives"), STUDENT)   # the letters the page shows
     for q in (q for q in lab.questions if q.kind == "prediction"):
         wrong = samples.wrong_letter(q.options, q.key)
         card = page.locator(".scalelabs-reveal").filter(has_text=f"Why each option of {q.id}")
@@ -274,7 +288,7 @@ def test_cleared_outputs_leave_the_predictions_unrecorded(course, server, page, 
     notebook = folder / "lab06_collectives.ipynb"
     nb = jb.NotebookPage(page, server, notebook).open()
     nb.run_all()
-    lab = load("lab06_collectives")
+    lab = samples.version(load("lab06_collectives"), STUDENT)
     predictions = [q for q in lab.questions if q.kind == "prediction"]
     before = [grade_question(q, folder, lab.id) for q in predictions]
     assert all(g.score == q.points for g, q in zip(before, predictions)), before
@@ -287,3 +301,33 @@ def test_cleared_outputs_leave_the_predictions_unrecorded(course, server, page, 
     assert all(g.score == 0 and g.feedback.startswith(UNRECORDED) for g in graded), graded
     (folder / RECORD_FILE).unlink()
     assert all(grade_question(q, folder, lab.id).score == 0 for q in predictions)
+
+
+def test_two_students_see_their_own_numbers_and_option_orders(course, server, page, tmp_path):
+    """Lab 06 as two classmates of different versions meet it in JupyterLab (issue 45): each typed their
+    id; Run All shows each their own id and version, the story's cluster in their own numbers and the
+    first prediction's options in their own order, as the engine grades them (the screenshots show it)."""
+    from autograder.engine.variants import for_student
+    lab = load("lab06_collectives")
+    seen = {}
+    for student in TWO:
+        notebook = course / f"{student}06" / "lab06_collectives.ipynb"
+        nb = jb.NotebookPage(page, server, notebook).open()
+        nb.run_all()
+        assert nb.error_outputs() == [], student
+        version = for_student(lab, student)
+        card = page.locator(".scalelabs-variant").first.inner_text()
+        assert f"Your id: {student}" in card and f"version {version.variant + 1} of {lab.variant_count}" in card
+        story = page.locator(SHOWN_MARKDOWN, has_text="A systems researcher writes").inner_text()
+        n_gpus = lab.variants.values(version.variant)["N_GPUS"]
+        assert f"on our {n_gpus} GPUs" in story, (student, story[:400])
+        q = version.question("act1_prediction")
+        prompt = page.locator(SHOWN_MARKDOWN, has_text="Prediction.").first
+        shown = prompt.inner_text()
+        order = [letter for _, letter in sorted((shown.index(text[:40]), letter) for letter, text in q.options.items())]
+        assert order == list(q.options), (student, shown[:600])   # A, B, C, D as this student's version lays them out
+        seen[student] = (n_gpus, [q.option_identity(letter) for letter in q.options])
+        prompt.screenshot(path=str(tmp_path / f"{student}-act1-prediction.png"))
+        page.screenshot(path=str(tmp_path / f"{student}-top.png"))
+    assert seen[TWO[0]] != seen[TWO[1]] and seen[TWO[0]][1] != seen[TWO[1]][1], seen
+    print(f"two students: {seen}; screenshots in {tmp_path}")

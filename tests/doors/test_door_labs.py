@@ -18,6 +18,7 @@ import math
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 from nbgrader.api import Gradebook
@@ -30,7 +31,7 @@ from autograder.engine.grade import grade_submission
 from autograder.engine.secret import load_secret   # the course's, which every door grades under
 from labs import all_assignments
 
-from door_helpers import BIN, REPO, env, run
+from door_helpers import BIN, OTTER_WITH_METADATA, REPO, env, run
 
 LABS = sorted(lab_id for lab_id in all_assignments() if samples.students(lab_id))
 OTTER_EVERY_SAMPLE = "lab06_collectives"
@@ -82,8 +83,9 @@ def lab_otter(tmp_path_factory, lab, lab_course):
             archive = shutil.make_archive(str(work / student), "zip", lab_course / "submitted" / student / lab.id)
             out = work / f"{student}-out"
             out.mkdir()
+            metadata = {"users": [{"sid": student, "email": f"{student}@uni.edu"}]}   # Gradescope's, as it runs
             running[student] = (out, subprocess.Popen(
-                [str(BIN / "otter"), "run", "-a", str(zip_path), "-o", str(out), "--no-logo", archive],
+                [sys.executable, "-c", OTTER_WITH_METADATA, json.dumps(metadata), str(zip_path), archive, str(out)],
                 cwd=work, env=env(without_rfc3987=True), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
         pending = pending[at_once:]
         for student, (out, process) in running.items():
@@ -108,12 +110,33 @@ def test_nbgrader_gradebook_equals_engine_for_every_sample(lab, lab_course):
 
 
 def test_otter_run_equals_engine_for_every_sample_it_runs(lab, lab_course, lab_otter):
+    """Each sample through the zip as Gradescope runs it (its sid in Gradescope's metadata): the engine's
+    per-item scores for that student, in the student's own version of the lab, as the gradebook holds them."""
     assert OTTER_EVERY_SAMPLE in LABS and sorted(lab_otter) == sorted(otter_students(lab.id))
-    for student, results in lab_otter.items():
-        otter = {t["name"]: (t["score"], t["max_score"]) for t in results["tests"] if "score" in t}
-        engine = grade_submission(lab, lab_course / "submitted" / student / lab.id, "anonymous",
-                                  secret=load_secret()).item_scores()
-        assert _close(otter, engine), (student, otter, engine)
+    with Gradebook(f"sqlite:///{lab_course / 'gradebook.db'}", course_id="scalelabs") as gb:
+        for student, results in lab_otter.items():
+            otter = {t["name"]: (t["score"], t["max_score"]) for t in results["tests"] if "score" in t}
+            engine = grade_submission(lab, lab_course / "submitted" / student / lab.id, student,
+                                      secret=load_secret()).item_scores()
+            book = {g.name: (g.auto_score, g.max_score) for g in gb.find_submission_notebook(lab.id, lab.id, student).grades}
+            assert _close(otter, engine) and _close(book, engine), (student, otter, book, engine)
+
+
+def test_the_doors_grade_each_sample_in_its_own_version(lab, lab_course):
+    """Where the lab has versions the sample class spans several, each graded in its own: the same
+    answers graded as a student of another version lose the points of the questions whose key moved."""
+    if lab.variants is None:
+        pytest.skip(f"{lab.id} declares no variants")
+    from autograder.engine.variants import variant_of
+    versions = {variant_of(lab, student) for student in samples.students(lab.id)}
+    assert len(versions) > 1, versions
+    folder = lab_course / "submitted" / "correct" / lab.id
+    mine = grade_submission(lab, folder, "correct", secret=load_secret()).item_scores()
+    other = next(s for s in (f"other-{n}" for n in range(100)) if variant_of(lab, s) != variant_of(lab, "correct"))
+    theirs = grade_submission(lab, folder, other, secret=load_secret()).item_scores()
+    reflections = [q.id for q in lab.questions if q.kind == "reflection"]
+    assert all(mine[q][0] == mine[q][1] for q in reflections)
+    assert sum(theirs[q][0] for q in reflections) < sum(mine[q][0] for q in reflections)
 
 
 def test_design_challenges_reach_the_gradebook_and_otter(lab, lab_course, lab_otter):

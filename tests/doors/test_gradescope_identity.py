@@ -22,7 +22,7 @@ from autograder.doors import otter as otter_door
 from autograder.engine.grade import grade_submission
 from autograder.engine.secret import load_secret   # the course's (conftest): grade-batch and the doors grade under it
 
-from door_helpers import BIN, _reference_module, env
+from door_helpers import BIN, OTTER_WITH_METADATA, _reference_module, env
 
 DECLARATION = "release_toy:ASSIGNMENT"
 DEPTH = "    depth = (n - 1).bit_length()"
@@ -105,19 +105,6 @@ def test_otter_grades_under_the_same_ids(export):
         assert otter_door.student_of({"users": people}) == graded_as[name]
         assert otter_door.student_of({"users": list(reversed(people))}) == graded_as[name]
     assert otter_door.student_of({}) == "anonymous"
-
-
-# `otter run` writes an empty submission_metadata.json; this is Gradescope's, for one submission.
-OTTER_WITH_METADATA = """
-import json, sys
-import otter.run
-metadata = json.loads(sys.argv[1])
-real_dump = json.dump
-def dump(obj, fp, *args, **kwargs):
-    return real_dump(metadata if obj == {} else obj, fp, *args, **kwargs)
-json.dump = dump
-otter.run.main(sys.argv[3], autograder=sys.argv[2], output_dir=sys.argv[4], no_logo=True)
-"""
 
 
 @pytest.fixture(scope="module")

@@ -92,9 +92,12 @@ def layout(root: Path, built: Path, files: dict[str, Path | bytes], seed, feedba
 
 @pytest.fixture(scope="module")
 def submissions(tmp_path_factory, lab) -> dict[str, Path]:
-    """student -> their materialised submission folder (the release with their module and notebook)."""
+    """student -> their materialised submission folder (the release with their module and notebook), its
+    answers written in the version of the id the student's seed gives (issue 45: the id PrairieLearn's page
+    shows, which the student types in the notebook)."""
     work = tmp_path_factory.mktemp("pl-class")
-    return {student: samples.materialise(LAB, student, work / student) for student in samples.students(LAB)}
+    return {student: samples.materialise(LAB, student, work / student, graded_as=door.student_id(SEEDS[student]))
+            for student in samples.students(LAB)}
 
 
 def uploaded(folder: Path, lab) -> dict[str, Path]:

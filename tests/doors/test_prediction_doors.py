@@ -49,12 +49,13 @@ def course(tmp_path_factory, lab):
         f"exec(compile(open({str(REPO / 'nbgrader_config.py')!r}).read(), 'nbgrader_config.py', 'exec'))\n")
     run([str(BIN / "nbgrader"), "generate_assignment", LAB, "--force"], root, without_rfc3987=True)
     for student, (ran, then) in {"early": ("@key", "@wrong"), "late": ("@wrong", "@key")}.items():
+        # each in their own version (their id in the notebook: its reveals record nothing without one)
         folder = samples.reference_submission(lab, root / "submitted" / student / LAB, REPO / "release" / LAB,
-                                              recorded=False)
+                                              recorded=False, student=student)
         notebook = folder / f"{LAB}.ipynb"
-        samples.write_answers(lab, notebook, {QID: ran})
+        samples.write_answers(lab, notebook, {QID: ran}, student=student)
         execute_notebook(notebook)
-        samples.write_answers(lab, notebook, {QID: then})  # edited after the reveal, not re-run
+        samples.write_answers(lab, notebook, {QID: then}, student=student)  # edited after the reveal, not re-run
     # `cleared`: early's notebook with every output cleared (one menu click), handed in without the
     # record file (an upload of the notebook alone): the key in its answer cell, no record anywhere
     cleared = shutil.copytree(root / "submitted" / "early" / LAB, root / "submitted" / "cleared" / LAB)
@@ -64,7 +65,7 @@ def course(tmp_path_factory, lab):
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     nbformat.write(nb, cleared / f"{LAB}.ipynb")
-    samples.write_answers(lab, cleared / f"{LAB}.ipynb", {QID: "@key"})
+    samples.write_answers(lab, cleared / f"{LAB}.ipynb", {QID: "@key"}, student="cleared")
     return root
 
 
@@ -79,17 +80,18 @@ def _expected(lab, student, mode="commitment") -> float:
 
 
 def _says(student: str, output: str, lab) -> bool:
-    """The door's feedback on QID says what happened to this student's prediction."""
-    q = lab.question(QID)
+    """The door's feedback on QID says what happened to this student's prediction (the letters written
+    are the student's version's)."""
+    q = samples.version(lab, student).question(QID)
     if student == "cleared":
         return UNRECORDED in output and f"your answer cell says {q.key}" in output
     return f"you changed {QID} from" in output and "your first answer" in output
 
 
 def test_native_grade_counts_the_first_answer(course, lab):
-    q = lab.question(QID)
-    wrong = samples.wrong_letter(q.options, q.key)
     for student in STUDENTS:
+        q = samples.version(lab, student).question(QID)
+        wrong = samples.wrong_letter(q.options, q.key)
         result = grade_submission(lab, course / "submitted" / student / LAB, student, secret=load_secret())
         assert result.item_scores()[QID][0] == _expected(lab, student)
         test = next(t for t in result.tests if t.item == QID)

@@ -190,8 +190,9 @@ def power(lab, tmp_path_factory):
         if name in modules:
             (folder / f"{a.module}.py").write_text(modules[name], encoding="utf-8")
         else:
-            samples.write_answers(a, folder / f"{lab}.ipynb", samples.reference_answers(a),   # keys, valid designs,
-                                  record=True)                                                 # the reveals run
+            mine = samples.version(a, "power-reference")   # the version it is graded in (_grade's id)
+            samples.write_answers(mine, folder / f"{lab}.ipynb", samples.reference_answers(mine),   # keys, valid designs,
+                                  record=True, student="power-reference")                      # the reveals run
         folders[name] = folder
     with ProcessPoolExecutor(max_workers=2) as pool:
         futures = {name: pool.submit(_grade, lab, folder, name) for name, folder in folders.items()}
@@ -316,8 +317,10 @@ def test_the_giveaway_reader_sees_a_takeaway_that_states_the_key(tmp_path):
     notebook["cells"].append({"cell_type": "markdown", "id": "planted", "metadata": {}, "source":
                               "**Takeaway (Act I).** Naive AllReduce funnels every byte through one link; ring keeps "
                               "every link busy and sends the least any AllReduce can, about 2M per rank."})
-    found = guard.stated_in_notebook(a, notebook)
-    assert len(found) == 1 and found[0].startswith("act1_reflection: planted states its key") and "ring keeps" in found[0]
+    found = guard.stated_in_notebook(a, notebook)   # read by the student of each version the notebook carries
+    assert len(found) == guard.released_versions(notebook) and "ring keeps" in found[0]
+    assert all(f.removeprefix(f"version {i}: ").startswith("act1_reflection: planted states its key")
+               for i, f in enumerate(found, 1))
     assert not guard.stated(q, guard.readable_released(released, q.id))
     q2 = a.question("act2_reflection")
     said = "No AllReduce is always fastest: ring for messages above the ring–tree crossover, a tree below it, " \

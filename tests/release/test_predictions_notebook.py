@@ -155,6 +155,24 @@ def test_explanations_show_after_the_functions_ran_one_card_per_option(kernel):
     assert predictions.explained_here(a.notebook, 2) == ("act1_prediction",)
 
 
+def test_under_correctness_the_reveal_records_and_measures_but_the_best_answer_waits(kernel, capsys):
+    """A course grading predictions for correctness: the reveal records the prediction and runs the
+    lab's code (the measurement), then says the best answer comes with the feedback: no key, no
+    explanation, no card per option, in what it shows or in what it carries."""
+    a = toy.make()
+    q = a.questions[0]
+    cell = next(c for c in a.notebook if getattr(c, "requires", ()))
+    source = predictions.locked_source(cell.source, cell.requires, a, cell.requires, predictions="correctness")
+    shown = kernel.run(source, act1_prediction="A")
+    text = _text(shown)
+    assert _records(shown) == ["A"] and "ring:" in capsys.readouterr().out
+    assert "come with your feedback after the due date" in text
+    assert "best answer" not in text.replace("the best answer to", "") and "scalelabs-option" not in text
+    assert not any(why in text for why in q.why.values())
+    carried = predictions.decode(source.split("'")[-2])
+    assert "key" not in carried["questions"][q.id] and "why" not in carried["questions"][q.id]
+
+
 def test_a_missing_function_stops_the_reveal_cleanly_without_a_key(kernel):
     """The student's function still raises NotImplementedError: the reveal records the prediction,
     names the function to implement, shows no key and no explanation, and raises nothing (Run All
@@ -251,6 +269,7 @@ def test_explanations_are_not_readable_in_the_released_notebook(toy_root, toy_as
 # --- a real lab, executed headless as a student would ---
 
 LAB = "lab06_collectives"
+STUDENT = "ada"   # the id the notebooks below are run under (typed in their student_id cell)
 
 
 def _saved_records(nb) -> list[dict]:
@@ -269,14 +288,14 @@ def executed_lab(tmp_path_factory):
     then act1_prediction changed to a wrong letter, the record file deleted and the notebook
     executed again (a fresh kernel)."""
     from labs import load
-    lab = load(LAB)
+    lab = samples.version(load(LAB), STUDENT)   # the version the student's id gives (its notebook shows it)
     folder = samples.reference_submission(lab, tmp_path_factory.mktemp("lab") / LAB, REPO / "release" / LAB,
-                                          recorded=False)
+                                          recorded=False, student=STUDENT)
     notebook = folder / f"{LAB}.ipynb"
     first = execute_notebook(notebook)
     record_after_first = json.loads((folder / predictions.RECORD_FILE).read_text())
     q = lab.question("act1_prediction")
-    samples.write_answers(lab, notebook, {q.id: "@wrong"})
+    samples.write_answers(lab, notebook, {q.id: "@wrong"}, student=STUDENT)
     (folder / predictions.RECORD_FILE).unlink()
     second = execute_notebook(notebook)
     return lab, folder, first, record_after_first, second
@@ -324,12 +343,12 @@ def test_the_stub_with_every_prediction_answered_runs_to_the_end_with_no_key_sho
     letter) ends without an error output, and no key or explanation is shown; each prediction is
     recorded."""
     from labs import load
-    lab = load(lab_id)
+    lab = samples.version(load(lab_id), STUDENT)
     folder = tmp_path / lab_id
     shutil.copytree(REPO / "release" / lab_id, folder)
     notebook = folder / f"{lab_id}.ipynb"
     predicted = [q for q in lab.questions if q.kind == "prediction"]
-    samples.write_answers(lab, notebook, {q.id: "@wrong" for q in predicted})
+    samples.write_answers(lab, notebook, {q.id: "@wrong" for q in predicted}, student=STUDENT)
     nb = execute_notebook(notebook)
     outputs = [o for c in nb.cells for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]

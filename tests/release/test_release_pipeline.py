@@ -33,8 +33,9 @@ def _cells(root, assignment):
 def test_release_folder_holds_stub_provided_public_checks_and_notebook(toy_root, toy_assignment):
     names = sorted(p.name for p in (toy_root / "release" / toy_assignment.id).iterdir())
     assert names == sorted(["collectives.py", "_domain.py", "constants.py", "_properties.py", "_property_kit.py",
-                            "_instruments.py", "_measured.py", "_checks.py", "_reveal.py", "test_collectives.py",
-                            "pytest.ini", "README.md",   # what to do, check and hand in (build/student_readme.py)
+                            "_instruments.py", "_measured.py", "_checks.py", "_reveal.py", "_variant.py",
+                            "test_collectives.py", "pytest.ini",
+                            "README.md",   # what to do, check and hand in (build/student_readme.py)
                             f"{toy_assignment.id}.ipynb"])
 
 

@@ -277,8 +277,14 @@ def read_keys(text: str, lab) -> dict[str, str]:
     return keys
 
 
+# the id `otter run` grades a zip under without Gradescope's metadata: each submission here is written in
+# that id's own version of the lab (its letters and targets), as a student's notebook shows it
+OTTER_ID = "anonymous"
+
+
 def with_answers(lab, folder: Path, answers: dict) -> Path:
-    samples.write_answers(lab, folder / f"{lab.id}.ipynb", answers, record=True)   # as run: the reveals recorded
+    samples.write_answers(lab, folder / f"{lab.id}.ipynb", answers, record=True,   # as run: the reveals recorded
+                          student=OTTER_ID)
     return folder
 
 
@@ -301,7 +307,7 @@ def gradescope(tmp_path_factory):
 def lab06_first_try(gradescope):
     """Lab 06 on Gradescope, a first try: every answer wrong, the packing module beside them."""
     lab, work = gradescope["labs"]["lab06_collectives"], gradescope["work"]
-    first = samples.materialise(lab.id, "correct", work / "try1")
+    first = samples.materialise(lab.id, "correct", work / "try1", graded_as=OTTER_ID)
     (first / "collectives.py").write_text(packer_module((first / "collectives.py").read_text(), "packer"))
     with_answers(lab, first, {q.id: "@wrong" for q in lab.questions})
     return first, _otter_run(gradescope["zips"][lab.id], first, work, "try1")
@@ -324,7 +330,7 @@ def test_gradescope_questions_stay_at_zero_on_the_second_try(gradescope, lab06_f
     assert question_points(_otter_run(gradescope["zips"][lab.id], second, work, "try2"), lab) == 0
     # after the due date the "(in full)" tests name every key: the reader works
     keys = read_keys(in_full(results), lab)
-    assert keys == {q.id: q.key for q in lab.questions} and TOKEN.findall(in_full(results))
+    assert keys == {q.id: q.key for q in samples.version(lab, OTTER_ID).questions} and TOKEN.findall(in_full(results))
     control = with_answers(lab, shutil.copytree(first, work / "control"),
                            {qid: {"source": f"{qid} = {letter!r}"} for qid, letter in keys.items()})
     assert sum(s for i, (s, _) in grade_submission(lab, control, "anonymous").item_scores().items()
@@ -356,7 +362,7 @@ def test_gradescope_design_challenge_stays_at_two_thirds_on_the_second_try(grade
     feedback does not give the reference's breakeven, so the second try scores the same. After the
     due date it does, and writing it scores 2/2."""
     lab, work = gradescope["labs"]["lab01_scale"], gradescope["work"]
-    first = with_answers(lab, samples.materialise(lab.id, "correct", work / "what1"), _whatif(0.4))
+    first = with_answers(lab, samples.materialise(lab.id, "correct", work / "what1", graded_as=OTTER_ID), _whatif(0.4))
     results = _otter_run(gradescope["zips"][lab.id], first, work, "what1")
     challenge = next(t for t in results["tests"] if t["name"] == "lab01_whatif")
     assert challenge["score"] == pytest.approx(4 / 3, abs=1e-4)
@@ -376,7 +382,7 @@ def test_gradescope_honest_classmate_in_a_zipped_folder_scores_in_full(gradescop
     files, every point, nothing withheld, the total in the output."""
     lab, work = gradescope["labs"]["lab06_collectives"], gradescope["work"]
     nest = work / "nest"
-    folder = samples.materialise(lab.id, "correct", nest / lab.id)
+    folder = samples.materialise(lab.id, "correct", nest / lab.id, graded_as=OTTER_ID)
     (folder / "_domain.py").unlink()
     (nest / "__MACOSX" / lab.id).mkdir(parents=True)
     (nest / "__MACOSX" / lab.id / "._collectives.py").write_bytes(b"\x00\x05\x16\x07")
@@ -443,10 +449,11 @@ def test_the_before_view_of_each_labs_sample_class_holds_no_answer(lab_id, tmp_p
     for student in ("partly_wrong", "wrong_predictions"):
         folder = samples.materialise(lab_id, student, tmp_path / student)
         record = grade_submission(lab, folder, student)
+        own = samples.version(lab, student)   # its letters, keys and design targets are the student's version's
         for view in ("before", "after"):
-            reads_as_declared(lab, record.view(view), view, declared[student].get("wrong", []))
+            reads_as_declared(own, record.view(view), view, declared[student].get("wrong", []))
         right = {t.item: t.answer for t in record.tests if t.kind in ("prediction", "reflection") and t.score > 0}
-        allowed = {_ws(lab.question(qid).why[letter]) for qid, letter in right.items() if letter in lab.question(qid).why}
+        allowed = {_ws(own.question(qid).why[letter]) for qid, letter in right.items() if letter in own.question(qid).why}
         before = "\n".join(t.output for t in record.view("before").tests)
         mine = leakscan.Secrets(secrets.solution_lines, secrets.declaration_lines, secrets.keys,
                                 secrets.explanations - allowed, secrets.designs)

@@ -121,7 +121,7 @@ def test_a_labs_notebook_is_parsed_once_for_every_question_and_challenge(tmp_pat
     from autograder.engine.grade import grade_submission
     from labs import load
     lab = load("lab06_collectives")
-    folder = reference_submission(lab, tmp_path / "ada")
+    folder = reference_submission(lab, tmp_path / "ada", student="ada")
     notebook = folder / f"{lab.id}.ipynb"
     names = [q.id for q in lab.questions] + [c.id for c in lab.challenges]
     head = "".join(f'{n} = "A"\n' for n in names)
