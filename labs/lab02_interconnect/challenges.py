@@ -6,9 +6,15 @@ is in the danger state. Here the student cuts the model into pipeline stages acr
 node then holds only its stage's layers, its gradient AllReduce spans only the nodes holding the
 same stage, and what crosses between stages is one activation tensor per micro-batch (forward) and
 its gradient (backward). Every time comes from reference/interconnect.py at the story's inputs;
-the bubble is Lab 05's reference formula. Many cuts meet every constraint.
+the bubble is Lab 05's reference formula. Several cuts meet every constraint. More micro-batches
+only help the three limits, so the micro-batches are graded as a band: at most BATCH_BAND above the
+fewest that meet them at the student's stage count. The fewest move with the version (its traffic
+target, its cluster), so a classmate's cut, copied, misses the band or a limit.
 """
 from __future__ import annotations
+
+import functools
+import math
 
 from autograder.engine.challenges import DesignChallenge, Field, Invalid, Verdict
 from labs.authoring import first_valid, fmt_bytes, fmt_seconds
@@ -22,6 +28,10 @@ from reference.parallelism import peak_memory_bytes_per_gpu, pipeline_bubble_fra
 
 BUBBLE_CEILING = 0.10          # the bubble ceiling of Lab 05's Act II as well (a test keeps them equal)
 MAX_MICROBATCHES = 512
+# Each micro-batch is one sequence of the step's global batch: micro-batches beyond the fewest a stage
+# count needs only grow the batch (past what the run planned, and past the critical batch size the
+# optimiser's sample efficiency falls). At most this share more than the fewest count as near them.
+BATCH_BAND = 0.20
 # What one micro-batch of one sequence sends across a stage boundary: its s x h activation tensor
 # in 16 bits (Narayanan et al., SC'21, sec. 2.2); the backward pass sends its gradient, as large.
 BOUNDARY_BYTES = TOKENS_PER_GPU_STEP * HIDDEN * C.FP16_BYTES
@@ -63,15 +73,34 @@ def _gigabytes(x: float) -> str:
     return f"{x / 1e9:.2f} GB"
 
 
+def _limits(stages: int, microbatches: int) -> tuple[dict, float, bool, bool, bool]:
+    """The cut measured, its traffic factor, and whether it meets the traffic cut, the bubble ceiling and
+    the danger line (each a one-sided limit that more micro-batches only help)."""
+    cut = measure(stages, microbatches)
+    factor = DP_BYTES_PER_SEQUENCE / cut["bytes_per_sequence"]
+    return (cut, factor, factor >= TRAFFIC_CUT, cut["bubble"] <= BUBBLE_CEILING, cut["overhead"] <= DANGER_RATIO)
+
+
+@functools.lru_cache(maxsize=None)
+def fewest_microbatches(stages: int) -> int | None:
+    """The fewest micro-batches with which `stages` stages meet the traffic cut, the bubble ceiling and
+    the danger line; None when no count up to MAX_MICROBATCHES does."""
+    return next((m for m in range(1, MAX_MICROBATCHES + 1) if all(_limits(stages, m)[2:])), None)
+
+
 def check(design) -> list[Verdict]:
     p, m = design["stages"], design["microbatches"]
-    cut = measure(p, m)
-    factor = DP_BYTES_PER_SEQUENCE / cut["bytes_per_sequence"]
+    cut, factor, traffic, bubble, danger = _limits(p, m)
+    fewest = fewest_microbatches(p)
+    most = None if fewest is None else math.floor((1 + BATCH_BAND) * fewest)
     return [
-        Verdict(factor >= TRAFFIC_CUT, f"{_gigabytes(cut['bytes_per_sequence'])} per sequence cross nodes, "
-                                       f"{factor:.1f}x less than data parallelism's {_gigabytes(DP_BYTES_PER_SEQUENCE)}"),
-        Verdict(cut["bubble"] <= BUBBLE_CEILING, f"bubble {100 * cut['bubble']:.1f}% with p={p}, m={m}"),
-        Verdict(cut["overhead"] <= DANGER_RATIO,
+        Verdict(traffic, f"{_gigabytes(cut['bytes_per_sequence'])} per sequence cross nodes, "
+                         f"{factor:.1f}x less than data parallelism's {_gigabytes(DP_BYTES_PER_SEQUENCE)}"),
+        Verdict(bubble and (most is None or m <= most),
+                f"bubble {100 * cut['bubble']:.1f}% with p={p}, m={m}"
+                + ("" if most is None else f"; at p={p} the fewest micro-batches that meet every constraint are "
+                                           f"{fewest}, so at most {most}")),
+        Verdict(danger,
                 f"step {cut['step_s']:.3f} s for {cut['ideal_s']:.3f} s of compute: overhead ratio {cut['overhead']:.2f} "
                 f"(gradient sync over {cut['copies']} node(s) {cut['sync_s']:.3f} s)"),
     ]
@@ -117,7 +146,9 @@ LAB02_PIPELINE = DesignChallenge(
     fields=(Field("stages", "pipeline stages p (nodes per pipeline)", 1, STORY_NODES),
             Field("microbatches", "one-sequence micro-batches m per GPU pipeline per step", 1, MAX_MICROBATCHES)),
     constraints=(f"cross-node bytes per sequence trained at least {TRAFFIC_CUT}x below data parallelism's",
-                 f"pipeline bubble at or below {BUBBLE_CEILING:.0%}",
+                 f"pipeline bubble at or below {BUBBLE_CEILING:.0%}, on at most {BATCH_BAND:.0%} more micro-batches "
+                 "than the fewest that meet all three constraints at your stage count (each micro-batch is a "
+                 "sequence of the global batch: more only grow the batch)",
                  f"out of the danger state: (step time - compute) / compute at most {DANGER_RATIO:g} "
                  "(bubble, gradient sync and boundary transfers, nothing overlapped)"),
     check=check,

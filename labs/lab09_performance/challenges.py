@@ -7,6 +7,10 @@ The levers and their cost model are the lab's (labs/lab09_performance/errata.md)
 prefetch workers w (sqrt(w / 4) on data loading); a lever left at its baseline costs nothing
 (errata #14). The Act II fixes of the declaration are single settings of these levers, which
 `_assert_fixes_are_lever_settings` checks. MFU and cost come from reference/performance.py.
+The cost is graded as a band, not a limit: within COST_BAND of the cheapest plan that reaches the
+target (LEAST_WEEKS, searched over every whole m and w and any ratio r). The cheapest moves with the
+student's version (its profile and base MFU), so a classmate's plan, copied, costs too much or falls
+short; under a one-sided budget a plan with room to spare met every version's.
 """
 from __future__ import annotations
 
@@ -66,6 +70,7 @@ def plan_mfu_and_cost(microbatches: int, compression: float, prefetch_workers: i
 
 
 LEVERS = ("microbatches", "compression", "prefetch_workers")   # a design's fields, in lever_costs' order
+COST_BAND = 0.05   # how far above the cheapest plan that reaches the target a plan's cost may be
 
 
 def check(design) -> list[Verdict]:
@@ -76,8 +81,39 @@ def check(design) -> list[Verdict]:
                       f"(m={MICRO_BATCHES_BASE}, compression 1, {PREFETCH_BASE} workers): it is today's cluster")
     mfu, weeks = plan_mfu_and_cost(*levers)
     spent = ", ".join(f"{part} {w:g}" for part, w in costs.items())
-    return [Verdict(weeks <= BUDGET_WEEKS, f"{weeks:.2f} engineer-weeks ({spent}) of {BUDGET_WEEKS:g}"),
+    return [Verdict(LEAST_WEEKS * (1 - 1e-9) <= weeks <= min(BUDGET_WEEKS, (1 + COST_BAND) * LEAST_WEEKS),
+                    f"{weeks:.2f} engineer-weeks ({spent}) of {BUDGET_WEEKS:g}; the cheapest plan that reaches the "
+                    f"target costs {LEAST_WEEKS:.2f}"),
             Verdict(mfu >= MFU_TARGET, f"MFU {mfu:.1%} (from {BASE_MFU:.1%})")]
+
+
+def _least_r(microbatches: int, prefetch_workers: int) -> float | None:
+    """The least compression ratio that, with these micro-batches and workers, reaches the target, or
+    None when even the largest does not. The step's time is t(r) = t_rest + t_allreduce / r (r divides
+    the AllReduce's time), read off the reference's speedup at r = 1 and 2; t(r) at most
+    BASE_MFU / MFU_TARGET solves for r."""
+    low, high = COMPRESSION_RANGE
+    t1, t2 = (BASE_MFU / plan_mfu_and_cost(microbatches, r, prefetch_workers)[0] for r in (1.0, 2.0))
+    allreduce = 2 * (t1 - t2)
+    room = BASE_MFU / MFU_TARGET - (t1 - allreduce)
+    if room <= 0 or allreduce / room > high:
+        return None
+    return max(low, allreduce / room)
+
+
+def least_weeks() -> float:
+    """The cost of the cheapest plan that reaches the target, the ratio r any real number (staff only):
+    over whole micro-batches and workers (fewer than the baseline's workers gain nothing), the least r
+    each needs. A plan that costs less does not reach the target."""
+    best = math.inf
+    for m in range(MICRO_BATCHES_RANGE[0], MICRO_BATCHES_RANGE[1] + 1):
+        for w in range(PREFETCH_BASE, PREFETCH_RANGE[1] + 1):
+            if _weeks((m, COMPRESSION_RANGE[0], w)) >= best:
+                continue
+            r = _least_r(m, w)
+            if r is not None and lever_costs(m, r, w):
+                best = min(best, _weeks((m, r, w)))
+    return best
 
 
 def _grid():
@@ -101,6 +137,8 @@ def _weeks(levers) -> float:
     return math.fsum(lever_costs(*levers).values())
 
 
+LEAST_WEEKS = least_weeks()
+
 # The cheapest valid plan on the grid, prefetch left at its baseline on a tie (staff only). Plans
 # are tried cheapest first (the cost model alone), so few reach reference/.
 _CHEAPEST = first_valid(sorted(_grid(), key=lambda p: (_weeks(p), abs(p[2] - PREFETCH_BASE))), _meets)
@@ -121,7 +159,9 @@ LAB09_PLAN = DesignChallenge(
     fields=(Field("microbatches", "pipeline micro-batches m", *MICRO_BATCHES_RANGE),
             Field("compression", "gradient-compression ratio r", *COMPRESSION_RANGE, integer=False),
             Field("prefetch_workers", "data-prefetch workers w", *PREFETCH_RANGE)),
-    constraints=(f"costs at most the {BUDGET_WEEKS:g}-week budget",
+    constraints=(f"costs within {COST_BAND:.0%} of the cheapest plan that reaches the target (no cheaper plan "
+                 "reaches it; weeks beyond it are weeks the team cannot spend on the next bottleneck), and at most "
+                 f"the {BUDGET_WEEKS:g}-week budget",
                  f"reaches the {MFU_TARGET:.0%} MFU target (base MFU x your multi-component speedup)"),
     check=check,
     reference_answer=dict(zip(LEVERS, _CHEAPEST)),
