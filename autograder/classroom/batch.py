@@ -361,7 +361,7 @@ def _why_regrade(done: dict | None, sha: str, grader: dict, force: bool, graded_
     return None
 
 
-def _why_reassess(done: dict, late: Lateness | None) -> str | None:
+def why_reassess(done: dict, late: Lateness | None) -> str | None:
     """Why a student whose graded result stands must have their lateness recorded again (the due date,
     their extension, the policy or their submission time changed), or None."""
     before = Lateness.from_json(done["scalelabs"].get("late"))
@@ -631,7 +631,7 @@ def grade_batch(assignment_name: str, root: Path, out_dir: Path, jobs: int = 2, 
             for student in submitter.students:
                 if (kept := _still_doubted(done_by[student], late[student])) is not None:
                     late[student] = summary.late[student] = kept   # the same files, the same claim
-                why = _why_reassess(done_by[student], late[student])
+                why = why_reassess(done_by[student], late[student])
                 if why:
                     summary.regraded[student], reassess[student] = why, done_by[student]
                 else:

@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from autograder.classroom.batch import (OutputFolderError, _why_reassess, check_output, class_attention, load_result,
-                                        read_regular, read_result, record_texts, recorded_lateness_now, with_lateness,
+from autograder.classroom.batch import (OutputFolderError, check_output, class_attention, load_result, read_regular,
+                                        read_result, record_texts, recorded_lateness_now, why_reassess, with_lateness,
                                         write_class_record)
 from autograder.classroom.deadlines import Deadlines, Lateness, course_deadlines, known_labs
 from autograder.classroom.feedback import render_feedback, write_atomic
@@ -286,7 +286,7 @@ def lateness_now(assignment: Assignment, shards: list[ShardFolder], deadlines: D
                 raise MergeRefused(f"{shard.name}: {exc}: only the class folder has their submission time; run that "
                                    "shard's grade-batch again in the course (it records their lateness without "
                                    "regrading), or grade-batch the class") from None
-            if why := _why_reassess(data, late):
+            if why := why_reassess(data, late):
                 changed[student] = (why, with_lateness({**data, "scalelabs": dict(data["scalelabs"])}, late))
     return changed
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from autograder.classroom.batch import _why_reassess
+from autograder.classroom.batch import why_reassess
 from autograder.classroom.deadlines import Lateness
 from autograder.classroom.gradebook import BookLate, CellGrade
 from autograder.classroom.record import Row
@@ -72,9 +72,9 @@ def test_the_summary_line_counts_each_kind_of_lateness():
     (LATE, None)])
 def test_why_a_students_lateness_alone_is_recorded_again(now, why):
     """The reason the summary prints (`regraded 1: <why> (student)`) when a result stands and its lateness moves."""
-    assert _why_reassess({"scalelabs": {"late": LATE.to_json()}}, now) == why
+    assert why_reassess({"scalelabs": {"late": LATE.to_json()}}, now) == why
     if now is not None:
-        assert _why_reassess({"scalelabs": {}}, now) == "the lab's due date was set"
+        assert why_reassess({"scalelabs": {}}, now) == "the lab's due date was set"
 
 
 def test_grades_csv_names_an_override_to_zero_and_a_time_that_needs_a_person():
